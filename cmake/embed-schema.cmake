@@ -1,0 +1,17 @@
+# Turns the numbered schema files into one C array of strings, in order.
+# Invoked as: cmake -DOUT=file.c -DFILES="a.sql;b.sql" -P embed-schema.cmake
+set(body "/* Generated from the schema/ files by cmake/embed-schema.cmake. */\n")
+string(APPEND body "#include <stddef.h>\nconst char *const commd_schema_sql[] = {\n")
+set(n 0)
+foreach(f ${FILES})
+  file(READ ${f} text)
+  string(REPLACE "\\" "\\\\" text "${text}")
+  string(REPLACE "\"" "\\\"" text "${text}")
+  string(REPLACE "\n" "\\n\"\n\"" text "${text}")
+  get_filename_component(name ${f} NAME)
+  string(APPEND body "/* ${name} */\n\"${text}\",\n")
+  math(EXPR n "${n} + 1")
+endforeach()
+string(APPEND body "NULL\n};\nconst int commd_schema_count = ${n};\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(RENAME ${OUT}.tmp ${OUT})

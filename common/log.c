@@ -1,0 +1,36 @@
+/* log.c — see log.h. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static const char *program = "commd";
+static int max_priority = LOG_INFO;
+
+void log_set_program(const char *name)
+{
+	program = name;
+}
+
+void log_set_max_priority(int priority)
+{
+	max_priority = priority;
+}
+
+void log_msg(int priority, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (priority > max_priority)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* On a terminal a person reads it; elsewhere journald does. */
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "%s: %s\n", program, line);
+	else
+		fprintf(stderr, "<%d>%s: %s\n", priority, program, line);
+}

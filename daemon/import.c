@@ -1,0 +1,290 @@
+/* import.c — see import.h. */
+#define _GNU_SOURCE
+#include "import.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pipeline.h"
+#include "store.h"
+#include "tracedat.h"
+
+#define PROGRESS_EVERY 8192	/* records between clock reads */
+
+struct import {
+	const struct import_opts *o;
+	struct tracedat *td;
+	struct store *store;
+	struct pipeline *pipe;
+	uint64_t records, total;	/* total known only with progress */
+	int progress;
+	struct timespec start, last_draw;
+	int failed;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void draw_progress(struct import *im, int done)
+{
+	struct timespec now;
+	double secs, pct;
+	char bar[31];
+	int fill;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!done && since(&im->last_draw, &now) < 0.1)
+		return;
+	im->last_draw = now;
+	secs = since(&im->start, &now);
+	pct = im->total ? 100.0 * (double)im->records / (double)im->total : 100.0;
+	if (pct > 100.0)
+		pct = 100.0;
+	fill = (int)(pct * 30 / 100);
+	memset(bar, '#', (size_t)fill);
+	memset(bar + fill, '.', (size_t)(30 - fill));
+	bar[30] = '\0';
+	fprintf(stderr, "\r[%s] %5.1f%%  %llu events  %.0f events/s%s", bar, pct,
+		(unsigned long long)im->records,
+		secs > 0 ? (double)im->records / secs : 0.0, done ? "\n" : "");
+	fflush(stderr);
+}
+
+static int count_record(void *ctx, const void *data, int size, int cpu,
+			uint64_t ts, int64_t missed)
+{
+	(void)data; (void)size; (void)cpu; (void)ts; (void)missed;
+	(*(uint64_t *)ctx)++;
+	return interrupted ? 1 : 0;
+}
+
+static int on_record(void *ctx, const void *data, int size, int cpu,
+		     uint64_t ts, int64_t missed)
+{
+	struct import *im = ctx;
+
+	if (missed && pipeline_lost(im->pipe, cpu, ts, missed > 0 ? missed : -1))
+		goto fail;
+	if (pipeline_record(im->pipe, data, size, cpu, ts))
+		goto fail;
+	if (++im->records % PROGRESS_EVERY == 0) {
+		if (interrupted)
+			return 1;
+		if (im->progress)
+			draw_progress(im, 0);
+	}
+	return 0;
+fail:
+	im->failed = 1;
+	return 1;
+}
+
+/* The work itself, writing into tmp. Returns 0 or 1 (message logged). */
+static int import_into(const struct import_opts *o, const char *tmp)
+{
+	struct import im = { .o = o };
+	char err[512], abs[PATH_MAX];
+	struct utsname uts;
+	int64_t capture;
+	int rc = 1;
+
+	im.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+	im.td = tracedat_open(o->input, err, sizeof(err));
+	if (!im.td) {
+		log_error("%s: %s", o->input, err);
+		return 1;
+	}
+	if (im.progress) {
+		/* A first pass for the total: only when someone watches. */
+		struct tracedat *counter = tracedat_open(o->input, err, sizeof(err));
+
+		if (counter) {
+			tracedat_iterate(counter, count_record, &im.total);
+			tracedat_close(counter);
+		}
+	}
+	im.store = store_open(tmp, STORE_BULK, err, sizeof(err));
+	if (!im.store) {
+		log_error("%s: %s", tmp, err);
+		goto out;
+	}
+	im.pipe = pipeline_new(tracedat_tep(im.td), im.store, err, sizeof(err));
+	if (!im.pipe) {
+		log_error("%s: corrupt trace.dat (%s)", o->input, err);
+		goto out;
+	}
+	if (!realpath(o->input, abs))
+		snprintf(abs, sizeof(abs), "%s", o->input);
+	if (store_begin(im.store))
+		goto store_fail;
+	capture = store_capture_begin(im.store, abs, NULL,
+				      uname(&uts) == 0 ? uts.nodename : NULL, 0, NULL);
+	if (capture < 0)
+		goto store_fail;
+	clock_gettime(CLOCK_MONOTONIC, &im.start);
+	if (tracedat_iterate(im.td, on_record, &im) || im.failed || interrupted) {
+		if (im.failed)
+			goto store_fail;
+		if (interrupted) {
+			log_error("%s: interrupted", o->input);
+			goto out;
+		}
+	}
+	if (im.progress)
+		draw_progress(&im, 1);
+	pipeline_finish(im.pipe, tracedat_cmdline, im.td);
+	if (pipeline_sync_names(im.pipe) ||
+	    pipeline_write_stats(im.pipe, capture) ||
+	    store_capture_end(im.store, capture, pipeline_first_ts(im.pipe),
+			      pipeline_last_ts(im.pipe)))
+		goto store_fail;
+	if (store_capture_events(im.store, capture, pipeline_events_seen(im.pipe)))
+		goto store_fail;
+	if (store_commit(im.store))
+		goto store_fail;
+	if (pipeline_events(im.pipe) == 0 && im.records == 0)
+		log_warning("%s: no events in the file", o->input);
+	rc = 0;
+	goto out;
+store_fail:
+	log_error("%s: %s", tmp, store_errmsg(im.store));
+out:
+	pipeline_free(im.pipe);
+	if (store_close(im.store) && rc == 0) {
+		log_error("%s: closing the database failed", tmp);
+		rc = 1;
+	}
+	tracedat_close(im.td);
+	return rc;
+}
+
+static void remove_tmp(const char *tmp)
+{
+	char side[PATH_MAX + 16];
+
+	unlink(tmp);
+	snprintf(side, sizeof(side), "%s-journal", tmp);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-wal", tmp);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", tmp);
+	unlink(side);
+}
+
+/* Limits for the parsing child: generous for real files, fatal for a
+ * parser stuck in a loop. */
+static void limit_child(const char *input)
+{
+	struct rlimit rl;
+	struct stat st;
+	rlim_t cpu = 120;
+
+	if (stat(input, &st) == 0)
+		cpu += (rlim_t)(st.st_size >> 20);	/* +1 s per MiB */
+	rl.rlim_cur = cpu;
+	rl.rlim_max = cpu + 5;
+	setrlimit(RLIMIT_CPU, &rl);
+}
+
+int import_run(const struct import_opts *o)
+{
+	char tmp[PATH_MAX];
+	struct sigaction sa;
+	struct stat st;
+	int status, rc;
+	pid_t pid;
+
+	if (stat(o->input, &st) != 0) {
+		log_error("%s: %s", o->input, strerror(errno));
+		return 1;
+	}
+	if (!o->force && stat(o->output, &st) == 0) {
+		log_error("%s: exists; use --force to replace it", o->output);
+		return 1;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", o->output, (long)getpid()) >=
+	    (int)sizeof(tmp)) {
+		log_error("%s: path too long", o->output);
+		return 1;
+	}
+	remove_tmp(tmp);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (o->in_process) {
+		rc = import_into(o, tmp);
+	} else {
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			log_error("fork: %s", strerror(errno));
+			return 1;
+		}
+		if (pid == 0) {
+			limit_child(o->input);
+			_exit(import_into(o, tmp));
+		}
+		while (waitpid(pid, &status, 0) < 0) {
+			if (errno != EINTR) {
+				log_error("waitpid: %s", strerror(errno));
+				status = 1 << 8;
+				break;
+			}
+			if (interrupted)
+				kill(pid, SIGTERM);
+		}
+		if (WIFSIGNALED(status)) {
+			int sig = WTERMSIG(status);
+
+			if (interrupted)
+				log_error("%s: interrupted", o->input);
+			else if (sig == SIGXCPU || sig == SIGKILL)
+				log_error("%s: corrupt trace.dat (parsing did not finish: %s)",
+					  o->input, strsignal(sig));
+			else
+				log_error("%s: corrupt trace.dat (the parser crashed: %s)",
+					  o->input, strsignal(sig));
+			rc = 1;
+		} else {
+			rc = WEXITSTATUS(status) ? 1 : 0;
+		}
+	}
+	if (rc == 0 && interrupted)
+		rc = 1;
+	if (rc == 0) {
+		if (o->force ? rename(tmp, o->output)
+			     : renameat2(AT_FDCWD, tmp, AT_FDCWD, o->output,
+					 RENAME_NOREPLACE)) {
+			log_error("%s: %s", o->output, errno == EEXIST ?
+				  "exists; use --force to replace it" : strerror(errno));
+			rc = 1;
+		}
+	}
+	if (rc)
+		remove_tmp(tmp);
+	return rc;
+}

@@ -1,0 +1,331 @@
+/* pipeline.c — see pipeline.h. */
+#define _GNU_SOURCE
+#include "pipeline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "decode.h"
+#include "store.h"
+
+struct pipeline {
+	struct tep_handle *tep;
+	struct decode *decode;
+	struct resolve *resolve;
+	struct store *store;
+	int exec_names;		/* no task_rename in the trace: exec names */
+	uint32_t *type_rows;	/* tep event id -> event_types row, 0 = none */
+	uint64_t *type_counts;	/* tep event id -> events stored */
+	int max_id;
+	uint32_t ntypes;
+	uint64_t events, undecodable, lost_records;
+	uint64_t first_ts, last_ts;
+	char *seen;
+	char json[8192];
+};
+
+static const enum resolve_source kind_source[DECODE_KIND_COUNT] = {
+	[DECODE_OTHER] = RESOLVE_SRC_EVENT,
+	[DECODE_SCHED_SWITCH] = RESOLVE_SRC_SCHED_SWITCH,
+	[DECODE_SCHED_WAKEUP] = RESOLVE_SRC_SCHED_WAKEUP,
+	[DECODE_SCHED_WAKEUP_NEW] = RESOLVE_SRC_SCHED_WAKEUP_NEW,
+	[DECODE_SCHED_WAKING] = RESOLVE_SRC_SCHED_WAKING,
+	[DECODE_SCHED_PROCESS_FORK] = RESOLVE_SRC_FORK,
+	[DECODE_SCHED_PROCESS_EXEC] = RESOLVE_SRC_EXEC,
+	[DECODE_SCHED_PROCESS_EXIT] = RESOLVE_SRC_EXIT,
+	[DECODE_SCHED_PROCESS_FREE] = RESOLVE_SRC_FREE,
+	[DECODE_SCHED_MIGRATE_TASK] = RESOLVE_SRC_MIGRATE,
+	[DECODE_TASK_RENAME] = RESOLVE_SRC_RENAME,
+	[DECODE_TASK_NEWTASK] = RESOLVE_SRC_NEWTASK,
+};
+
+struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
+			      char *err, size_t errlen)
+{
+	struct tep_event **events;
+	struct pipeline *p;
+	int n;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto oom;
+	p->tep = tep;
+	p->store = store;
+	p->decode = decode_new(tep);
+	if (!p->decode) {
+		snprintf(err, errlen, "no usable event formats (%s)", strerror(errno));
+		goto fail;
+	}
+	p->resolve = resolve_new(decode_comm_width(p->decode));
+	if (!p->resolve)
+		goto oom;
+	/* exec renames the task; task_rename says so exactly, and when it
+	 * is not in the trace the exec'd file's name is the new comm. */
+	p->exec_names = !decode_has_event(p->decode, DECODE_TASK_RENAME);
+	n = tep_get_events_count(tep);
+	events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	p->max_id = -1;
+	for (int i = 0; events && i < n; i++)
+		if (events[i]->id > p->max_id)
+			p->max_id = events[i]->id;
+	p->type_rows = calloc((size_t)p->max_id + 2, sizeof(*p->type_rows));
+	p->type_counts = calloc((size_t)p->max_id + 2, sizeof(*p->type_counts));
+	if (!p->type_rows || !p->type_counts)
+		goto oom;
+	return p;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	pipeline_free(p);
+	return NULL;
+}
+
+void pipeline_free(struct pipeline *p)
+{
+	if (!p)
+		return;
+	decode_free(p->decode);
+	resolve_free(p->resolve);
+	free(p->type_rows);
+	free(p->type_counts);
+	free(p->seen);
+	free(p);
+}
+
+static inline uint32_t name(struct pipeline *p, const struct decode_event *ev,
+			    int pid_slot, int comm_slot, enum resolve_source src)
+{
+	unsigned need = (DECODE_HAS_P0 << pid_slot) | (DECODE_HAS_C0 << comm_slot);
+
+	if ((ev->has & need) != need)
+		return 0;
+	return resolve_name(p->resolve, ev->p[pid_slot], ev->cpu,
+			    ev->c[comm_slot].s, ev->c[comm_slot].len, ev->ts, src);
+}
+
+/* A comm id for a string that names nobody (task_rename's old name when
+ * the pid was already named). */
+static uint32_t intern_only(struct pipeline *p, const struct decode_event *ev,
+			    int slot)
+{
+	if (!(ev->has & (DECODE_HAS_C0 << slot)))
+		return 0;
+	return resolve_intern(p->resolve, ev->c[slot].s, ev->c[slot].len);
+}
+
+static void exec_name(struct pipeline *p, const struct decode_event *ev)
+{
+	const char *base, *s = ev->str.s;
+	uint32_t len = ev->str.len;
+	int32_t pid = (ev->has & DECODE_HAS_P0) ? ev->p[0] : ev->pid;
+
+	if (!(ev->has & DECODE_HAS_STR) || !len)
+		return;
+	base = memrchr(s, '/', len);
+	base = base ? base + 1 : s;
+	len -= (uint32_t)(base - s);
+	if (len)
+		resolve_name(p->resolve, pid, ev->cpu, base, len, ev->ts,
+			     RESOLVE_SRC_EXEC);
+}
+
+static uint32_t type_row(struct pipeline *p, const struct decode_event *ev)
+{
+	int id = ev->event->id;
+
+	if (id < 0 || id > p->max_id)
+		return 0;
+	if (!p->type_rows[id]) {
+		if (store_event_type(p->store, p->ntypes + 1, ev->event->system,
+				     ev->event->name))
+			return 0;
+		p->type_rows[id] = ++p->ntypes;
+	}
+	return p->type_rows[id];
+}
+
+int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
+		    uint64_t ts)
+{
+	struct resolve *r = p->resolve;
+	struct decode_event ev;
+	uint32_t ids[2] = { 0, 0 }, type = 0, hid;
+	size_t json_len = 0;
+	const char *json = NULL;
+
+	if (decode_record(p->decode, data, size, cpu, ts, &ev)) {
+		p->undecodable++;
+		return 0;
+	}
+	switch (ev.kind) {
+	case DECODE_SCHED_SWITCH:
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_SCHED_SWITCH);
+		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_SCHED_SWITCH);
+		break;
+	case DECODE_SCHED_WAKEUP:
+	case DECODE_SCHED_WAKEUP_NEW:
+	case DECODE_SCHED_WAKING:
+	case DECODE_SCHED_PROCESS_EXIT:
+	case DECODE_SCHED_MIGRATE_TASK:
+		ids[0] = name(p, &ev, 0, 0, kind_source[ev.kind]);
+		break;
+	case DECODE_SCHED_PROCESS_FREE:
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_FREE);
+		break;
+	case DECODE_SCHED_PROCESS_FORK:
+		if (ev.has & DECODE_HAS_P1)
+			resolve_birth(r, ev.p[1], (ev.has & DECODE_HAS_P0) ?
+				      ev.p[0] : ev.pid, 0, 0, ts, RESOLVE_SRC_FORK);
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_FORK);
+		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_FORK);
+		break;
+	case DECODE_TASK_NEWTASK:
+		if (ev.has & DECODE_HAS_P0)
+			resolve_birth(r, ev.p[0], ev.pid, (uint64_t)ev.v[0],
+				      !!(ev.has & DECODE_HAS_V0), ts,
+				      RESOLVE_SRC_NEWTASK);
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_NEWTASK);
+		break;
+	case DECODE_TASK_RENAME:
+		if (!(ev.has & DECODE_HAS_P0)) {
+			/* Kernels without the pid field rename current. */
+			ev.p[0] = ev.pid;
+			ev.has |= DECODE_HAS_P0;
+		}
+		/* The old name is the lifetime's name so far only if nothing
+		 * named it yet; otherwise it names nobody new. */
+		if (resolve_is_named(r, ev.p[0]))
+			ids[0] = intern_only(p, &ev, 0);
+		else
+			ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_RENAME);
+		ids[1] = name(p, &ev, 0, 1, RESOLVE_SRC_RENAME);
+		break;
+	case DECODE_SCHED_PROCESS_EXEC:
+		if (p->exec_names)
+			exec_name(p, &ev);
+		break;
+	case DECODE_OTHER:
+	default:
+		if (ev.names_task)
+			name(p, &ev, 0, 0, RESOLVE_SRC_EVENT);
+		type = type_row(p, &ev);
+		json_len = decode_fields_json(p->decode, &ev, p->json, sizeof(p->json));
+		json = p->json;
+		break;
+	}
+	hid = resolve_hid(r, ev.pid, cpu, ts);
+	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
+		resolve_death(r, ev.p[0], ts);
+	if (store_event(p->store, &ev, hid, ids, type, json, json_len))
+		return -1;
+	if (!p->events)
+		p->first_ts = ts;
+	p->last_ts = ts;
+	p->events++;
+	if (ev.event->id >= 0 && ev.event->id <= p->max_id)
+		p->type_counts[ev.event->id]++;
+	return 0;
+}
+
+int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
+{
+	p->lost_records++;
+	return store_lost(p->store, cpu, ts, count);
+}
+
+int pipeline_sync_names(struct pipeline *p)
+{
+	return store_sync_names(p->store, p->resolve);
+}
+
+void pipeline_finish(struct pipeline *p,
+		     const char *(*lookup)(void *ctx, int32_t pid), void *ctx)
+{
+	resolve_name_unnamed(p->resolve, lookup, ctx, RESOLVE_SRC_CMDLINES);
+	resolve_close_all(p->resolve, p->last_ts);
+}
+
+int pipeline_write_stats(struct pipeline *p, int64_t capture)
+{
+	char name[256];
+
+	for (int id = 0; id <= p->max_id; id++) {
+		struct tep_event *ev;
+
+		if (!p->type_counts[id] || !(ev = tep_find_event(p->tep, id)))
+			continue;
+		snprintf(name, sizeof(name), "events:%s:%s", ev->system, ev->name);
+		if (store_stat(p->store, capture, name, -1, (int64_t)p->type_counts[id]))
+			return -1;
+	}
+	if (store_stat(p->store, capture, "events", -1, (int64_t)p->events) ||
+	    store_stat(p->store, capture, "undecodable_records", -1,
+		       (int64_t)p->undecodable) ||
+	    store_stat(p->store, capture, "field_errors", -1,
+		       (int64_t)decode_field_errors(p->decode)) ||
+	    store_stat(p->store, capture, "unnamed_events", -1,
+		       (int64_t)resolve_unnamed_events(p->resolve)) ||
+	    store_stat(p->store, capture, "comm_updates", -1,
+		       (int64_t)resolve_updates(p->resolve)) ||
+	    store_stat(p->store, capture, "lost_event_records", -1,
+		       (int64_t)p->lost_records))
+		return -1;
+	return 0;
+}
+
+const char *pipeline_events_seen(struct pipeline *p)
+{
+	size_t len = 0, cap = 256;
+	char *s = malloc(cap);
+
+	if (!s)
+		return "";
+	s[0] = '\0';
+	for (int id = 0; id <= p->max_id; id++) {
+		struct tep_event *ev;
+		size_t need;
+
+		if (!p->type_counts[id] || !(ev = tep_find_event(p->tep, id)))
+			continue;
+		need = len + strlen(ev->system) + strlen(ev->name) + 3;
+		if (need > cap) {
+			char *q;
+
+			while (cap < need)
+				cap *= 2;
+			q = realloc(s, cap);
+			if (!q)
+				break;
+			s = q;
+		}
+		len += (size_t)sprintf(s + len, "%s%s:%s", len ? "," : "",
+				       ev->system, ev->name);
+	}
+	free(p->seen);
+	p->seen = s;
+	return s;
+}
+
+uint64_t pipeline_events(const struct pipeline *p)
+{
+	return p->events;
+}
+
+uint64_t pipeline_first_ts(const struct pipeline *p)
+{
+	return p->first_ts;
+}
+
+uint64_t pipeline_last_ts(const struct pipeline *p)
+{
+	return p->last_ts;
+}
+
+struct resolve *pipeline_resolver(struct pipeline *p)
+{
+	return p->resolve;
+}

@@ -1,0 +1,52 @@
+/* pipeline.h — decode, resolve and store, joined: the part of commd that
+ * the live capture and the trace.dat import share. A source hands it raw
+ * records in timestamp order (CPUs already merged) and tells it about
+ * losses; the pipeline names every event and writes it in batches. */
+#ifndef COMMD_PIPELINE_H
+#define COMMD_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resolve.h"
+
+struct tep_handle;
+struct store;
+struct pipeline;
+
+/* tep: the event formats of the source (not owned); store: open and
+ * migrated (not owned). NULL and err on failure. */
+struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
+			      char *err, size_t errlen);
+void pipeline_free(struct pipeline *p);
+
+/* One raw record of `cpu` at ts. 0, or -1 when the store failed (the
+ * store's message says why); an undecodable record is counted, not fatal. */
+int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
+		    uint64_t ts);
+
+/* The source lost events on cpu before ts; count < 0 when unknown. */
+int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count);
+
+/* Writes the names learnt so far. Call inside the batch's transaction,
+ * before committing it, so no event row points at an unwritten name. */
+int pipeline_sync_names(struct pipeline *p);
+
+/* End of a finite source: names what is still unnamed from a snapshot
+ * (lookup may be NULL), closes every interval at the last event. */
+void pipeline_finish(struct pipeline *p,
+		     const char *(*lookup)(void *ctx, int32_t pid), void *ctx);
+
+/* Writes the counters (events per type, undecodable records, unnamed
+ * rows, name updates) as stats rows of capture `capture`. */
+int pipeline_write_stats(struct pipeline *p, int64_t capture);
+
+/* "system:name,..." of the event types seen so far; owned by p. */
+const char *pipeline_events_seen(struct pipeline *p);
+
+uint64_t pipeline_events(const struct pipeline *p);
+uint64_t pipeline_first_ts(const struct pipeline *p);
+uint64_t pipeline_last_ts(const struct pipeline *p);
+struct resolve *pipeline_resolver(struct pipeline *p);
+
+#endif

@@ -1,0 +1,559 @@
+/* resolve.c — see resolve.h.
+ *
+ * Layout: pids index a two-level table (chunks of 1024 entries allocated on
+ * first use, so memory follows the pids actually seen). Each entry has the
+ * row id of its current interval and the cached name, zero-padded to the
+ * comm width so the unchanged-name path is one bounded compare. */
+#include "resolve.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_SHIFT 10
+#define CHUNK_SIZE (1u << CHUNK_SHIFT)
+#define CLONE_THREAD_FLAG 0x00010000ULL
+
+enum { E_UNKNOWN = 0, E_ALIVE, E_DEAD };
+
+struct pid_entry {
+	uint32_t hid;		/* current row, 0 = never seen */
+	uint32_t comm_id;	/* cached name's id, 0 = unnamed */
+	uint8_t state;		/* E_* */
+	uint8_t fresh;		/* born, has not run since */
+};
+
+struct chunk {
+	struct pid_entry e[CHUNK_SIZE];
+	char comm[];		/* CHUNK_SIZE * width bytes */
+};
+
+struct resolve {
+	size_t width;
+	struct chunk **chunks;
+	size_t nchunks;
+	struct pid_entry bad;	/* every negative pid (corrupt input) */
+	char *bad_comm;
+
+	struct resolve_row *rows;	/* rows[0] unused: ids start at 1 */
+	uint32_t nrows, rows_cap;
+	uint32_t *dirty;
+	size_t ndirty, dirty_cap;
+
+	char *names;		/* interned comms, width bytes each, id 1.. */
+	uint8_t *name_len;
+	uint32_t nnames, names_cap, lens_cap;
+	uint32_t *slots;	/* open addressing: comm id or 0 */
+	uint32_t nslots;
+
+	uint32_t *idle;		/* per-CPU idle row */
+	uint64_t updates;
+};
+
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static bool grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
+{
+	uint32_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, (size_t)n * elem);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+static bool rehash(struct resolve *r, uint32_t nslots)
+{
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return false;
+	for (uint32_t id = 1; id <= r->nnames; id++) {
+		const char *s = r->names + (size_t)id * r->width;
+		uint32_t i = hash_bytes(s, r->name_len[id]) & (nslots - 1);
+
+		while (slots[i])
+			i = (i + 1) & (nslots - 1);
+		slots[i] = id;
+	}
+	free(r->slots);
+	r->slots = slots;
+	r->nslots = nslots;
+	return true;
+}
+
+/* Interns a name (already cut to width - 1). 0 on allocation failure. */
+static uint32_t intern(struct resolve *r, const char *s, size_t len)
+{
+	uint32_t i, id;
+
+	if ((r->nnames + 1) * 2 > r->nslots && !rehash(r, r->nslots ? r->nslots * 2 : 256))
+		return 0;
+	i = hash_bytes(s, len) & (r->nslots - 1);
+	while ((id = r->slots[i])) {
+		if (r->name_len[id] == len &&
+		    !memcmp(r->names + (size_t)id * r->width, s, len))
+			return id;
+		i = (i + 1) & (r->nslots - 1);
+	}
+	if (!grow((void **)&r->name_len, &r->lens_cap, 1, r->nnames + 2) ||
+	    !grow((void **)&r->names, &r->names_cap, r->width, r->nnames + 2))
+		return 0;
+	id = ++r->nnames;
+	memset(r->names + (size_t)id * r->width, 0, r->width);
+	memcpy(r->names + (size_t)id * r->width, s, len);
+	r->name_len[id] = (uint8_t)len;
+	r->slots[i] = id;
+	return id;
+}
+
+struct resolve *resolve_new(size_t comm_width)
+{
+	struct resolve *r;
+
+	if (comm_width < 2 || comm_width > 255) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	/* Round up so the compare works on whole words. */
+	r->width = (comm_width + 7) & ~(size_t)7;
+	r->bad_comm = calloc(1, r->width);
+	r->idle = calloc(RESOLVE_MAX_CPUS, sizeof(*r->idle));
+	if (!r->bad_comm || !r->idle || !rehash(r, 256)) {
+		resolve_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void resolve_free(struct resolve *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nchunks; i++)
+		free(r->chunks[i]);
+	free(r->chunks);
+	free(r->bad_comm);
+	free(r->rows);
+	free(r->dirty);
+	free(r->names);
+	free(r->name_len);
+	free(r->slots);
+	free(r->idle);
+	free(r);
+}
+
+/* The entry of a pid and where its cached name lives. */
+static struct pid_entry *entry(struct resolve *r, int32_t pid, char **comm)
+{
+	size_t c, off;
+
+	if (pid < 0) {
+		*comm = r->bad_comm;
+		return &r->bad;
+	}
+	c = (uint32_t)pid >> CHUNK_SHIFT;
+	off = (uint32_t)pid & (CHUNK_SIZE - 1);
+	if (c >= r->nchunks) {
+		size_t n = r->nchunks ? r->nchunks : 64;
+		struct chunk **q;
+
+		while (n <= c)
+			n *= 2;
+		q = realloc(r->chunks, n * sizeof(*q));
+		if (!q)
+			return NULL;
+		memset(q + r->nchunks, 0, (n - r->nchunks) * sizeof(*q));
+		r->chunks = q;
+		r->nchunks = n;
+	}
+	if (!r->chunks[c]) {
+		r->chunks[c] = calloc(1, sizeof(struct chunk) + CHUNK_SIZE * r->width);
+		if (!r->chunks[c])
+			return NULL;
+	}
+	*comm = r->chunks[c]->comm + off * r->width;
+	return &r->chunks[c]->e[off];
+}
+
+static void mark_dirty(struct resolve *r, uint32_t hid)
+{
+	struct resolve_row *row = &r->rows[hid];
+
+	if (row->dirty)
+		return;
+	if (r->ndirty == r->dirty_cap) {
+		size_t n = r->dirty_cap ? r->dirty_cap * 2 : 256;
+		uint32_t *q = realloc(r->dirty, n * sizeof(*q));
+
+		if (!q)
+			return;	/* out of memory: the row is not rewritten */
+		r->dirty = q;
+		r->dirty_cap = n;
+	}
+	row->dirty = 1;
+	r->dirty[r->ndirty++] = hid;
+}
+
+static uint32_t new_row(struct resolve *r, int32_t pid, int32_t tgid,
+			uint32_t comm_id, enum resolve_source src, uint64_t ts)
+{
+	struct resolve_row *row;
+	uint32_t hid;
+
+	if (!grow((void **)&r->rows, &r->rows_cap, sizeof(*r->rows), r->nrows + 2))
+		return 0;
+	hid = ++r->nrows;
+	row = &r->rows[hid];
+	memset(row, 0, sizeof(*row));
+	row->pid = pid;
+	row->tgid = tgid;
+	row->comm_id = comm_id;
+	row->source = comm_id ? (uint8_t)src : RESOLVE_SRC_NONE;
+	row->start_ts = ts;
+	row->end_ts = RESOLVE_OPEN;
+	mark_dirty(r, hid);
+	return hid;
+}
+
+static void end_row(struct resolve *r, uint32_t hid, uint64_t ts)
+{
+	struct resolve_row *row = &r->rows[hid];
+
+	if (row->end_ts != RESOLVE_OPEN)
+		return;
+	row->end_ts = ts < row->start_ts ? row->start_ts : ts;
+	mark_dirty(r, hid);
+}
+
+static uint32_t idle_row(struct resolve *r, int cpu, uint64_t ts)
+{
+	if (cpu < 0 || cpu >= RESOLVE_MAX_CPUS)
+		cpu = RESOLVE_MAX_CPUS - 1;
+	if (!r->idle[cpu])
+		r->idle[cpu] = new_row(r, 0, 0, 0, RESOLVE_SRC_NONE, ts);
+	return r->idle[cpu];
+}
+
+static size_t cut(const struct resolve *r, size_t len)
+{
+	return len < r->width ? (len < 255 ? len : 254) : r->width - 1;
+}
+
+uint32_t resolve_name(struct resolve *r, int32_t pid, int cpu,
+		      const char *comm, size_t len, uint64_t ts,
+		      enum resolve_source src)
+{
+	struct pid_entry *e;
+	char *cached;
+	uint32_t id;
+
+	len = cut(r, len);
+	if (pid == 0) {
+		uint32_t hid = idle_row(r, cpu, ts);
+
+		id = intern(r, comm, len);
+		if (hid && !r->rows[hid].comm_id && id) {
+			r->rows[hid].comm_id = id;
+			r->rows[hid].source = (uint8_t)src;
+			mark_dirty(r, hid);
+		}
+		return id;
+	}
+	e = entry(r, pid, &cached);
+	if (!e)
+		return 0;
+	/* The hot path: same lifetime, same name. The cached bytes are
+	 * zero-padded, so a name of len bytes matches when its bytes match
+	 * and the cache ends right there. */
+	if (e->state == E_ALIVE && e->comm_id &&
+	    !memcmp(cached, comm, len) && cached[len] == '\0')
+		return e->comm_id;
+
+	id = intern(r, comm, len);
+	if (!id)
+		return 0;
+	if (e->state != E_ALIVE) {
+		e->hid = new_row(r, pid, RESOLVE_TGID_UNKNOWN, id, src, ts);
+		e->state = E_ALIVE;
+		e->fresh = 0;
+	} else if (!e->comm_id) {
+		/* The lifetime's first name names it from its start. */
+		struct resolve_row *row = &r->rows[e->hid];
+
+		row->comm_id = id;
+		row->source = (uint8_t)src;
+		mark_dirty(r, e->hid);
+	} else {
+		int32_t tgid = r->rows[e->hid].tgid;
+
+		end_row(r, e->hid, ts);
+		e->hid = new_row(r, pid, tgid, id, src, ts);
+		r->updates++;
+	}
+	e->comm_id = id;
+	memset(cached, 0, r->width);
+	memcpy(cached, comm, len);
+	return id;
+}
+
+uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len)
+{
+	return intern(r, comm, cut(r, len));
+}
+
+int resolve_is_named(struct resolve *r, int32_t pid)
+{
+	struct pid_entry *e;
+	char *cached;
+
+	if (pid == 0)
+		return 1;
+	e = entry(r, pid, &cached);
+	return e && e->state == E_ALIVE && e->comm_id;
+}
+
+uint32_t resolve_hid(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
+{
+	struct pid_entry *e;
+	char *cached;
+	uint32_t hid;
+
+	if (pid == 0) {
+		hid = idle_row(r, cpu, ts);
+	} else {
+		e = entry(r, pid, &cached);
+		if (!e)
+			return 0;
+		if (e->state != E_ALIVE) {
+			e->hid = new_row(r, pid, RESOLVE_TGID_UNKNOWN, 0,
+					 RESOLVE_SRC_NONE, ts);
+			e->comm_id = 0;
+			e->state = E_ALIVE;
+			memset(cached, 0, r->width);
+		}
+		e->fresh = 0;
+		hid = e->hid;
+	}
+	if (hid)
+		r->rows[hid].events++;
+	return hid;
+}
+
+void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
+		   uint64_t clone_flags, int flags_known, uint64_t ts,
+		   enum resolve_source src)
+{
+	int32_t tgid = RESOLVE_TGID_UNKNOWN;
+	struct pid_entry *e, *pe;
+	char *cached, *pc;
+
+	(void)src;
+	if (pid <= 0)
+		return;
+	if (flags_known) {
+		tgid = pid;
+		if (clone_flags & CLONE_THREAD_FLAG) {
+			pe = parent > 0 ? entry(r, parent, &pc) : NULL;
+			tgid = pe && pe->hid ? r->rows[pe->hid].tgid
+					     : RESOLVE_TGID_UNKNOWN;
+		}
+	}
+	e = entry(r, pid, &cached);
+	if (!e)
+		return;
+	if (e->state == E_ALIVE && e->fresh) {
+		/* The second tracepoint of the same clone. */
+		if (tgid != RESOLVE_TGID_UNKNOWN &&
+		    r->rows[e->hid].tgid == RESOLVE_TGID_UNKNOWN) {
+			r->rows[e->hid].tgid = tgid;
+			mark_dirty(r, e->hid);
+		}
+		return;
+	}
+	if (e->state == E_ALIVE)
+		end_row(r, e->hid, ts);
+	e->hid = new_row(r, pid, tgid, 0, RESOLVE_SRC_NONE, ts);
+	e->comm_id = 0;
+	e->state = E_ALIVE;
+	e->fresh = 1;
+	memset(cached, 0, r->width);
+}
+
+void resolve_death(struct resolve *r, int32_t pid, uint64_t ts)
+{
+	struct pid_entry *e;
+	char *cached;
+
+	if (pid <= 0)
+		return;
+	e = entry(r, pid, &cached);
+	if (!e || e->state != E_ALIVE)
+		return;
+	end_row(r, e->hid, ts);
+	e->state = E_DEAD;
+	e->fresh = 0;
+}
+
+void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
+		  const char *comm, size_t len, uint64_t ts,
+		  enum resolve_source src)
+{
+	struct pid_entry *e;
+	char *cached;
+
+	if (pid <= 0)
+		return;
+	e = entry(r, pid, &cached);
+	if (!e)
+		return;
+	if (e->state == E_ALIVE && e->comm_id) {
+		/* The trace's own name wins; a snapshot may still add the
+		 * tgid it did not know. */
+		if (tgid != RESOLVE_TGID_UNKNOWN &&
+		    r->rows[e->hid].tgid == RESOLVE_TGID_UNKNOWN) {
+			r->rows[e->hid].tgid = tgid;
+			mark_dirty(r, e->hid);
+		}
+		return;
+	}
+	resolve_name(r, pid, -1, comm, len, ts, src);
+	if (tgid != RESOLVE_TGID_UNKNOWN && e->hid) {
+		r->rows[e->hid].tgid = tgid;
+		mark_dirty(r, e->hid);
+	}
+}
+
+void resolve_name_unnamed(struct resolve *r,
+			  const char *(*lookup)(void *ctx, int32_t pid),
+			  void *ctx, enum resolve_source src)
+{
+	char idle[32];
+
+	for (uint32_t hid = 1; hid <= r->nrows; hid++) {
+		struct resolve_row *row = &r->rows[hid];
+		const char *name = NULL;
+		enum resolve_source s = src;
+
+		if (row->comm_id)
+			continue;
+		if (row->pid == 0) {
+			for (int cpu = 0; cpu < RESOLVE_MAX_CPUS; cpu++) {
+				if (r->idle[cpu] != hid)
+					continue;
+				snprintf(idle, sizeof(idle), "swapper/%d", cpu);
+				name = idle;
+				s = RESOLVE_SRC_IDLE;
+				break;
+			}
+		} else if (lookup) {
+			name = lookup(ctx, row->pid);
+		}
+		if (!name)
+			continue;
+		row->comm_id = intern(r, name, cut(r, strlen(name)));
+		row->source = row->comm_id ? (uint8_t)s : RESOLVE_SRC_NONE;
+		mark_dirty(r, hid);
+	}
+}
+
+void resolve_close_all(struct resolve *r, uint64_t ts)
+{
+	for (uint32_t hid = 1; hid <= r->nrows; hid++)
+		end_row(r, hid, ts);
+}
+
+uint32_t resolve_row_count(const struct resolve *r)
+{
+	return r->nrows;
+}
+
+const struct resolve_row *resolve_row(const struct resolve *r, uint32_t hid)
+{
+	return hid && hid <= r->nrows ? &r->rows[hid] : NULL;
+}
+
+uint32_t resolve_comm_count(const struct resolve *r)
+{
+	return r->nnames;
+}
+
+const char *resolve_comm(const struct resolve *r, uint32_t id, size_t *len)
+{
+	if (!id || id > r->nnames)
+		return NULL;
+	*len = r->name_len[id];
+	return r->names + (size_t)id * r->width;
+}
+
+static const char *const source_names[RESOLVE_SRC_COUNT] = {
+	[RESOLVE_SRC_NONE] = "none",
+	[RESOLVE_SRC_SCHED_SWITCH] = "sched_switch",
+	[RESOLVE_SRC_SCHED_WAKEUP] = "sched_wakeup",
+	[RESOLVE_SRC_SCHED_WAKEUP_NEW] = "sched_wakeup_new",
+	[RESOLVE_SRC_SCHED_WAKING] = "sched_waking",
+	[RESOLVE_SRC_FORK] = "sched_process_fork",
+	[RESOLVE_SRC_EXEC] = "sched_process_exec",
+	[RESOLVE_SRC_EXIT] = "sched_process_exit",
+	[RESOLVE_SRC_FREE] = "sched_process_free",
+	[RESOLVE_SRC_MIGRATE] = "sched_migrate_task",
+	[RESOLVE_SRC_RENAME] = "task_rename",
+	[RESOLVE_SRC_NEWTASK] = "task_newtask",
+	[RESOLVE_SRC_EVENT] = "event",
+	[RESOLVE_SRC_CMDLINES] = "trace.dat cmdlines",
+	[RESOLVE_SRC_PROC] = "proc",
+	[RESOLVE_SRC_SAVED_CMDLINES] = "saved_cmdlines",
+	[RESOLVE_SRC_IDLE] = "idle",
+};
+
+const char *resolve_source_name(enum resolve_source src)
+{
+	return (unsigned)src < RESOLVE_SRC_COUNT ? source_names[src] : "none";
+}
+
+size_t resolve_dirty(const struct resolve *r, const uint32_t **hids)
+{
+	*hids = r->dirty;
+	return r->ndirty;
+}
+
+void resolve_clear_dirty(struct resolve *r)
+{
+	for (size_t i = 0; i < r->ndirty; i++)
+		r->rows[r->dirty[i]].dirty = 0;
+	r->ndirty = 0;
+}
+
+uint64_t resolve_unnamed_events(const struct resolve *r)
+{
+	uint64_t n = 0;
+
+	for (uint32_t hid = 1; hid <= r->nrows; hid++)
+		if (!r->rows[hid].comm_id)
+			n += r->rows[hid].events;
+	return n;
+}
+
+uint64_t resolve_updates(const struct resolve *r)
+{
+	return r->updates;
+}

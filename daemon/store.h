@@ -1,0 +1,74 @@
+/* store.h — writes named events into the SQLite file, in batches.
+ *
+ * Owns the database connection; no sqlite3 type leaves this module. Every
+ * batch is one transaction (store_begin .. store_commit) with prepared
+ * statements. Functions return 0 or -1; store_errmsg says why. */
+#ifndef COMMD_STORE_H
+#define COMMD_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "resolve.h"
+
+struct store;
+
+enum store_mode {
+	/* A fresh file that nobody reads until it is complete (import): no
+	 * journal, no syncs, exclusive lock. Renamed into place by the
+	 * caller when finished. */
+	STORE_BULK,
+	/* A database read while it is written (live): WAL, synced commits. */
+	STORE_LIVE,
+};
+
+/* Opens (creating if needed) and migrates the schema to the newest
+ * version. On failure returns NULL and writes the reason to err. */
+struct store *store_open(const char *path, enum store_mode mode,
+			 char *err, size_t errlen);
+
+/* Closes; commits nothing. Returns -1 if SQLite reported an error. */
+int store_close(struct store *s);
+
+const char *store_errmsg(const struct store *s);
+
+int store_begin(struct store *s);
+int store_commit(struct store *s);
+int store_rollback(struct store *s);
+
+/* One event. hid is its comm_history row; comm_ids are the ids of its
+ * comm fields c0/c1 (0 = NULL); for DECODE_OTHER type_id is the
+ * event_types row and json its fields. */
+int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
+		const uint32_t comm_ids[2], uint32_t type_id,
+		const char *json, size_t json_len);
+
+int store_event_type(struct store *s, uint32_t id, const char *system,
+		     const char *name);
+
+/* Writes the comms interned since the last call and the history rows the
+ * resolver marked dirty, then clears the marks. */
+int store_sync_names(struct store *s, struct resolve *r);
+
+/* A loss: count < 0 when only the fact of a loss is known. */
+int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count);
+
+/* A counter of capture `capture`; cpu < 0 for the whole capture. */
+int store_stat(struct store *s, int64_t capture, const char *name, int cpu,
+	       int64_t value);
+
+/* Adds a capture row; returns its id or -1. */
+int64_t store_capture_begin(struct store *s, const char *source,
+			    const char *kernel, const char *host,
+			    uint64_t start_ts, const char *events);
+int store_capture_end(struct store *s, int64_t id, uint64_t start_ts,
+		      uint64_t end_ts);
+
+/* The events enabled or present ("system:name,..."). */
+int store_capture_events(struct store *s, int64_t id, const char *events);
+
+/* Schema version the binary writes (PRAGMA user_version). */
+int store_schema_version(void);
+
+#endif

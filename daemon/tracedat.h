@@ -1,0 +1,38 @@
+/* tracedat.h — the offline source: records of a trace-cmd trace.dat file
+ * (versions 6 and 7, compressed or not) through libtracecmd, every buffer
+ * of the file merged in timestamp order, as trace-cmd report prints them. */
+#ifndef COMMD_TRACEDAT_H
+#define COMMD_TRACEDAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_handle;
+struct tracedat;
+
+/* Checks the file's magic and version, then opens it. NULL and a reason
+ * in err ("not a trace.dat file", "unsupported version 5", ...). */
+struct tracedat *tracedat_open(const char *path, char *err, size_t errlen);
+void tracedat_close(struct tracedat *t);
+
+/* The file's event formats (owned by t). */
+struct tep_handle *tracedat_tep(struct tracedat *t);
+
+/* Version of the file format (6 or 7). */
+int tracedat_version(const struct tracedat *t);
+
+/* Called per record, in timestamp order; missed is the number of events
+ * the ring buffer dropped on that CPU just before it (0 none, -1 some,
+ * count unknown). A non-zero return stops the iteration. */
+typedef int (*tracedat_record_fn)(void *ctx, const void *data, int size,
+				  int cpu, uint64_t ts, int64_t missed);
+
+/* Iterates every record of every buffer. Returns 0 when all were seen,
+ * or the callback's non-zero value. */
+int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx);
+
+/* The saved_cmdlines snapshot's name for pid (taken when recording
+ * stopped), or NULL. ctx is the struct tracedat. */
+const char *tracedat_cmdline(void *ctx, int32_t pid);
+
+#endif

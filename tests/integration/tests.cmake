@@ -1,0 +1,1 @@
+# Integration tests: the real commd and commq binaries on real files.
