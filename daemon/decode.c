@@ -95,13 +95,17 @@ static const struct kind_map kind_maps[] = {
 	{ DECODE_TASK_NEWTASK, "task", "task_newtask", {
 		{ S_P0, { "pid" } }, { S_C0, { "comm" } },
 		{ S_V0, { "clone_flags" } } } },
+	/* The most frequent sched event after the switch: typed, not JSON. */
+	{ DECODE_SCHED_STAT_RUNTIME, "sched", "sched_stat_runtime", {
+		{ S_C0, { "comm" } }, { S_P0, { "pid" } },
+		{ S_V0, { "runtime" } }, { S_V1, { "vruntime" } } } },
 };
 
 /* Events whose `comm` and `pid` fields name one and the same task, so the
  * comm cache may learn from them. sched_process_wait is absent on purpose:
  * it carries the waiter's comm with the waited-for pid. */
 static const char *const naming_events[] = {
-	"sched_stat_runtime", "sched_stat_wait", "sched_stat_sleep",
+	"sched_stat_wait", "sched_stat_sleep",
 	"sched_stat_iowait", "sched_stat_blocked", "sched_pi_setprio",
 	"sched_kthread_stop", "sched_process_hang", "sched_wait_task",
 	"sched_prepare_exec", "sched_move_numa", NULL
@@ -120,6 +124,7 @@ static const char *const kind_names[DECODE_KIND_COUNT] = {
 	[DECODE_SCHED_MIGRATE_TASK] = "sched_migrate_task",
 	[DECODE_TASK_RENAME] = "task_rename",
 	[DECODE_TASK_NEWTASK] = "task_newtask",
+	[DECODE_SCHED_STAT_RUNTIME] = "sched_stat_runtime",
 };
 
 const char *decode_kind_name(enum decode_kind kind)

@@ -30,6 +30,7 @@ enum decode_kind {
 	DECODE_SCHED_MIGRATE_TASK,
 	DECODE_TASK_RENAME,
 	DECODE_TASK_NEWTASK,
+	DECODE_SCHED_STAT_RUNTIME,
 	DECODE_KIND_COUNT
 };
 
@@ -50,6 +51,7 @@ struct decode_str {
  *   MIGRATE_TASK   c0 comm p0 pid v0 prio v1 orig_cpu v2 dest_cpu
  *   TASK_RENAME    p0 pid c0 oldcomm c1 newcomm
  *   TASK_NEWTASK   p0 pid c0 comm v0 clone_flags
+ *   SCHED_STAT_RUNTIME c0 comm p0 pid v0 runtime v1 vruntime
  *   OTHER          c0 comm p0 pid when the event names one task by both
  *                  (names_task set), e.g. sched_stat_runtime */
 enum {

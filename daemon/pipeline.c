@@ -41,6 +41,7 @@ static const enum resolve_source kind_source[DECODE_KIND_COUNT] = {
 	[DECODE_SCHED_MIGRATE_TASK] = RESOLVE_SRC_MIGRATE,
 	[DECODE_TASK_RENAME] = RESOLVE_SRC_RENAME,
 	[DECODE_TASK_NEWTASK] = RESOLVE_SRC_NEWTASK,
+	[DECODE_SCHED_STAT_RUNTIME] = RESOLVE_SRC_EVENT,
 };
 
 struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
@@ -171,6 +172,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_PROCESS_EXIT:
 	case DECODE_SCHED_MIGRATE_TASK:
+	case DECODE_SCHED_STAT_RUNTIME:
 		ids[0] = name(p, &ev, 0, 0, kind_source[ev.kind]);
 		break;
 	case DECODE_SCHED_PROCESS_FREE:

@@ -25,6 +25,7 @@ static const char *const insert_sql[DECODE_KIND_COUNT] = {
 	[DECODE_SCHED_MIGRATE_TASK] = "INSERT INTO ev_sched_migrate_task VALUES (?,?,?,?,?,?,?,?)",
 	[DECODE_TASK_RENAME] = "INSERT INTO ev_task_rename VALUES (?,?,?,?,?,?)",
 	[DECODE_TASK_NEWTASK] = "INSERT INTO ev_task_newtask VALUES (?,?,?,?,?,?)",
+	[DECODE_SCHED_STAT_RUNTIME] = "INSERT INTO ev_sched_stat_runtime VALUES (?,?,?,?,?,?,?)",
 };
 
 enum { ST_COMM, ST_HISTORY, ST_TYPE, ST_LOST, ST_STAT, ST_BEGIN, ST_COMMIT,
@@ -282,6 +283,12 @@ int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
 		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
 		bind_id(st, 5, comm_ids[0]);
 		bind_opt(st, 6, ev, DECODE_HAS_V0, ev->v[0]);
+		break;
+	case DECODE_SCHED_STAT_RUNTIME:
+		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
+		bind_id(st, 5, comm_ids[0]);
+		bind_opt(st, 6, ev, DECODE_HAS_V0, ev->v[0]);
+		bind_opt(st, 7, ev, DECODE_HAS_V1, ev->v[1]);
 		break;
 	case DECODE_SCHED_MIGRATE_TASK:
 		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);

@@ -77,6 +77,12 @@ CREATE TABLE ev_task_newtask (
 	target_pid INTEGER, target_comm INTEGER, clone_flags INTEGER
 );
 
+CREATE TABLE ev_sched_stat_runtime (
+	ts INTEGER NOT NULL, cpu INTEGER NOT NULL, hid INTEGER NOT NULL,
+	target_pid INTEGER, target_comm INTEGER, runtime INTEGER,
+	vruntime INTEGER
+);
+
 -- Every other event: its format's system and name, and its own fields
 -- (everything but common_*) as a JSON object.
 CREATE TABLE event_types (
@@ -184,6 +190,12 @@ CREATE VIEW task_newtask AS
 SELECT e.ts, e.cpu, h.pid, coalesce(h.comm, '<...>') AS comm,
        e.target_pid, tc.comm AS target_comm, e.clone_flags
 FROM ev_task_newtask e JOIN comm_history h ON h.id = e.hid
+LEFT JOIN comms tc ON tc.id = e.target_comm;
+
+CREATE VIEW sched_stat_runtime AS
+SELECT e.ts, e.cpu, h.pid, coalesce(h.comm, '<...>') AS comm,
+       e.target_pid, tc.comm AS target_comm, e.runtime, e.vruntime
+FROM ev_sched_stat_runtime e JOIN comm_history h ON h.id = e.hid
 LEFT JOIN comms tc ON tc.id = e.target_comm;
 
 CREATE VIEW events AS
