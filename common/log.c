@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static const char *program = "commd";
@@ -28,9 +29,11 @@ void log_msg(int priority, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	/* On a terminal a person reads it; elsewhere journald does. */
-	if (isatty(STDERR_FILENO))
-		fprintf(stderr, "%s: %s\n", program, line);
-	else
+	/* systemd sets JOURNAL_STREAM when stderr goes to journald, which
+	 * reads the <N> prefix as the priority; a person or a script reading
+	 * stderr gets the plain line. */
+	if (getenv("JOURNAL_STREAM"))
 		fprintf(stderr, "<%d>%s: %s\n", priority, program, line);
+	else
+		fprintf(stderr, "%s: %s\n", program, line);
 }

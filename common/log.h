@@ -1,5 +1,6 @@
 /* log.h — one line per message on stderr, with a syslog "<N>" priority
- * prefix when stderr is not a terminal, so journald files it right.
+ * prefix when stderr is journald's (JOURNAL_STREAM set), so it files it
+ * right.
  *
  * Only the edges of the programs (main, the daemon loop) log; library-like
  * modules return errors and leave the wording to their caller. */

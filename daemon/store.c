@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 extern const char *const commd_schema_sql[];
@@ -41,12 +42,55 @@ static const char *const misc_sql[ST_COUNT] = {
 	[ST_COMMIT] = "COMMIT",
 };
 
+/* Writes go through a writer thread: the caller (decode and resolve)
+ * fills a batch of operations while the thread runs the previous one
+ * through SQLite, so on two CPUs decoding and storing overlap. An
+ * operation copies everything it needs: the record it came from is gone
+ * by the time it is written. */
+enum op_kind { OP_EVENT, OP_COMM, OP_HISTORY, OP_TYPE, OP_LOST, OP_BEGIN,
+	       OP_COMMIT };
+
+struct op {
+	uint8_t op;		/* enum op_kind */
+	uint8_t kind;		/* OP_EVENT: enum decode_kind */
+	uint16_t has;		/* OP_EVENT: DECODE_HAS_* */
+	int32_t cpu;
+	uint64_t ts;
+	uint32_t hid;
+	uint32_t ids[2];
+	uint32_t type;
+	int32_t p[2];
+	int64_t v[3];
+	uint32_t text, text_len;	/* into the batch's text arena */
+	uint32_t text2, text2_len;
+};
+
+#define BATCH_OPS 8192
+
+struct batch {
+	struct op ops[BATCH_OPS];
+	size_t nops;
+	char *text;
+	size_t text_len, text_cap;
+};
+
 struct store {
 	sqlite3 *db;
 	sqlite3_stmt *ins[DECODE_KIND_COUNT];
 	sqlite3_stmt *misc[ST_COUNT];
-	uint32_t comms_written;		/* comm ids 1..n are in the file */
+	uint32_t comms_written;		/* comm ids 1..n are queued */
 	char err[512];
+
+	pthread_t writer;
+	int threaded;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct batch *fill;		/* the caller appends here */
+	struct batch *full;		/* handed to the writer, NULL = none */
+	struct batch *spare;		/* written, free for reuse */
+	int busy;			/* the writer is running a batch */
+	int stop;
+	int failed;			/* sticky: the writer hit an error */
 };
 
 static int fail(struct store *s, const char *what)
@@ -115,6 +159,290 @@ fail:
 	return -1;
 }
 
+static int step(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return fail(s, what);
+	return 0;
+}
+
+static inline void bind_id(sqlite3_stmt *st, int col, uint32_t id)
+{
+	if (id)
+		sqlite3_bind_int64(st, col, id);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+static inline void bind_opt(sqlite3_stmt *st, int col, const struct op *o,
+			    unsigned bit, int64_t v)
+{
+	if (o->has & bit)
+		sqlite3_bind_int64(st, col, v);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+static inline void bind_text(sqlite3_stmt *st, int col, const struct batch *b,
+			     uint32_t off, uint32_t len, int present)
+{
+	if (present)
+		sqlite3_bind_text(st, col, b->text + off, (int)len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+static int run_event(struct store *s, const struct op *o, const struct batch *b)
+{
+	sqlite3_stmt *st = s->ins[o->kind];
+
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)o->ts);
+	sqlite3_bind_int(st, 2, o->cpu);
+	sqlite3_bind_int64(st, 3, o->hid);
+	switch (o->kind) {
+	case DECODE_SCHED_SWITCH:
+		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, 5, o->ids[0]);
+		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
+		bind_opt(st, 7, o, DECODE_HAS_V1, o->v[1]);
+		bind_opt(st, 8, o, DECODE_HAS_P1, o->p[1]);
+		bind_id(st, 9, o->ids[1]);
+		bind_opt(st, 10, o, DECODE_HAS_V2, o->v[2]);
+		break;
+	case DECODE_SCHED_WAKEUP:
+	case DECODE_SCHED_WAKEUP_NEW:
+	case DECODE_SCHED_WAKING:
+	case DECODE_SCHED_STAT_RUNTIME:
+		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, 5, o->ids[0]);
+		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
+		bind_opt(st, 7, o, DECODE_HAS_V1, o->v[1]);
+		break;
+	case DECODE_SCHED_PROCESS_FORK:
+		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, 5, o->ids[0]);
+		bind_opt(st, 6, o, DECODE_HAS_P1, o->p[1]);
+		bind_id(st, 7, o->ids[1]);
+		break;
+	case DECODE_SCHED_PROCESS_EXEC:
+		bind_text(st, 4, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		bind_opt(st, 5, o, DECODE_HAS_P0, o->p[0]);
+		bind_opt(st, 6, o, DECODE_HAS_P1, o->p[1]);
+		break;
+	case DECODE_SCHED_PROCESS_EXIT:
+	case DECODE_SCHED_PROCESS_FREE:
+		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, 5, o->ids[0]);
+		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
+		break;
+	case DECODE_SCHED_MIGRATE_TASK:
+		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, 5, o->ids[0]);
+		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
+		bind_opt(st, 7, o, DECODE_HAS_V1, o->v[1]);
+		bind_opt(st, 8, o, DECODE_HAS_V2, o->v[2]);
+		break;
+	case DECODE_TASK_RENAME:
+		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, 5, o->ids[0]);
+		bind_id(st, 6, o->ids[1]);
+		break;
+	case DECODE_TASK_NEWTASK:
+		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, 5, o->ids[0]);
+		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
+		break;
+	case DECODE_OTHER:
+	default:
+		sqlite3_bind_int64(st, 4, o->type);
+		bind_text(st, 5, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		break;
+	}
+	return step(s, st, "storing event");
+}
+
+/* Runs one operation on the connection (writer thread, or the caller
+ * when no writer runs). */
+static int run_op(struct store *s, const struct op *o, const struct batch *b)
+{
+	sqlite3_stmt *st;
+
+	switch (o->op) {
+	case OP_EVENT:
+		return run_event(s, o, b);
+	case OP_COMM:
+		st = s->misc[ST_COMM];
+		sqlite3_bind_int64(st, 1, o->hid);
+		bind_text(st, 2, b, o->text, o->text_len, 1);
+		return step(s, st, "storing comm");
+	case OP_HISTORY:
+		st = s->misc[ST_HISTORY];
+		sqlite3_bind_int64(st, 1, o->hid);
+		sqlite3_bind_int(st, 2, o->p[0]);
+		if (o->p[1] == RESOLVE_TGID_UNKNOWN)
+			sqlite3_bind_null(st, 3);
+		else
+			sqlite3_bind_int(st, 3, o->p[1]);
+		bind_text(st, 4, b, o->text, o->text_len, o->ids[0] != 0);
+		sqlite3_bind_int64(st, 5, o->v[0]);
+		if ((uint64_t)o->v[1] == RESOLVE_OPEN)
+			sqlite3_bind_null(st, 6);
+		else
+			sqlite3_bind_int64(st, 6, o->v[1]);
+		sqlite3_bind_text(st, 7, resolve_source_name(o->type), -1, SQLITE_STATIC);
+		return step(s, st, "storing comm history");
+	case OP_TYPE:
+		st = s->misc[ST_TYPE];
+		sqlite3_bind_int64(st, 1, o->type);
+		bind_text(st, 2, b, o->text, o->text_len, 1);
+		bind_text(st, 3, b, o->text2, o->text2_len, 1);
+		return step(s, st, "storing event type");
+	case OP_LOST:
+		st = s->misc[ST_LOST];
+		sqlite3_bind_int(st, 1, o->cpu);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)o->ts);
+		if (o->v[0] < 0)
+			sqlite3_bind_null(st, 3);
+		else
+			sqlite3_bind_int64(st, 3, o->v[0]);
+		return step(s, st, "storing lost events");
+	case OP_BEGIN:
+		return step(s, s->misc[ST_BEGIN], "BEGIN");
+	case OP_COMMIT:
+		return step(s, s->misc[ST_COMMIT], "COMMIT");
+	}
+	return 0;
+}
+
+static int run_batch(struct store *s, struct batch *b)
+{
+	for (size_t i = 0; i < b->nops; i++)
+		if (run_op(s, &b->ops[i], b))
+			return -1;
+	return 0;
+}
+
+static void *writer_main(void *arg)
+{
+	struct store *s = arg;
+	struct batch *b;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->full && !s->stop)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (!s->full)
+			break;
+		b = s->full;
+		s->full = NULL;
+		s->busy = 1;
+		pthread_mutex_unlock(&s->lock);
+		/* After a failure nothing more is written: the caller sees
+		 * the error and rolls back or gives up. */
+		int rc = s->failed ? 0 : run_batch(s, b);
+		pthread_mutex_lock(&s->lock);
+		if (rc)
+			s->failed = 1;
+		b->nops = 0;
+		b->text_len = 0;
+		s->spare = b;
+		s->busy = 0;
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Hands the filled batch to the writer (or runs it here). */
+static int submit(struct store *s)
+{
+	struct batch *b = s->fill;
+	int rc = 0;
+
+	if (!b->nops)
+		return s->failed ? -1 : 0;
+	if (!s->threaded) {
+		rc = run_batch(s, b);
+		b->nops = 0;
+		b->text_len = 0;
+		if (rc)
+			s->failed = 1;
+		return rc;
+	}
+	pthread_mutex_lock(&s->lock);
+	while (s->full || !s->spare)
+		pthread_cond_wait(&s->cond, &s->lock);
+	s->full = b;
+	s->fill = s->spare;
+	s->spare = NULL;
+	rc = s->failed ? -1 : 0;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* Waits until everything queued is in SQLite. */
+static int drain(struct store *s)
+{
+	if (submit(s))
+		return -1;
+	if (!s->threaded)
+		return s->failed ? -1 : 0;
+	pthread_mutex_lock(&s->lock);
+	while (s->full || s->busy)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	return s->failed ? -1 : 0;
+}
+
+static struct op *new_op(struct store *s, enum op_kind kind)
+{
+	struct op *o;
+
+	if (s->fill->nops == BATCH_OPS && submit(s))
+		return NULL;
+	o = &s->fill->ops[s->fill->nops++];
+	o->op = (uint8_t)kind;
+	return o;
+}
+
+/* Copies text into the batch; returns its offset or UINT32_MAX. */
+static uint32_t add_text(struct store *s, const char *text, size_t len)
+{
+	struct batch *b = s->fill;
+	uint32_t off;
+
+	if (b->text_len + len > b->text_cap) {
+		size_t cap = b->text_cap ? b->text_cap : 65536;
+		char *q;
+
+		while (cap < b->text_len + len)
+			cap *= 2;
+		q = realloc(b->text, cap);
+		if (!q) {
+			snprintf(s->err, sizeof(s->err), "out of memory");
+			return UINT32_MAX;
+		}
+		b->text = q;
+		b->text_cap = cap;
+	}
+	off = (uint32_t)b->text_len;
+	memcpy(b->text + off, text, len);
+	b->text_len += len;
+	return off;
+}
+
+static void free_batch(struct batch *b)
+{
+	if (!b)
+		return;
+	free(b->text);
+	free(b);
+}
+
 struct store *store_open(const char *path, enum store_mode mode,
 			 char *err, size_t errlen)
 {
@@ -122,7 +450,7 @@ struct store *store_open(const char *path, enum store_mode mode,
 		"PRAGMA journal_mode = OFF;"
 		"PRAGMA synchronous = OFF;"
 		"PRAGMA locking_mode = EXCLUSIVE;"
-		"PRAGMA cache_size = -65536;"
+		"PRAGMA cache_size = -131072;"
 		"PRAGMA temp_store = MEMORY;";
 	static const char live_pragmas[] =
 		"PRAGMA journal_mode = WAL;"
@@ -131,10 +459,22 @@ struct store *store_open(const char *path, enum store_mode mode,
 	struct store *s;
 	int i;
 
+	/* SQLite's memory statistics take a global mutex per allocation;
+	 * commd does not read them. Must precede the first connection, and
+	 * is refused harmlessly once SQLite is initialised. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	s->fill = calloc(1, sizeof(*s->fill));
+	s->spare = calloc(1, sizeof(*s->spare));
+	if (!s->fill || !s->spare) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		goto fail;
 	}
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -170,6 +510,8 @@ struct store *store_open(const char *path, enum store_mode mode,
 			s->comms_written = (uint32_t)sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
 	}
+	if (pthread_create(&s->writer, NULL, writer_main, s) == 0)
+		s->threaded = 1;	/* else: write in the caller, slower */
 	return s;
 fail:
 	snprintf(err, errlen, "%s", s->err);
@@ -183,198 +525,143 @@ int store_close(struct store *s)
 
 	if (!s)
 		return 0;
+	if (s->threaded) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = 1;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->writer, NULL);
+	}
 	for (int i = 0; i < DECODE_KIND_COUNT; i++)
 		sqlite3_finalize(s->ins[i]);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->misc[i]);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		rc = -1;
+	free_batch(s->fill);
+	free_batch(s->spare);
+	free_batch(s->full);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
 	free(s);
 	return rc;
 }
 
-static int step(struct store *s, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return fail(s, what);
-	return 0;
-}
-
 int store_begin(struct store *s)
 {
-	return step(s, s->misc[ST_BEGIN], "BEGIN");
+	return new_op(s, OP_BEGIN) ? 0 : -1;
 }
 
 int store_commit(struct store *s)
 {
-	return step(s, s->misc[ST_COMMIT], "COMMIT");
+	if (!new_op(s, OP_COMMIT))
+		return -1;
+	return drain(s);
 }
 
 int store_rollback(struct store *s)
 {
+	if (drain(s) && !s->db)
+		return -1;
 	if (sqlite3_get_autocommit(s->db))
 		return 0;
 	return exec(s, "ROLLBACK");
-}
-
-static inline void bind_id(sqlite3_stmt *st, int col, uint32_t id)
-{
-	if (id)
-		sqlite3_bind_int64(st, col, id);
-	else
-		sqlite3_bind_null(st, col);
-}
-
-static inline void bind_opt(sqlite3_stmt *st, int col, const struct decode_event *ev,
-			    unsigned bit, int64_t v)
-{
-	if (ev->has & bit)
-		sqlite3_bind_int64(st, col, v);
-	else
-		sqlite3_bind_null(st, col);
 }
 
 int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
 		const uint32_t comm_ids[2], uint32_t type_id,
 		const char *json, size_t json_len)
 {
-	sqlite3_stmt *st = s->ins[ev->kind];
+	struct op *o = new_op(s, OP_EVENT);
 
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)ev->ts);
-	sqlite3_bind_int(st, 2, ev->cpu);
-	sqlite3_bind_int64(st, 3, hid);
-	switch (ev->kind) {
-	case DECODE_SCHED_SWITCH:
-		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
-		bind_id(st, 5, comm_ids[0]);
-		bind_opt(st, 6, ev, DECODE_HAS_V0, ev->v[0]);
-		bind_opt(st, 7, ev, DECODE_HAS_V1, ev->v[1]);
-		bind_opt(st, 8, ev, DECODE_HAS_P1, ev->p[1]);
-		bind_id(st, 9, comm_ids[1]);
-		bind_opt(st, 10, ev, DECODE_HAS_V2, ev->v[2]);
-		break;
-	case DECODE_SCHED_WAKEUP:
-	case DECODE_SCHED_WAKEUP_NEW:
-	case DECODE_SCHED_WAKING:
-		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
-		bind_id(st, 5, comm_ids[0]);
-		bind_opt(st, 6, ev, DECODE_HAS_V0, ev->v[0]);
-		bind_opt(st, 7, ev, DECODE_HAS_V1, ev->v[1]);
-		break;
-	case DECODE_SCHED_PROCESS_FORK:
-		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
-		bind_id(st, 5, comm_ids[0]);
-		bind_opt(st, 6, ev, DECODE_HAS_P1, ev->p[1]);
-		bind_id(st, 7, comm_ids[1]);
-		break;
-	case DECODE_SCHED_PROCESS_EXEC:
-		if (ev->has & DECODE_HAS_STR)
-			sqlite3_bind_text(st, 4, ev->str.s, (int)ev->str.len, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 4);
-		bind_opt(st, 5, ev, DECODE_HAS_P0, ev->p[0]);
-		bind_opt(st, 6, ev, DECODE_HAS_P1, ev->p[1]);
-		break;
-	case DECODE_SCHED_PROCESS_EXIT:
-	case DECODE_SCHED_PROCESS_FREE:
-		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
-		bind_id(st, 5, comm_ids[0]);
-		bind_opt(st, 6, ev, DECODE_HAS_V0, ev->v[0]);
-		break;
-	case DECODE_SCHED_STAT_RUNTIME:
-		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
-		bind_id(st, 5, comm_ids[0]);
-		bind_opt(st, 6, ev, DECODE_HAS_V0, ev->v[0]);
-		bind_opt(st, 7, ev, DECODE_HAS_V1, ev->v[1]);
-		break;
-	case DECODE_SCHED_MIGRATE_TASK:
-		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
-		bind_id(st, 5, comm_ids[0]);
-		bind_opt(st, 6, ev, DECODE_HAS_V0, ev->v[0]);
-		bind_opt(st, 7, ev, DECODE_HAS_V1, ev->v[1]);
-		bind_opt(st, 8, ev, DECODE_HAS_V2, ev->v[2]);
-		break;
-	case DECODE_TASK_RENAME:
-		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
-		bind_id(st, 5, comm_ids[0]);
-		bind_id(st, 6, comm_ids[1]);
-		break;
-	case DECODE_TASK_NEWTASK:
-		bind_opt(st, 4, ev, DECODE_HAS_P0, ev->p[0]);
-		bind_id(st, 5, comm_ids[0]);
-		bind_opt(st, 6, ev, DECODE_HAS_V0, ev->v[0]);
-		break;
-	case DECODE_OTHER:
-	default:
-		sqlite3_bind_int64(st, 4, type_id);
-		if (json)
-			sqlite3_bind_text(st, 5, json, (int)json_len, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 5);
-		break;
+	if (!o)
+		return -1;
+	o->kind = (uint8_t)ev->kind;
+	o->has = (uint16_t)ev->has;
+	o->cpu = ev->cpu;
+	o->ts = ev->ts;
+	o->hid = hid;
+	o->ids[0] = comm_ids[0];
+	o->ids[1] = comm_ids[1];
+	o->type = type_id;
+	o->p[0] = ev->p[0];
+	o->p[1] = ev->p[1];
+	o->v[0] = ev->v[0];
+	o->v[1] = ev->v[1];
+	o->v[2] = ev->v[2];
+	if (ev->kind == DECODE_SCHED_PROCESS_EXEC && (ev->has & DECODE_HAS_STR)) {
+		json = ev->str.s;
+		json_len = ev->str.len;
+	} else if (ev->kind != DECODE_OTHER) {
+		json = NULL;
 	}
-	return step(s, st, "storing event");
+	if (json) {
+		o->text = add_text(s, json, json_len);
+		o->text_len = (uint32_t)json_len;
+		if (o->text == UINT32_MAX)
+			return -1;
+		o->has |= DECODE_HAS_STR;
+	} else if (ev->kind == DECODE_OTHER) {
+		o->has &= (uint16_t)~DECODE_HAS_STR;
+	}
+	return 0;
 }
 
 int store_event_type(struct store *s, uint32_t id, const char *system,
 		     const char *name)
 {
-	sqlite3_stmt *st = s->misc[ST_TYPE];
+	struct op *o = new_op(s, OP_TYPE);
 
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, system, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-	return step(s, st, "storing event type");
+	if (!o)
+		return -1;
+	o->type = id;
+	o->text = add_text(s, system, strlen(system));
+	o->text_len = (uint32_t)strlen(system);
+	o->text2 = add_text(s, name, strlen(name));
+	o->text2_len = (uint32_t)strlen(name);
+	return o->text == UINT32_MAX || o->text2 == UINT32_MAX ? -1 : 0;
 }
 
 int store_sync_names(struct store *s, struct resolve *r)
 {
 	uint32_t n = resolve_comm_count(r);
 	const uint32_t *hids;
-	size_t ndirty;
+	size_t ndirty, len;
+	const char *c;
+	struct op *o;
 
 	for (uint32_t id = s->comms_written + 1; id <= n; id++) {
-		sqlite3_stmt *st = s->misc[ST_COMM];
-		size_t len;
-		const char *c = resolve_comm(r, id, &len);
-
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, c, (int)len, SQLITE_STATIC);
-		if (step(s, st, "storing comm"))
+		if (!(o = new_op(s, OP_COMM)))
+			return -1;
+		c = resolve_comm(r, id, &len);
+		o->hid = id;
+		o->text = add_text(s, c, len);
+		o->text_len = (uint32_t)len;
+		if (o->text == UINT32_MAX)
 			return -1;
 	}
 	s->comms_written = n;
 	ndirty = resolve_dirty(r, &hids);
 	for (size_t i = 0; i < ndirty; i++) {
 		const struct resolve_row *row = resolve_row(r, hids[i]);
-		sqlite3_stmt *st = s->misc[ST_HISTORY];
-		const char *c = NULL;
-		size_t len = 0;
 
-		sqlite3_bind_int64(st, 1, hids[i]);
-		sqlite3_bind_int(st, 2, row->pid);
-		if (row->tgid == RESOLVE_TGID_UNKNOWN)
-			sqlite3_bind_null(st, 3);
-		else
-			sqlite3_bind_int(st, 3, row->tgid);
-		if (row->comm_id)
-			c = resolve_comm(r, row->comm_id, &len);
-		if (c)
-			sqlite3_bind_text(st, 4, c, (int)len, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 4);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)row->start_ts);
-		if (row->end_ts == RESOLVE_OPEN)
-			sqlite3_bind_null(st, 6);
-		else
-			sqlite3_bind_int64(st, 6, (sqlite3_int64)row->end_ts);
-		sqlite3_bind_text(st, 7, resolve_source_name(row->source), -1,
-				  SQLITE_STATIC);
-		if (step(s, st, "storing comm history"))
+		if (!(o = new_op(s, OP_HISTORY)))
 			return -1;
+		o->hid = hids[i];
+		o->p[0] = row->pid;
+		o->p[1] = row->tgid;
+		o->ids[0] = row->comm_id;
+		o->v[0] = (int64_t)row->start_ts;
+		o->v[1] = (int64_t)row->end_ts;
+		o->type = row->source;
+		o->text_len = 0;
+		if (row->comm_id) {
+			c = resolve_comm(r, row->comm_id, &len);
+			o->text = add_text(s, c, len);
+			o->text_len = (uint32_t)len;
+			if (o->text == UINT32_MAX)
+				return -1;
+		}
 	}
 	resolve_clear_dirty(r);
 	return 0;
@@ -382,22 +669,26 @@ int store_sync_names(struct store *s, struct resolve *r)
 
 int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count)
 {
-	sqlite3_stmt *st = s->misc[ST_LOST];
+	struct op *o = new_op(s, OP_LOST);
 
-	sqlite3_bind_int(st, 1, cpu);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)ts);
-	if (count < 0)
-		sqlite3_bind_null(st, 3);
-	else
-		sqlite3_bind_int64(st, 3, count);
-	return step(s, st, "storing lost events");
+	if (!o)
+		return -1;
+	o->cpu = cpu;
+	o->ts = ts;
+	o->v[0] = count;
+	return 0;
 }
+
+/* The calls below are rare: they wait for the writer and then use the
+ * connection directly. */
 
 int store_stat(struct store *s, int64_t capture, const char *name, int cpu,
 	       int64_t value)
 {
 	sqlite3_stmt *st = s->misc[ST_STAT];
 
+	if (drain(s))
+		return -1;
 	sqlite3_bind_int64(st, 1, capture);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	if (cpu < 0)
@@ -415,6 +706,8 @@ int64_t store_capture_begin(struct store *s, const char *source,
 	sqlite3_stmt *st = NULL;
 	int64_t id = -1;
 
+	if (drain(s))
+		return -1;
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT INTO capture(source, kernel, host, start_ts, events)"
 			       " VALUES (?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
@@ -434,36 +727,38 @@ int64_t store_capture_begin(struct store *s, const char *source,
 	return id;
 }
 
-int store_capture_end(struct store *s, int64_t id, uint64_t start_ts,
-		      uint64_t end_ts)
+static int update_capture(struct store *s, const char *sql, int64_t id,
+			  int nargs, const int64_t *args, const char *text)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = 0;
+	int rc = 0, col = 1;
 
-	if (sqlite3_prepare_v2(s->db, "UPDATE capture SET start_ts = ?, end_ts = ?"
-			       " WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+	if (drain(s))
+		return -1;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return fail(s, "preparing capture");
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)start_ts);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)end_ts);
-	sqlite3_bind_int64(st, 3, id);
+	if (text)
+		sqlite3_bind_text(st, col++, text, -1, SQLITE_STATIC);
+	for (int i = 0; i < nargs; i++)
+		sqlite3_bind_int64(st, col++, args[i]);
+	sqlite3_bind_int64(st, col, id);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = fail(s, "storing capture");
 	sqlite3_finalize(st);
 	return rc;
 }
 
+int store_capture_end(struct store *s, int64_t id, uint64_t start_ts,
+		      uint64_t end_ts)
+{
+	int64_t args[2] = { (int64_t)start_ts, (int64_t)end_ts };
+
+	return update_capture(s, "UPDATE capture SET start_ts = ?, end_ts = ?"
+			      " WHERE id = ?", id, 2, args, NULL);
+}
+
 int store_capture_events(struct store *s, int64_t id, const char *events)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
-
-	if (sqlite3_prepare_v2(s->db, "UPDATE capture SET events = ? WHERE id = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return fail(s, "preparing capture");
-	sqlite3_bind_text(st, 1, events, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = fail(s, "storing capture");
-	sqlite3_finalize(st);
-	return rc;
+	return update_capture(s, "UPDATE capture SET events = ? WHERE id = ?",
+			      id, 0, NULL, events);
 }
