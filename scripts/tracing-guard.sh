@@ -1,0 +1,19 @@
+# Sourced by scripts that run trace-cmd: makes sure tracefs is mounted and
+# puts back what trace-cmd changes in the global buffer (it leaves
+# tracing_on at 0 and resizes the buffer) when the script exits.
+tr=/sys/kernel/tracing
+if [ ! -e "$tr/tracing_on" ]; then
+	mount -t tracefs nodev "$tr" 2>/dev/null || true
+fi
+if [ ! -w "$tr/tracing_on" ]; then
+	echo "tracefs is not usable at $tr (are you root?)" >&2
+	exit 1
+fi
+saved_on=$(cat "$tr/tracing_on")
+# "1408" or "7 (expanded: 1408)": the number the buffer really has.
+saved_kb=$(sed -E 's/.*expanded: ([0-9]+)\).*/\1/; s/^([0-9]+).*/\1/' "$tr/buffer_size_kb")
+restore_tracing() {
+	echo "$saved_on" > "$tr/tracing_on" 2>/dev/null || true
+	echo "$saved_kb" > "$tr/buffer_size_kb" 2>/dev/null || true
+}
+trap restore_tracing EXIT
