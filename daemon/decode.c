@@ -514,6 +514,8 @@ size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 	if (j.pos + 1 >= j.len) {
 		j.pos = 0;
 		jputs(&j, "{\"_truncated\":true}");
+		if (j.pos + 1 >= j.len)
+			j.pos = 0;
 	}
 	buf[j.pos] = '\0';
 	return j.pos;

@@ -1,0 +1,294 @@
+/* Resolver tests: crafted sequences of what the trace says, one per way a
+ * task's name changes (DESIGN.md section 3). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "resolve.h"
+
+#define NAME(r, pid, comm, ts) \
+	resolve_name(r, pid, 0, comm, strlen(comm), ts, RESOLVE_SRC_SCHED_SWITCH)
+
+/* The name of the row an event of pid at ts is stored with. */
+static const char *comm_of(struct resolve *r, uint32_t hid)
+{
+	static char buf[128];
+	const struct resolve_row *row = resolve_row(r, hid);
+	size_t len;
+	const char *c;
+
+	if (!row || !row->comm_id)
+		return "<...>";
+	c = resolve_comm(r, row->comm_id, &len);
+	memcpy(buf, c, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+static void resolve_exec_renames_same_pid(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t before, after;
+
+	NAME(r, 100, "bash", 10);
+	before = resolve_hid(r, 100, 0, 11);
+	resolve_name(r, 100, 0, "ls", 2, 20, RESOLVE_SRC_EXEC);
+	after = resolve_hid(r, 100, 0, 21);
+	CHECK_STR(comm_of(r, before), "bash");
+	CHECK_STR(comm_of(r, after), "ls");
+	CHECK(before != after);
+	CHECK_INT(resolve_row(r, before)->end_ts, 20);
+	CHECK_INT(resolve_row(r, after)->start_ts, 20);
+	CHECK_INT(resolve_updates(r), 1);
+	resolve_free(r);
+}
+
+static void resolve_unchanged_name_writes_nothing(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t rows, id1, id2;
+
+	id1 = NAME(r, 7, "worker", 1);
+	rows = resolve_row_count(r);
+	for (int i = 0; i < 1000; i++)
+		id2 = NAME(r, 7, "worker", 2 + i);
+	CHECK_INT(id1, id2);
+	CHECK_INT(resolve_row_count(r), rows);
+	CHECK_INT(resolve_updates(r), 0);
+	resolve_free(r);
+}
+
+static void resolve_prctl_many_times(void)
+{
+	struct resolve *r = resolve_new(16);
+	char name[16];
+	uint32_t hid;
+
+	for (int i = 0; i < 50; i++) {
+		snprintf(name, sizeof(name), "step-%d", i);
+		resolve_name(r, 5, 0, name, strlen(name), 100 + i, RESOLVE_SRC_RENAME);
+		hid = resolve_hid(r, 5, 0, 100 + i);
+		CHECK_STR(comm_of(r, hid), name);
+	}
+	CHECK_INT(resolve_row_count(r), 50);
+	resolve_free(r);
+}
+
+static void resolve_threads_have_own_names(void)
+{
+	struct resolve *r = resolve_new(16);
+
+	NAME(r, 200, "server", 1);
+	resolve_birth(r, 201, 200, 0x00010000 /* CLONE_THREAD */, 1, 2, RESOLVE_SRC_NEWTASK);
+	resolve_name(r, 201, 0, "server", 6, 2, RESOLVE_SRC_NEWTASK);
+	resolve_name(r, 201, 0, "io-worker", 9, 3, RESOLVE_SRC_RENAME);
+	CHECK_STR(comm_of(r, resolve_hid(r, 201, 0, 4)), "io-worker");
+	CHECK_STR(comm_of(r, resolve_hid(r, 200, 0, 4)), "server");
+	resolve_free(r);
+}
+
+static void resolve_tgid_from_clone_flags(void)
+{
+	struct resolve *r = resolve_new(16);
+
+	resolve_birth(r, 300, 1, 0, 1, 1, RESOLVE_SRC_NEWTASK);	/* a process */
+	NAME(r, 300, "proc", 1);
+	resolve_birth(r, 301, 300, 0x00010000, 1, 2, RESOLVE_SRC_NEWTASK);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 300, 0, 3))->tgid, 300);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 301, 0, 3))->tgid, 300);
+	resolve_free(r);
+}
+
+static void resolve_pid_reuse_starts_new_lifetime(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t old, reborn;
+
+	NAME(r, 400, "old-daemon", 1);
+	old = resolve_hid(r, 400, 0, 2);
+	resolve_death(r, 400, 10);
+	/* Reborn, and its first event comes before any name: it must not
+	 * inherit the old one. */
+	resolve_birth(r, 400, 1, 0, 0, 20, RESOLVE_SRC_FORK);
+	reborn = resolve_hid(r, 400, 0, 21);
+	CHECK(old != reborn);
+	CHECK_STR(comm_of(r, reborn), "<...>");
+	NAME(r, 400, "new-tool", 30);
+	CHECK_STR(comm_of(r, reborn), "new-tool");
+	CHECK_STR(comm_of(r, old), "old-daemon");
+	CHECK_INT(resolve_row(r, old)->end_ts, 10);
+	resolve_free(r);
+}
+
+static void resolve_reuse_without_free_event(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t a, b;
+
+	NAME(r, 500, "first", 1);
+	a = resolve_hid(r, 500, 0, 1);
+	resolve_birth(r, 500, 1, 0, 1, 50, RESOLVE_SRC_NEWTASK);
+	b = resolve_hid(r, 500, 0, 51);
+	CHECK(a != b);
+	CHECK_INT(resolve_row(r, a)->end_ts, 50);
+	resolve_free(r);
+}
+
+static void resolve_fork_then_newtask_is_one_birth(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t rows;
+
+	NAME(r, 10, "make", 1);
+	resolve_birth(r, 11, 10, 0, 1, 5, RESOLVE_SRC_NEWTASK);
+	resolve_name(r, 11, 0, "make", 4, 5, RESOLVE_SRC_NEWTASK);
+	rows = resolve_row_count(r);
+	resolve_birth(r, 11, 10, 0, 0, 6, RESOLVE_SRC_FORK);	/* same clone */
+	resolve_name(r, 11, 0, "make", 4, 6, RESOLVE_SRC_FORK);
+	CHECK_INT(resolve_row_count(r), rows);
+	resolve_free(r);
+}
+
+static void resolve_fork_exec_window_keeps_parent_name(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t in_window, after_exec;
+
+	NAME(r, 20, "bash", 1);
+	resolve_birth(r, 21, 20, 0, 1, 2, RESOLVE_SRC_NEWTASK);
+	resolve_name(r, 21, 0, "bash", 4, 2, RESOLVE_SRC_NEWTASK);
+	in_window = resolve_hid(r, 21, 0, 3);
+	resolve_name(r, 21, 0, "make", 4, 4, RESOLVE_SRC_RENAME);
+	after_exec = resolve_hid(r, 21, 0, 5);
+	CHECK_STR(comm_of(r, in_window), "bash");
+	CHECK_STR(comm_of(r, after_exec), "make");
+	resolve_free(r);
+}
+
+static void resolve_rename_while_running(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t before;
+
+	/* Switched in as "a" (next_comm), switched out as "b" (prev_comm). */
+	NAME(r, 30, "a", 1);
+	before = resolve_hid(r, 30, 0, 2);
+	NAME(r, 30, "b", 3);
+	CHECK_STR(comm_of(r, before), "a");
+	CHECK_STR(comm_of(r, resolve_hid(r, 30, 0, 3)), "b");
+	resolve_free(r);
+}
+
+static void resolve_events_before_first_sighting_take_first_name(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t early;
+
+	early = resolve_hid(r, 40, 0, 1);	/* fires before anything names it */
+	CHECK_STR(comm_of(r, early), "<...>");
+	resolve_name(r, 40, 0, "late", 4, 9, RESOLVE_SRC_SCHED_WAKEUP);
+	CHECK_STR(comm_of(r, early), "late");
+	CHECK_INT(resolve_row(r, early)->start_ts, 1);
+	resolve_free(r);
+}
+
+static void resolve_wakeup_target_only(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t rows = resolve_row_count(r);
+
+	resolve_name(r, 41, 0, "sleeper", 7, 5, RESOLVE_SRC_SCHED_WAKEUP);
+	CHECK_INT(resolve_row_count(r), rows + 1);
+	CHECK_INT(resolve_row(r, rows + 1)->pid, 41);
+	resolve_free(r);
+}
+
+static const char *snapshot(void *ctx, int32_t pid)
+{
+	(void)ctx;
+	return pid == 51 ? "from-cmdlines" : NULL;
+}
+
+static void resolve_never_named_is_counted(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t a, b;
+
+	a = resolve_hid(r, 50, 0, 1);
+	resolve_hid(r, 50, 0, 2);
+	b = resolve_hid(r, 51, 0, 3);
+	resolve_name_unnamed(r, snapshot, NULL, RESOLVE_SRC_CMDLINES);
+	CHECK_STR(comm_of(r, a), "<...>");
+	CHECK_STR(comm_of(r, b), "from-cmdlines");
+	CHECK_STR(resolve_source_name(resolve_row(r, b)->source), "trace.dat cmdlines");
+	CHECK_INT(resolve_unnamed_events(r), 2);
+	resolve_free(r);
+}
+
+static void resolve_snapshot_never_overrides_trace(void)
+{
+	struct resolve *r = resolve_new(16);
+
+	NAME(r, 60, "real", 1);
+	resolve_seed(r, 60, 60, "stale", 5, 0, RESOLVE_SRC_PROC);
+	CHECK_STR(comm_of(r, resolve_hid(r, 60, 0, 2)), "real");
+	CHECK_INT(resolve_row(r, resolve_hid(r, 60, 0, 2))->tgid, 60);
+	resolve_free(r);
+}
+
+static void resolve_fifteen_char_name(void)
+{
+	struct resolve *r = resolve_new(16);
+
+	NAME(r, 70, "fifteen-chars-x", 1);
+	CHECK_STR(comm_of(r, resolve_hid(r, 70, 0, 1)), "fifteen-chars-x");
+	/* A longer string (a dynamic field) is cut to the width. */
+	NAME(r, 71, "sixteen-chars-xyz", 1);
+	CHECK_STR(comm_of(r, resolve_hid(r, 71, 0, 1)), "sixteen-chars-x");
+	resolve_free(r);
+}
+
+static void resolve_width_64(void)
+{
+	struct resolve *r = resolve_new(64);
+	const char *n = "a-much-longer-thread-name-of-forty-bytes!";
+
+	NAME(r, 80, n, 1);
+	CHECK_STR(comm_of(r, resolve_hid(r, 80, 0, 1)), n);
+	resolve_free(r);
+}
+
+static void resolve_idle_is_per_cpu(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t c0 = resolve_hid(r, 0, 0, 1), c1 = resolve_hid(r, 0, 1, 1);
+
+	CHECK(c0 != c1);
+	resolve_name_unnamed(r, NULL, NULL, RESOLVE_SRC_CMDLINES);
+	CHECK_STR(comm_of(r, c0), "swapper/0");
+	CHECK_STR(comm_of(r, c1), "swapper/1");
+	resolve_free(r);
+}
+
+int main(void)
+{
+	RUN(resolve_exec_renames_same_pid);
+	RUN(resolve_unchanged_name_writes_nothing);
+	RUN(resolve_prctl_many_times);
+	RUN(resolve_threads_have_own_names);
+	RUN(resolve_tgid_from_clone_flags);
+	RUN(resolve_pid_reuse_starts_new_lifetime);
+	RUN(resolve_reuse_without_free_event);
+	RUN(resolve_fork_then_newtask_is_one_birth);
+	RUN(resolve_fork_exec_window_keeps_parent_name);
+	RUN(resolve_rename_while_running);
+	RUN(resolve_events_before_first_sighting_take_first_name);
+	RUN(resolve_wakeup_target_only);
+	RUN(resolve_never_named_is_counted);
+	RUN(resolve_snapshot_never_overrides_trace);
+	RUN(resolve_fifteen_char_name);
+	RUN(resolve_width_64);
+	RUN(resolve_idle_is_per_cpu);
+	return check_done("test_resolve");
+}
