@@ -66,6 +66,12 @@ struct op {
 };
 
 #define BATCH_OPS 8192
+#define ROWS_PER_INSERT 32
+
+struct pending {
+	uint32_t idx[ROWS_PER_INSERT];	/* ops of the batch being run */
+	size_t n;
+};
 
 struct batch {
 	struct op ops[BATCH_OPS];
@@ -77,6 +83,9 @@ struct batch {
 struct store {
 	sqlite3 *db;
 	sqlite3_stmt *ins[DECODE_KIND_COUNT];
+	sqlite3_stmt *ins_multi[DECODE_KIND_COUNT];
+	int ncols[DECODE_KIND_COUNT];
+	struct pending pending[DECODE_KIND_COUNT];
 	sqlite3_stmt *misc[ST_COUNT];
 	uint32_t comms_written;		/* comm ids 1..n are queued */
 	char err[512];
@@ -195,73 +204,107 @@ static inline void bind_text(sqlite3_stmt *st, int col, const struct batch *b,
 		sqlite3_bind_null(st, col);
 }
 
-static int run_event(struct store *s, const struct op *o, const struct batch *b)
+/* Binds one event's values at columns c+1.. of st. */
+static void bind_event(sqlite3_stmt *st, int c, const struct op *o,
+		       const struct batch *b)
 {
-	sqlite3_stmt *st = s->ins[o->kind];
-
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)o->ts);
-	sqlite3_bind_int(st, 2, o->cpu);
-	sqlite3_bind_int64(st, 3, o->hid);
+	sqlite3_bind_int64(st, c + 1, (sqlite3_int64)o->ts);
+	sqlite3_bind_int(st, c + 2, o->cpu);
+	sqlite3_bind_int64(st, c + 3, o->hid);
 	switch (o->kind) {
 	case DECODE_SCHED_SWITCH:
-		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, 5, o->ids[0]);
-		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
-		bind_opt(st, 7, o, DECODE_HAS_V1, o->v[1]);
-		bind_opt(st, 8, o, DECODE_HAS_P1, o->p[1]);
-		bind_id(st, 9, o->ids[1]);
-		bind_opt(st, 10, o, DECODE_HAS_V2, o->v[2]);
+		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, c + 5, o->ids[0]);
+		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		bind_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
+		bind_opt(st, c + 8, o, DECODE_HAS_P1, o->p[1]);
+		bind_id(st, c + 9, o->ids[1]);
+		bind_opt(st, c + 10, o, DECODE_HAS_V2, o->v[2]);
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_STAT_RUNTIME:
-		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, 5, o->ids[0]);
-		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
-		bind_opt(st, 7, o, DECODE_HAS_V1, o->v[1]);
+		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, c + 5, o->ids[0]);
+		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		bind_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
 		break;
 	case DECODE_SCHED_PROCESS_FORK:
-		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, 5, o->ids[0]);
-		bind_opt(st, 6, o, DECODE_HAS_P1, o->p[1]);
-		bind_id(st, 7, o->ids[1]);
+		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, c + 5, o->ids[0]);
+		bind_opt(st, c + 6, o, DECODE_HAS_P1, o->p[1]);
+		bind_id(st, c + 7, o->ids[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXEC:
-		bind_text(st, 4, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
-		bind_opt(st, 5, o, DECODE_HAS_P0, o->p[0]);
-		bind_opt(st, 6, o, DECODE_HAS_P1, o->p[1]);
+		bind_text(st, c + 4, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		bind_opt(st, c + 5, o, DECODE_HAS_P0, o->p[0]);
+		bind_opt(st, c + 6, o, DECODE_HAS_P1, o->p[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:
 	case DECODE_SCHED_PROCESS_FREE:
-		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, 5, o->ids[0]);
-		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
+		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, c + 5, o->ids[0]);
+		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
 		break;
 	case DECODE_SCHED_MIGRATE_TASK:
-		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, 5, o->ids[0]);
-		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
-		bind_opt(st, 7, o, DECODE_HAS_V1, o->v[1]);
-		bind_opt(st, 8, o, DECODE_HAS_V2, o->v[2]);
+		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, c + 5, o->ids[0]);
+		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		bind_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
+		bind_opt(st, c + 8, o, DECODE_HAS_V2, o->v[2]);
 		break;
 	case DECODE_TASK_RENAME:
-		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, 5, o->ids[0]);
-		bind_id(st, 6, o->ids[1]);
+		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, c + 5, o->ids[0]);
+		bind_id(st, c + 6, o->ids[1]);
 		break;
 	case DECODE_TASK_NEWTASK:
-		bind_opt(st, 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, 5, o->ids[0]);
-		bind_opt(st, 6, o, DECODE_HAS_V0, o->v[0]);
+		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		bind_id(st, c + 5, o->ids[0]);
+		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
 		break;
 	case DECODE_OTHER:
 	default:
-		sqlite3_bind_int64(st, 4, o->type);
-		bind_text(st, 5, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		sqlite3_bind_int64(st, c + 4, o->type);
+		bind_text(st, c + 5, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
 		break;
 	}
-	return step(s, st, "storing event");
+}
+
+/* Events are inserted ROWS_PER_INSERT at a time with one multi-row
+ * INSERT: the per-statement cost of SQLite's VM is paid once for many
+ * rows. Rows of one table stay in their order. */
+static int flush_kind(struct store *s, int kind, const struct batch *b)
+{
+	struct pending *pd = &s->pending[kind];
+	sqlite3_stmt *st;
+	size_t i = 0;
+
+	while (pd->n - i >= ROWS_PER_INSERT) {
+		st = s->ins_multi[kind];
+		for (int r = 0; r < ROWS_PER_INSERT; r++)
+			bind_event(st, r * s->ncols[kind], &b->ops[pd->idx[i + r]], b);
+		i += ROWS_PER_INSERT;
+		if (step(s, st, "storing events"))
+			return -1;
+	}
+	for (; i < pd->n; i++) {
+		st = s->ins[kind];
+		bind_event(st, 0, &b->ops[pd->idx[i]], b);
+		if (step(s, st, "storing event"))
+			return -1;
+	}
+	pd->n = 0;
+	return 0;
+}
+
+static int flush_events(struct store *s, const struct batch *b)
+{
+	for (int k = 0; k < DECODE_KIND_COUNT; k++)
+		if (s->pending[k].n && flush_kind(s, k, b))
+			return -1;
+	return 0;
 }
 
 /* Runs one operation on the connection (writer thread, or the caller
@@ -271,8 +314,14 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 	sqlite3_stmt *st;
 
 	switch (o->op) {
-	case OP_EVENT:
-		return run_event(s, o, b);
+	case OP_EVENT: {
+		struct pending *pd = &s->pending[o->kind];
+
+		pd->idx[pd->n++] = (uint32_t)(o - b->ops);
+		if (pd->n == ROWS_PER_INSERT)
+			return flush_kind(s, o->kind, b);
+		return 0;
+	}
 	case OP_COMM:
 		st = s->misc[ST_COMM];
 		sqlite3_bind_int64(st, 1, o->hid);
@@ -312,6 +361,8 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 	case OP_BEGIN:
 		return step(s, s->misc[ST_BEGIN], "BEGIN");
 	case OP_COMMIT:
+		if (flush_events(s, b))
+			return -1;
 		return step(s, s->misc[ST_COMMIT], "COMMIT");
 	}
 	return 0;
@@ -322,7 +373,8 @@ static int run_batch(struct store *s, struct batch *b)
 	for (size_t i = 0; i < b->nops; i++)
 		if (run_op(s, &b->ops[i], b))
 			return -1;
-	return 0;
+	/* The batch's memory is reused: nothing may stay pending. */
+	return flush_events(s, b);
 }
 
 static void *writer_main(void *arg)
@@ -435,6 +487,36 @@ static uint32_t add_text(struct store *s, const char *text, size_t len)
 	return off;
 }
 
+/* "INSERT INTO t VALUES (?,?),(?,?),..." with ROWS_PER_INSERT rows, made
+ * from the single-row statement. */
+static int prepare_multi(struct store *s, int kind)
+{
+	const char *one = insert_sql[kind], *values = strstr(one, "(?");
+	size_t head = (size_t)(values - one), tuple = strlen(values);
+	char *sql = malloc(head + ROWS_PER_INSERT * (tuple + 1) + 1);
+	char *p;
+	int rc;
+
+	if (!sql) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return -1;
+	}
+	memcpy(sql, one, head);
+	p = sql + head;
+	for (int r = 0; r < ROWS_PER_INSERT; r++) {
+		if (r)
+			*p++ = ',';
+		memcpy(p, values, tuple);
+		p += tuple;
+	}
+	*p = '\0';
+	s->ncols[kind] = sqlite3_bind_parameter_count(s->ins[kind]);
+	rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+				&s->ins_multi[kind], NULL);
+	free(sql);
+	return rc == SQLITE_OK ? 0 : fail(s, "preparing insert");
+}
+
 static void free_batch(struct batch *b)
 {
 	if (!b)
@@ -494,6 +576,9 @@ struct store *store_open(const char *path, enum store_mode mode,
 			fail(s, "preparing insert");
 			goto fail;
 		}
+	for (i = 0; i < DECODE_KIND_COUNT; i++)
+		if (prepare_multi(s, i))
+			goto fail;
 	for (i = 0; i < ST_COUNT; i++)
 		if (sqlite3_prepare_v3(s->db, misc_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 				       &s->misc[i], NULL) != SQLITE_OK) {
@@ -532,8 +617,10 @@ int store_close(struct store *s)
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->writer, NULL);
 	}
-	for (int i = 0; i < DECODE_KIND_COUNT; i++)
+	for (int i = 0; i < DECODE_KIND_COUNT; i++) {
 		sqlite3_finalize(s->ins[i]);
+		sqlite3_finalize(s->ins_multi[i]);
+	}
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->misc[i]);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
