@@ -7,6 +7,7 @@
  */
 #include "log.h"
 #include "output.h"
+#include "sqlfuncs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -356,6 +357,7 @@ static int run_db(const struct options *opt)
 	}
 	/* The daemon may be committing a batch into this very file. */
 	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	commd_sql_register(db);
 	if (!sql) {
 		input = read_all(stdin);
 		if (!input) {

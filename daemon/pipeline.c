@@ -154,7 +154,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 {
 	struct resolve *r = p->resolve;
 	struct decode_event ev;
-	uint32_t ids[2] = { 0, 0 }, type = 0, hid;
+	uint32_t ids[2] = { 0, 0 }, type = 0, hid = 0;
 	size_t json_len = 0;
 	const char *json = NULL;
 
@@ -204,7 +204,14 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 			ids[0] = intern_only(p, &ev, 0);
 		else
 			ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_RENAME);
-		ids[1] = name(p, &ev, 0, 1, RESOLVE_SRC_RENAME);
+		/* The kernel emits task_rename before it copies the new name:
+		 * the event itself still belongs to the old name, the new one
+		 * is valid from the next nanosecond. */
+		if (ev.p[0] == ev.pid)
+			hid = resolve_hid(r, ev.pid, cpu, ts);
+		if (ev.has & DECODE_HAS_C1)
+			ids[1] = resolve_name(r, ev.p[0], cpu, ev.c[1].s, ev.c[1].len,
+					      ts + 1, RESOLVE_SRC_RENAME);
 		break;
 	case DECODE_SCHED_PROCESS_EXEC:
 		if (p->exec_names)
@@ -219,7 +226,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		json = p->json;
 		break;
 	}
-	hid = resolve_hid(r, ev.pid, cpu, ts);
+	if (!hid)
+		hid = resolve_hid(r, ev.pid, cpu, ts);
 	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
 		resolve_death(r, ev.p[0], ts);
 	if (store_event(p->store, &ev, hid, ids, type, json, json_len))

@@ -25,6 +25,8 @@ CREATE TABLE comm_history (
 	source TEXT NOT NULL
 );
 
+CREATE INDEX comm_history_pid ON comm_history(pid, start_ts);
+
 CREATE TABLE ev_sched_switch (
 	ts INTEGER NOT NULL, cpu INTEGER NOT NULL, hid INTEGER NOT NULL,
 	prev_pid INTEGER, prev_comm INTEGER, prev_prio INTEGER,
@@ -203,3 +205,13 @@ SELECT e.ts, e.cpu, h.pid, coalesce(h.comm, '<...>') AS comm,
        t.system, t.name, e.fields
 FROM ev_other e JOIN comm_history h ON h.id = e.hid
 JOIN event_types t ON t.id = e.type;
+
+-- Each history row with the name of its thread group's leader at the
+-- row's start (NULL while the tgid is unknown).
+CREATE VIEW process_comm AS
+SELECT h.id, h.pid, h.tgid, h.comm,
+       (SELECT l.comm FROM comm_history l
+        WHERE l.pid = h.tgid AND l.start_ts <= h.start_ts
+        ORDER BY l.start_ts DESC LIMIT 1) AS process_comm,
+       h.start_ts, h.end_ts
+FROM comm_history h;
