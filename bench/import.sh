@@ -20,7 +20,7 @@ trace=${1:-}
 if [ -z "$trace" ]; then
 	(
 		. "$top/scripts/tracing-guard.sh"
-		trace-cmd record -q -d --no-filter -b 65536 -e sched -e task \
+		trace-cmd record -q -d --no-filter -B "$instance" -b 65536 -e sched -e task \
 			-o "$work/trace.dat" perf bench sched messaging -g 20 -l 1000 \
 			>"$work/record.log" 2>&1 || true
 	)

@@ -1,6 +1,8 @@
-# Sourced by scripts that run trace-cmd: makes sure tracefs is mounted and
-# puts back what trace-cmd changes in the global buffer (it leaves
-# tracing_on at 0 and resizes the buffer) when the script exits.
+# Sourced by scripts that run trace-cmd: makes sure tracefs is mounted,
+# names a private instance to record into ($instance: `trace-cmd record
+# -B "$instance"`, never the global buffer) and, when the script exits,
+# removes it (trace-cmd leaves it behind) and puts back what trace-cmd
+# changes globally anyway (tracing_on, the buffer size).
 tr=/sys/kernel/tracing
 if [ ! -e "$tr/tracing_on" ]; then
 	mount -t tracefs nodev "$tr" 2>/dev/null || true
@@ -12,7 +14,9 @@ fi
 saved_on=$(cat "$tr/tracing_on")
 # "1408" or "7 (expanded: 1408)": the number the buffer really has.
 saved_kb=$(sed -E 's/.*expanded: ([0-9]+)\).*/\1/; s/^([0-9]+).*/\1/' "$tr/buffer_size_kb")
+instance=commd-$$
 restore_tracing() {
+	rmdir "$tr/instances/$instance" 2>/dev/null || true
 	echo "$saved_on" > "$tr/tracing_on" 2>/dev/null || true
 	echo "$saved_kb" > "$tr/buffer_size_kb" 2>/dev/null || true
 }

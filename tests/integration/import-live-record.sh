@@ -47,6 +47,8 @@ done
 SET_EVENT_BEFORE=$(cat "$T/set_event")
 log "before: buffer_size_kb '$(cat "$T/buffer_size_kb")', tracing_on $(cat "$T/tracing_on"), set_event ${SET_EVENT_BEFORE:-empty}"
 
+# Recorded into a private instance, never the global buffer.
+INSTANCE=commd-test-$$
 RESTORED=0
 restore_tracefs() {
 	[ "$RESTORED" = 1 ] && return 0
@@ -57,6 +59,10 @@ restore_tracefs() {
 		echo "$BUF_KB" > "$T/buffer_size_kb" || ok=1
 	else
 		for f in "${!CPU_KB[@]}"; do echo "${CPU_KB[$f]}" > "$f" || ok=1; done
+	fi
+	# trace-cmd -B leaves its instance behind
+	if [ -d "$T/instances/$INSTANCE" ]; then
+		rmdir "$T/instances/$INSTANCE" || ok=1
 	fi
 	# leave no events enabled that were not enabled before
 	if [ -z "$SET_EVENT_BEFORE" ] && [ -n "$(cat "$T/set_event")" ]; then
@@ -69,7 +75,7 @@ CLEANUP_HOOKS+=("restore_tracefs")
 # --- record ----------------------------------------------------------------
 dat=$TMPDIR_TEST/t.dat
 rc=0
-(cd "$TMPDIR_TEST" && timeout "$RECORD_TIMEOUT" trace-cmd record -d --no-filter -e sched -e task \
+(cd "$TMPDIR_TEST" && timeout "$RECORD_TIMEOUT" trace-cmd record -d --no-filter -B "$INSTANCE" -e sched -e task \
 	-o "$dat" perf bench sched messaging -g 2 -l 20) \
 	> "$TMPDIR_TEST/record.out" 2> "$TMPDIR_TEST/record.err" || rc=$?
 # trace-cmd exits 1 from EPERM on set_ftrace_filter while cleaning up, after
