@@ -1,20 +1,104 @@
 /* main.c — the commd command line.
  *
+ *   commd [--foreground] [--db PATH] [--instance NAME] [--buffer-kb N]
+ *         [--events LIST] [--commit-ms N] [--socket PATH]
  *   commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]
- *
- * The live daemon (no subcommand) arrives with the capture issue. */
+ */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "daemon.h"
 #include "import.h"
 #include "log.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
-		"       commd --help | --version\n");
+		"usage: commd [--foreground] [--db PATH] [--instance NAME] [--buffer-kb N]\n"
+		"             [--events LIST] [--commit-ms N] [--socket PATH]\n"
+		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
+		"       commd --help | --version\n"
+		"\n"
+		"Without a subcommand commd captures the scheduler trace of this machine\n"
+		"into PATH (default %s) through its own tracefs instance\n"
+		"(default '%s') until SIGTERM or SIGINT.\n",
+		DAEMON_DEFAULT_DB, DAEMON_DEFAULT_INSTANCE);
+}
+
+static int number(const char *opt, const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < min || v > max) {
+		log_error("%s: '%s' is not a number in [%ld, %ld]", opt, s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int cmd_daemon(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "foreground", no_argument, NULL, 'F' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "instance", required_argument, NULL, 'i' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "commit-ms", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct daemon_opts o = {
+		.db = DAEMON_DEFAULT_DB,
+		.instance = DAEMON_DEFAULT_INSTANCE,
+		.socket = DAEMON_DEFAULT_SOCKET,
+		.buffer_kb = DAEMON_DEFAULT_BUFFER_KB,
+		.commit_ms = DAEMON_DEFAULT_COMMIT_MS,
+	};
+	long v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "Fd:i:b:e:c:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F': o.foreground = 1; break;
+		case 'd': o.db = optarg; break;
+		case 'i':
+			if (!*optarg || strchr(optarg, '/') || !strcmp(optarg, ".") ||
+			    !strcmp(optarg, "..")) {
+				log_error("--instance: '%s' is not an instance name", optarg);
+				return 2;
+			}
+			o.instance = optarg;
+			break;
+		case 'b':
+			if (number("--buffer-kb", optarg, 4, 16L << 20, &v))
+				return 2;
+			o.buffer_kb = (size_t)v;
+			break;
+		case 'e': o.events = optarg; break;
+		case 'c':
+			if (number("--commit-ms", optarg, 1, 3600000, &v))
+				return 2;
+			o.commit_ms = (int)v;
+			break;
+		case 's': o.socket = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("commd %s\n", COMMD_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		log_error("unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return daemon_run(&o);
 }
 
 static int cmd_import(int argc, char **argv)
@@ -57,15 +141,5 @@ int main(int argc, char **argv)
 	log_set_program("commd");
 	if (argc >= 2 && !strcmp(argv[1], "import"))
 		return cmd_import(argc - 1, argv + 1);
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc >= 2 && !strcmp(argv[1], "--version")) {
-		printf("commd %s\n", COMMD_VERSION);
-		return 0;
-	}
-	log_error("the live daemon is not built yet; use: commd import TRACE.dat -o OUT.db");
-	usage(stderr);
-	return 2;
+	return cmd_daemon(argc, argv);
 }

@@ -88,6 +88,10 @@ struct store {
 	struct pending pending[DECODE_KIND_COUNT];
 	sqlite3_stmt *misc[ST_COUNT];
 	uint32_t comms_written;		/* comm ids 1..n are queued */
+	/* A database continued by a new capture already has comms, history
+	 * rows and event types: the resolver's ids (from 1) are written
+	 * shifted past them. */
+	uint32_t comm_base, hid_base, type_base;
 	char err[512];
 
 	pthread_t writer;
@@ -525,6 +529,24 @@ static void free_batch(struct batch *b)
 	free(b);
 }
 
+static int max_id(struct store *s, const char *table, uint32_t *out)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[96];
+	int rc = -1;
+
+	snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM %s", table);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		*out = (uint32_t)sqlite3_column_int64(st, 0);
+		rc = 0;
+	} else {
+		fail(s, "reading ids");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 struct store *store_open(const char *path, enum store_mode mode,
 			 char *err, size_t errlen)
 {
@@ -585,16 +607,10 @@ struct store *store_open(const char *path, enum store_mode mode,
 			fail(s, "preparing statement");
 			goto fail;
 		}
-	/* Comms already in the file (a live capture continuing). */
-	{
-		sqlite3_stmt *st = NULL;
-
-		if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(id), 0) FROM comms",
-				       -1, &st, NULL) == SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW)
-			s->comms_written = (uint32_t)sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
+	if (max_id(s, "comms", &s->comm_base) ||
+	    max_id(s, "comm_history", &s->hid_base) ||
+	    max_id(s, "event_types", &s->type_base))
+		goto fail;
 	if (pthread_create(&s->writer, NULL, writer_main, s) == 0)
 		s->threaded = 1;	/* else: write in the caller, slower */
 	return s;
@@ -667,10 +683,10 @@ int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
 	o->has = (uint16_t)ev->has;
 	o->cpu = ev->cpu;
 	o->ts = ev->ts;
-	o->hid = hid;
-	o->ids[0] = comm_ids[0];
-	o->ids[1] = comm_ids[1];
-	o->type = type_id;
+	o->hid = hid + s->hid_base;
+	o->ids[0] = comm_ids[0] ? comm_ids[0] + s->comm_base : 0;
+	o->ids[1] = comm_ids[1] ? comm_ids[1] + s->comm_base : 0;
+	o->type = type_id + s->type_base;
 	o->p[0] = ev->p[0];
 	o->p[1] = ev->p[1];
 	o->v[0] = ev->v[0];
@@ -701,7 +717,7 @@ int store_event_type(struct store *s, uint32_t id, const char *system,
 
 	if (!o)
 		return -1;
-	o->type = id;
+	o->type = id + s->type_base;
 	o->text = add_text(s, system, strlen(system));
 	o->text_len = (uint32_t)strlen(system);
 	o->text2 = add_text(s, name, strlen(name));
@@ -721,7 +737,7 @@ int store_sync_names(struct store *s, struct resolve *r)
 		if (!(o = new_op(s, OP_COMM)))
 			return -1;
 		c = resolve_comm(r, id, &len);
-		o->hid = id;
+		o->hid = id + s->comm_base;
 		o->text = add_text(s, c, len);
 		o->text_len = (uint32_t)len;
 		if (o->text == UINT32_MAX)
@@ -734,7 +750,7 @@ int store_sync_names(struct store *s, struct resolve *r)
 
 		if (!(o = new_op(s, OP_HISTORY)))
 			return -1;
-		o->hid = hids[i];
+		o->hid = hids[i] + s->hid_base;
 		o->p[0] = row->pid;
 		o->p[1] = row->tgid;
 		o->ids[0] = row->comm_id;
@@ -848,4 +864,21 @@ int store_capture_events(struct store *s, int64_t id, const char *events)
 {
 	return update_capture(s, "UPDATE capture SET events = ? WHERE id = ?",
 			      id, 0, NULL, events);
+}
+
+int store_close_open_history(struct store *s, uint64_t ts)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	if (drain(s))
+		return -1;
+	if (sqlite3_prepare_v2(s->db, "UPDATE comm_history SET end_ts = max(start_ts, ?)"
+			       " WHERE end_ts IS NULL", -1, &st, NULL) != SQLITE_OK)
+		return fail(s, "preparing history update");
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)ts);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = fail(s, "closing history");
+	sqlite3_finalize(st);
+	return rc;
 }

@@ -68,6 +68,10 @@ int store_capture_end(struct store *s, int64_t id, uint64_t start_ts,
 /* The events enabled or present ("system:name,..."). */
 int store_capture_events(struct store *s, int64_t id, const char *events);
 
+/* A new capture continuing a database: the intervals the previous one
+ * left open (it was killed) end at ts. Outside a batch. */
+int store_close_open_history(struct store *s, uint64_t ts);
+
 /* Schema version the binary writes (PRAGMA user_version). */
 int store_schema_version(void);
 

@@ -1,0 +1,356 @@
+/* daemon.c — see daemon.h.
+ *
+ * One loop: wait for the CPUs (poll, woken by buffer_percent or the commit
+ * timer), read and merge what they have, name and queue it (the store's
+ * writer thread does the SQLite work), and every --commit-ms commit the
+ * batch together with the ring buffer's loss counters. */
+#define _GNU_SOURCE
+#include "daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "live.h"
+#include "log.h"
+#include "notify.h"
+#include "pipeline.h"
+#include "seed.h"
+#include "store.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+struct capture {
+	const struct daemon_opts *o;
+	struct live *live;
+	struct store *store;
+	struct pipeline *pipe;
+	int64_t id;
+	struct live_cpu_stats *last;	/* per CPU, at the last commit */
+	uint64_t lost_total, events_at_status, status_ts;
+	int failed;
+};
+
+static int on_record(void *ctx, const void *data, int size, int cpu,
+		     uint64_t ts, int64_t missed)
+{
+	struct capture *c = ctx;
+
+	if (missed) {
+		c->lost_total += missed > 0 ? (uint64_t)missed : 0;
+		if (pipeline_lost(c->pipe, cpu, ts, missed > 0 ? missed : -1))
+			goto fail;
+	}
+	if (pipeline_record(c->pipe, data, size, cpu, ts))
+		goto fail;
+	return 0;
+fail:
+	c->failed = 1;
+	return 1;
+}
+
+/* Drops the kernel counted since the last look become lost_events rows:
+ * in non-overwrite mode they show nowhere else. */
+static int account_losses(struct capture *c, uint64_t now)
+{
+	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++) {
+		struct live_cpu_stats st;
+		uint64_t lost;
+
+		if (live_cpu_stats(c->live, cpu, &st))
+			continue;
+		lost = (st.dropped - c->last[cpu].dropped) +
+		       (st.overrun - c->last[cpu].overrun);
+		if (lost) {
+			c->lost_total += lost;
+			if (pipeline_lost(c->pipe, cpu, now, (int64_t)lost))
+				return -1;
+		}
+		c->last[cpu] = st;
+	}
+	return 0;
+}
+
+static int commit(struct capture *c)
+{
+	if (account_losses(c, live_now()) || pipeline_sync_names(c->pipe) ||
+	    store_commit(c->store) || store_begin(c->store)) {
+		log_error("%s: %s", c->o->db, store_errmsg(c->store));
+		return -1;
+	}
+	return 0;
+}
+
+static void status(struct capture *c, uint64_t now)
+{
+	uint64_t events = pipeline_events(c->pipe);
+	double secs = (double)(now - c->status_ts) / 1e9;
+	char msg[160];
+
+	if (secs <= 0)
+		return;
+	snprintf(msg, sizeof(msg), "STATUS=%.0f events/s, %llu events, %llu lost",
+		 (double)(events - c->events_at_status) / secs,
+		 (unsigned long long)events, (unsigned long long)c->lost_total);
+	notify_send(msg);
+	c->events_at_status = events;
+	c->status_ts = now;
+}
+
+/* Final counters: what the kernel says it handed us, per CPU, so a reader
+ * can check that nothing read was lost on the way to the table. */
+static int final_stats(struct capture *c)
+{
+	uint64_t read = 0;
+
+	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++) {
+		struct live_cpu_stats st;
+
+		if (live_cpu_stats(c->live, cpu, &st))
+			continue;
+		read += st.read;
+		if (store_stat(c->store, c->id, "kernel_read_events", cpu, (int64_t)st.read) ||
+		    store_stat(c->store, c->id, "kernel_dropped_events", cpu, (int64_t)st.dropped) ||
+		    store_stat(c->store, c->id, "kernel_overrun", cpu, (int64_t)st.overrun))
+			return -1;
+	}
+	return store_stat(c->store, c->id, "kernel_read_events", -1, (int64_t)read);
+}
+
+static int lock_db(const char *db)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.lock", db);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		log_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		log_error("%s: another commd is writing this database", db);
+		close(fd);
+		return -1;
+	}
+	return fd;	/* held until exit */
+}
+
+static int make_parent_dir(const char *db)
+{
+	char copy[PATH_MAX], *dir;
+
+	snprintf(copy, sizeof(copy), "%s", db);
+	dir = dirname(copy);
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		log_error("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Without --foreground: the parent waits until the child is capturing (or
+ * has failed, its error already on stderr) and exits with its status. */
+static int daemonize(int *ready_fd)
+{
+	int p[2];
+	pid_t pid;
+	char st = 1;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &st, 1) != 1)
+			st = 1;
+		_exit(st);
+	}
+	close(p[0]);
+	setsid();
+	*ready_fd = p[1];
+	return 0;
+}
+
+static void ready(int *ready_fd)
+{
+	int fd;
+	char ok = 0;
+
+	if (*ready_fd < 0)
+		return;
+	if (write(*ready_fd, &ok, 1) < 0)
+		log_warning("cannot tell the parent we are ready");
+	close(*ready_fd);
+	*ready_fd = -1;
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+}
+
+int daemon_run(const struct daemon_opts *o)
+{
+	struct live_opts lo = { o->instance, o->buffer_kb, o->events };
+	struct capture c = { .o = o, .id = -1 };
+	char err[512], host[256] = "";
+	uint64_t now, next_commit, watchdog_ns, next_watchdog = 0;
+	struct sigaction sa;
+	struct utsname uts;
+	int rc = 1, ready_fd = -1, lock_fd = -1;
+	long n;
+
+	if (geteuid() != 0) {
+		log_error("must run as root: tracefs instances are root's");
+		return 1;
+	}
+	if (o->commit_ms <= 0) {
+		log_error("--commit-ms must be positive");
+		return 2;
+	}
+	if (!o->foreground && daemonize(&ready_fd)) {
+		log_error("cannot daemonize: %s", strerror(errno));
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* The reader must not starve behind the load it traces: raise our
+	 * own priority (before the writer thread exists, so it inherits). */
+	setpriority(PRIO_PROCESS, 0, -10);
+
+	if (make_parent_dir(o->db) || (lock_fd = lock_db(o->db)) < 0)
+		goto out;
+	c.store = store_open(o->db, STORE_LIVE, err, sizeof(err));
+	if (!c.store) {
+		log_error("%s: %s", o->db, err);
+		goto out;
+	}
+	c.live = live_open(&lo, err, sizeof(err));
+	if (!c.live) {
+		log_error("%s", err);
+		goto out;
+	}
+	c.pipe = pipeline_new(live_tep(c.live), c.store, err, sizeof(err));
+	c.last = calloc((size_t)live_ncpus(c.live), sizeof(*c.last));
+	if (!c.pipe || !c.last) {
+		log_error("%s", c.pipe ? "out of memory" : err);
+		goto out;
+	}
+	for (int cpu = 0; cpu < live_ncpus(c.live); cpu++)
+		live_cpu_stats(c.live, cpu, &c.last[cpu]);
+	now = live_now();
+	if (uname(&uts) == 0)
+		snprintf(host, sizeof(host), "%s", uts.nodename);
+	if (store_close_open_history(c.store, now) ||
+	    (c.id = store_capture_begin(c.store, "live", uts.release, host, now,
+					live_events(c.live))) < 0) {
+		log_error("%s: %s", o->db, store_errmsg(c.store));
+		goto out;
+	}
+	seed_from_proc(pipeline_resolver(c.pipe), now);
+	seed_from_saved_cmdlines(pipeline_resolver(c.pipe), tracefs_tracing_dir(), now);
+	if (store_begin(c.store) || pipeline_sync_names(c.pipe) || live_start(c.live)) {
+		log_error("cannot start capture: %s", store_errmsg(c.store));
+		goto out;
+	}
+	log_info("capturing into %s (instance %s, %d CPUs)", o->db, o->instance,
+		 live_ncpus(c.live));
+	ready(&ready_fd);
+	notify_send("READY=1");
+	watchdog_ns = notify_watchdog_usec() * 1000 / 2;
+	c.status_ts = now;
+	next_commit = now + (uint64_t)o->commit_ms * 1000000;
+
+	while (!stop_signal) {
+		int timeout;
+
+		now = live_now();
+		timeout = next_commit > now ? (int)((next_commit - now) / 1000000) : 0;
+		if (live_wait(c.live, timeout) && errno != EINTR) {
+			log_error("poll: %s", strerror(errno));
+			goto out;
+		}
+		n = live_read(c.live, 0, on_record, &c, err, sizeof(err));
+		if (n == -1) {
+			log_error("%s", err);
+			goto out;
+		}
+		if (c.failed) {
+			log_error("%s: %s", o->db, store_errmsg(c.store));
+			goto out;
+		}
+		now = live_now();
+		if (now >= next_commit) {
+			if (commit(&c))
+				goto out;
+			status(&c, now);
+			next_commit = now + (uint64_t)o->commit_ms * 1000000;
+		}
+		if (watchdog_ns && now >= next_watchdog) {
+			notify_send("WATCHDOG=1");
+			next_watchdog = now + watchdog_ns;
+		}
+	}
+
+	notify_send("STOPPING=1");
+	log_info("stopping (%s): draining the buffers", strsignal(stop_signal));
+	live_stop(c.live);
+	n = live_read(c.live, 1, on_record, &c, err, sizeof(err));
+	if (n == -1 || c.failed) {
+		log_error("%s", n == -1 ? err : store_errmsg(c.store));
+		goto out;
+	}
+	pipeline_finish(c.pipe, seed_proc_comm, NULL);
+	if (commit(&c) || store_commit(c.store) ||
+	    pipeline_write_stats(c.pipe, c.id) || final_stats(&c) ||
+	    store_capture_end(c.store, c.id, pipeline_first_ts(c.pipe),
+			      pipeline_last_ts(c.pipe))) {
+		log_error("%s: %s", o->db, store_errmsg(c.store));
+		goto out;
+	}
+	log_info("stored %llu events, %llu lost",
+		 (unsigned long long)pipeline_events(c.pipe),
+		 (unsigned long long)c.lost_total);
+	rc = 0;
+out:
+	pipeline_free(c.pipe);
+	live_close(c.live);
+	if (store_close(c.store) && rc == 0)
+		rc = 1;
+	free(c.last);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	if (ready_fd >= 0) {
+		char st = (char)rc;
+
+		if (write(ready_fd, &st, 1) < 0)
+			rc = 1;
+	}
+	return rc;
+}

@@ -1,0 +1,27 @@
+/* daemon.h — `commd` without a subcommand: live capture into the
+ * database until SIGTERM/SIGINT. */
+#ifndef COMMD_DAEMON_H
+#define COMMD_DAEMON_H
+
+#include <stddef.h>
+
+struct daemon_opts {
+	const char *db;		/* default /var/lib/commd/commd.db */
+	const char *instance;	/* default "commd" */
+	const char *socket;	/* for the query server */
+	const char *events;	/* NULL: the default sched + task set */
+	size_t buffer_kb;	/* per CPU */
+	int commit_ms;
+	int foreground;
+};
+
+#define DAEMON_DEFAULT_DB "/var/lib/commd/commd.db"
+#define DAEMON_DEFAULT_INSTANCE "commd"
+#define DAEMON_DEFAULT_SOCKET "/run/commd/commd.sock"
+#define DAEMON_DEFAULT_BUFFER_KB 16384
+#define DAEMON_DEFAULT_COMMIT_MS 1000
+
+/* Returns the process exit status. */
+int daemon_run(const struct daemon_opts *o);
+
+#endif

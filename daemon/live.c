@@ -1,0 +1,490 @@
+/* live.c — see live.h. */
+#define _GNU_SOURCE
+#include "live.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+#include <tracefs/tracefs.h>
+
+/* What commd stores, plus the task events that name tasks exactly. */
+static const char default_events[] =
+	"sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,"
+	"sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec,"
+	"sched:sched_process_exit,sched:sched_process_free,"
+	"sched:sched_migrate_task";
+static const char naming_events[] = "task:task_rename,task:task_newtask";
+
+struct page {
+	struct page *next;
+	int len;
+	unsigned char data[];
+};
+
+struct cpu {
+	int fd;
+	struct page *head, *tail;	/* read, not yet fully emitted */
+	struct kbuffer *kbuf;		/* iterates head */
+	void *event;			/* current event of head, NULL = none */
+	unsigned long long ts;
+	int64_t missed;			/* flagged on head's first event */
+	uint64_t watermark;		/* no later event can come before this */
+};
+
+struct live {
+	struct tracefs_instance *inst;
+	char *name;
+	struct tep_handle *tep;
+	int ncpus;
+	struct cpu *cpus;
+	struct pollfd *pfds;
+	size_t subbuf;			/* sub-buffer size in bytes */
+	struct page *free_pages;
+	char *events;			/* "system:name,..." enabled */
+};
+
+uint64_t live_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int write_file(struct live *l, const char *file, const char *val)
+{
+	return tracefs_instance_file_write(l->inst, file, val) < 0 ? -1 : 0;
+}
+
+/* Enables one "system:event", "system" or "event" (looked for in sched
+ * and task). Returns 0 or -1. */
+static int enable_one(struct live *l, char *item)
+{
+	char *colon = strchr(item, ':');
+
+	if (colon) {
+		*colon = '\0';
+		return tracefs_event_enable(l->inst, item, colon + 1);
+	}
+	if (tracefs_event_enable(l->inst, item, NULL) == 0)
+		return 0;
+	if (tracefs_event_enable(l->inst, "sched", item) == 0)
+		return 0;
+	return tracefs_event_enable(l->inst, "task", item);
+}
+
+static int enable_events(struct live *l, const char *list, char *err, size_t errlen)
+{
+	char *all, *save = NULL, *item;
+	size_t len = strlen(list) + sizeof(naming_events) + 2;
+	int rc = 0;
+
+	all = malloc(len);
+	if (!all)
+		return -1;
+	snprintf(all, len, "%s,%s", list, naming_events);
+	for (item = strtok_r(all, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char copy[256];
+
+		while (*item == ' ')
+			item++;
+		if (!*item)
+			continue;
+		snprintf(copy, sizeof(copy), "%s", item);
+		if (enable_one(l, copy)) {
+			snprintf(err, errlen, "cannot enable event '%s' in instance %s",
+				 item, l->name);
+			rc = -1;
+			break;
+		}
+	}
+	free(all);
+	if (!rc) {
+		/* What the kernel says is enabled, for the capture row. */
+		char *set = tracefs_instance_file_read(l->inst, "set_event", NULL);
+
+		if (set) {
+			for (char *p = set; *p; p++)
+				if (*p == '\n')
+					*p = ',';
+			len = strlen(set);
+			if (len && set[len - 1] == ',')
+				set[len - 1] = '\0';
+		}
+		l->events = set ? set : strdup("");
+	}
+	return rc;
+}
+
+/* A stale instance of our name is removed; one with an open reader (a
+ * running commd) cannot be and is reported busy. */
+static int reclaim(const char *name, char *err, size_t errlen)
+{
+	struct tracefs_instance *old;
+
+	if (!tracefs_instance_exists(name))
+		return 0;
+	old = tracefs_instance_alloc(NULL, name);
+	if (!old) {
+		snprintf(err, errlen, "instance %s: %s", name, strerror(errno));
+		return -1;
+	}
+	tracefs_instance_file_write(old, "tracing_on", "0");
+	if (tracefs_instance_destroy(old)) {
+		snprintf(err, errlen, "instance %s is busy (another commd is "
+			 "reading it?): %s", name, strerror(errno));
+		tracefs_instance_free(old);
+		return -1;
+	}
+	tracefs_instance_free(old);
+	return 0;
+}
+
+static int open_cpus(struct live *l, char *err, size_t errlen)
+{
+	char file[64];
+
+	l->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (l->ncpus <= 0)
+		l->ncpus = 1;
+	l->cpus = calloc((size_t)l->ncpus, sizeof(*l->cpus));
+	l->pfds = calloc((size_t)l->ncpus, sizeof(*l->pfds));
+	if (!l->cpus || !l->pfds) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < l->ncpus; i++)
+		l->cpus[i].fd = -1;
+	for (int i = 0; i < l->ncpus; i++) {
+		struct cpu *c = &l->cpus[i];
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", i);
+		c->fd = tracefs_instance_file_open(l->inst, file, O_RDONLY | O_NONBLOCK);
+		if (c->fd < 0) {
+			/* A possible but absent CPU has no buffer. */
+			l->pfds[i].fd = -1;
+			continue;
+		}
+		c->kbuf = tep_kbuffer(l->tep);
+		if (!c->kbuf) {
+			snprintf(err, errlen, "cannot parse the ring buffer's page header");
+			return -1;
+		}
+		l->pfds[i].fd = c->fd;
+		l->pfds[i].events = POLLIN;
+	}
+	return 0;
+}
+
+struct live *live_open(const struct live_opts *o, char *err, size_t errlen)
+{
+	const char *systems[] = { "sched", "task", "irq", "timer", "syscalls",
+				  "power", "workqueue", "signal", NULL };
+	const char *dir = NULL;
+	char val[64], *s;
+	struct live *l;
+
+	if (tracefs_tracing_dir_is_mounted(true, &dir) < 0 || !dir) {
+		snprintf(err, errlen, "tracefs is not mounted and cannot be: %s",
+			 strerror(errno));
+		return NULL;
+	}
+	if (access(dir, W_OK)) {
+		snprintf(err, errlen, "%s: %s (commd needs root)", dir, strerror(errno));
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l || !(l->name = strdup(o->instance))) {
+		snprintf(err, errlen, "out of memory");
+		free(l);
+		return NULL;
+	}
+	if (reclaim(o->instance, err, errlen))
+		goto fail;
+	l->inst = tracefs_instance_create(o->instance);
+	if (!l->inst) {
+		snprintf(err, errlen, "cannot create tracefs instance %s: %s",
+			 o->instance, strerror(errno));
+		goto fail;
+	}
+	l->tep = tracefs_local_events_system(NULL, systems);
+	if (!l->tep) {
+		snprintf(err, errlen, "cannot read the event formats from %s", dir);
+		goto fail;
+	}
+	/* The instance is ours to configure: off while we set it up, the
+	 * mono clock (CLOCK_MONOTONIC), non-overwrite (data already in the
+	 * buffer is never lost to newer data; drops are counted in stats). */
+	write_file(l, "tracing_on", "0");
+	if (write_file(l, "trace_clock", "mono"))
+		write_file(l, "trace_clock", "local");
+	write_file(l, "options/overwrite", "0");
+	write_file(l, "buffer_percent", "25");
+	if (o->buffer_kb) {
+		snprintf(val, sizeof(val), "%zu", o->buffer_kb);
+		if (write_file(l, "buffer_size_kb", val)) {
+			snprintf(err, errlen, "cannot set buffer_size_kb to %zu: %s",
+				 o->buffer_kb, strerror(errno));
+			goto fail;
+		}
+	}
+	l->subbuf = (size_t)getpagesize();
+	s = tracefs_instance_file_read(l->inst, "buffer_subbuf_size_kb", NULL);
+	if (s) {
+		long kb = strtol(s, NULL, 10);
+
+		if (kb > 0 && kb <= 1024)
+			l->subbuf = (size_t)kb * 1024;
+		free(s);
+	}
+	if (enable_events(l, o->events ? o->events : default_events, err, errlen))
+		goto fail;
+	if (open_cpus(l, err, errlen))
+		goto fail;
+	return l;
+fail:
+	live_close(l);
+	return NULL;
+}
+
+const char *live_events(const struct live *l)
+{
+	return l->events ? l->events : "";
+}
+
+struct tep_handle *live_tep(struct live *l)
+{
+	return l->tep;
+}
+
+int live_ncpus(const struct live *l)
+{
+	return l->ncpus;
+}
+
+int live_start(struct live *l)
+{
+	return write_file(l, "tracing_on", "1");
+}
+
+int live_stop(struct live *l)
+{
+	return write_file(l, "tracing_on", "0");
+}
+
+int live_wait(struct live *l, int timeout_ms)
+{
+	int n = poll(l->pfds, (nfds_t)l->ncpus, timeout_ms);
+
+	return n < 0 ? -1 : 0;
+}
+
+static struct page *page_get(struct live *l)
+{
+	struct page *p = l->free_pages;
+
+	if (p) {
+		l->free_pages = p->next;
+		return p;
+	}
+	return malloc(sizeof(*p) + l->subbuf);
+}
+
+static void page_put(struct live *l, struct page *p)
+{
+	p->next = l->free_pages;
+	l->free_pages = p;
+}
+
+/* Positions the CPU on the first event of its head page, dropping pages
+ * that turn out empty. */
+static void cpu_load(struct live *l, struct cpu *c)
+{
+	while (c->head) {
+		if (kbuffer_load_subbuffer(c->kbuf, c->head->data) == 0) {
+			c->missed = kbuffer_missed_events(c->kbuf);
+			c->event = kbuffer_read_event(c->kbuf, &c->ts);
+			if (c->event)
+				return;
+		}
+		struct page *p = c->head;
+
+		c->head = p->next;
+		if (!c->head)
+			c->tail = NULL;
+		page_put(l, p);
+	}
+	c->event = NULL;
+}
+
+static void cpu_next(struct live *l, struct cpu *c)
+{
+	c->missed = 0;
+	c->event = kbuffer_next_event(c->kbuf, &c->ts);
+	if (!c->event) {
+		struct page *p = c->head;
+
+		c->head = p->next;
+		if (!c->head)
+			c->tail = NULL;
+		page_put(l, p);
+		cpu_load(l, c);
+	}
+}
+
+/* Reads every page the CPU has now. */
+static int cpu_drain(struct live *l, struct cpu *c, char *err, size_t errlen)
+{
+	int was_empty = c->head == NULL;
+
+	for (;;) {
+		struct page *p = page_get(l);
+		ssize_t n;
+
+		if (!p) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		n = read(c->fd, p->data, l->subbuf);
+		if (n <= 0) {
+			page_put(l, p);
+			if (n == 0 || errno == EAGAIN || errno == EINTR)
+				break;
+			snprintf(err, errlen, "reading trace_pipe_raw: %s", strerror(errno));
+			return -1;
+		}
+		p->len = (int)n;
+		if ((size_t)n < l->subbuf)
+			memset(p->data + n, 0, l->subbuf - (size_t)n);
+		p->next = NULL;
+		if (c->tail)
+			c->tail->next = p;
+		else
+			c->head = p;
+		c->tail = p;
+	}
+	if (was_empty)
+		cpu_load(l, c);
+	return 0;
+}
+
+long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
+	       char *err, size_t errlen)
+{
+	uint64_t limit = UINT64_MAX;
+	long n = 0;
+
+	for (int i = 0; i < l->ncpus; i++) {
+		struct cpu *c = &l->cpus[i];
+
+		if (c->fd < 0)
+			continue;
+		/* Taken before the read: whatever the CPU writes after we
+		 * find it empty is stamped later than this. */
+		c->watermark = live_now();
+		if (cpu_drain(l, c, err, errlen))
+			return -1;
+		if (!final && c->watermark < limit)
+			limit = c->watermark;
+	}
+	for (;;) {
+		struct cpu *best = NULL;
+		int cpu = -1;
+
+		for (int i = 0; i < l->ncpus; i++) {
+			struct cpu *c = &l->cpus[i];
+
+			if (c->event && c->ts <= limit && (!best || c->ts < best->ts)) {
+				best = c;
+				cpu = i;
+			}
+		}
+		if (!best)
+			break;
+		if (fn(ctx, best->event, kbuffer_event_size(best->kbuf), cpu,
+		       best->ts, best->missed))
+			return -2;
+		n++;
+		cpu_next(l, best);
+	}
+	return n;
+}
+
+int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)
+{
+	char file[64], *text, *line, *save = NULL;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	text = tracefs_instance_file_read(l->inst, file, NULL);
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		uint64_t v;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		v = strtoull(colon + 1, NULL, 10);
+		if (!strcmp(line, "entries"))
+			out->entries = v;
+		else if (!strcmp(line, "overrun"))
+			out->overrun = v;
+		else if (!strcmp(line, "commit overrun"))
+			out->commit_overrun = v;
+		else if (!strcmp(line, "bytes"))
+			out->bytes = v;
+		else if (!strcmp(line, "dropped events"))
+			out->dropped = v;
+		else if (!strcmp(line, "read events"))
+			out->read = v;
+	}
+	free(text);
+	return 0;
+}
+
+void live_close(struct live *l)
+{
+	struct page *p;
+
+	if (!l)
+		return;
+	for (int i = 0; l->cpus && i < l->ncpus; i++) {
+		struct cpu *c = &l->cpus[i];
+
+		if (c->fd >= 0)
+			close(c->fd);
+		kbuffer_free(c->kbuf);
+		while ((p = c->head)) {
+			c->head = p->next;
+			free(p);
+		}
+	}
+	while ((p = l->free_pages)) {
+		l->free_pages = p->next;
+		free(p);
+	}
+	if (l->inst) {
+		/* The readers are closed: the instance can go. */
+		tracefs_instance_file_write(l->inst, "tracing_on", "0");
+		tracefs_instance_destroy(l->inst);
+		tracefs_instance_free(l->inst);
+	}
+	if (l->tep)
+		tep_free(l->tep);
+	free(l->cpus);
+	free(l->pfds);
+	free(l->events);
+	free(l->name);
+	free(l);
+}

@@ -1,0 +1,66 @@
+/* live.h — the live source: commd's own tracefs instance, every CPU's
+ * trace_pipe_raw read as raw sub-buffers, merged across CPUs by timestamp.
+ *
+ * The instance is private (never the global buffer, never another tool's
+ * instance) and uses the "mono" trace clock, so event times are
+ * CLOCK_MONOTONIC nanoseconds. Reads are non-blocking; waiting is poll()
+ * on the per-CPU files (woken by buffer_percent) with a timeout, never a
+ * busy loop. */
+#ifndef COMMD_LIVE_H
+#define COMMD_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracedat.h"	/* tracedat_record_fn: one record callback type */
+
+struct tep_handle;
+struct live;
+
+struct live_opts {
+	const char *instance;	/* tracefs instance name */
+	size_t buffer_kb;	/* per CPU */
+	const char *events;	/* "sched:sched_switch,task,..."; NULL = default */
+};
+
+/* The ring-buffer counters of one CPU (per_cpu/cpuN/stats). */
+struct live_cpu_stats {
+	uint64_t entries, overrun, commit_overrun, bytes, dropped, read;
+};
+
+/* Mounts tracefs if needed, reclaims a stale instance of the same name
+ * (one whose reader is gone: a busy one is an error), creates the
+ * instance, sizes it, enables the events and opens every CPU. Tracing is
+ * not on yet. NULL and a one-line reason in err on failure. */
+struct live *live_open(const struct live_opts *o, char *err, size_t errlen);
+
+/* The events enabled, "system:name,..." (owned by l). */
+const char *live_events(const struct live *l);
+
+struct tep_handle *live_tep(struct live *l);
+int live_ncpus(const struct live *l);
+
+int live_start(struct live *l);		/* tracing_on = 1 */
+int live_stop(struct live *l);		/* tracing_on = 0 */
+
+/* Waits up to timeout_ms for a CPU to have data (buffer_percent) or a
+ * signal. Returns 0 (woken or timed out) or -1 with errno (EINTR). */
+int live_wait(struct live *l, int timeout_ms);
+
+/* Reads what every CPU has now and hands the records to fn in timestamp
+ * order: those no later than the moment each CPU was found empty (later
+ * ones may still be overtaken by another CPU's and wait for the next
+ * call), or all of them when final. Returns the number of records, or -1
+ * with err set (a read error) or fn's non-zero result as -2. */
+long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
+	       char *err, size_t errlen);
+
+/* CLOCK_MONOTONIC now, in the trace clock's nanoseconds. */
+uint64_t live_now(void);
+
+int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out);
+
+/* Closes every CPU and removes the instance. */
+void live_close(struct live *l);
+
+#endif
