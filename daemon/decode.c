@@ -215,6 +215,7 @@ static bool read_str(const struct decode *d, const struct fld *f,
 		return false;
 	out->s = (const char *)data + off;
 	out->len = (uint32_t)strnlen(out->s, len);
+	out->size = f->kind == F_ARRAY ? len : 0;
 	return true;
 }
 

@@ -38,6 +38,8 @@ enum decode_kind {
 struct decode_str {
 	const char *s;		/* NULL when the field is absent or bad */
 	uint32_t len;
+	uint32_t size;		/* a fixed array's size (s points at all of
+				 * it), 0 for a dynamic string */
 };
 
 /* Field slots, by kind (absent fields have their bit clear in `has`):

@@ -18,6 +18,7 @@ struct pipeline {
 	struct resolve *resolve;
 	struct store *store;
 	int exec_names;		/* no task_rename in the trace: exec names */
+	int has_exit;		/* sched_process_exit is in the trace */
 	uint32_t *type_rows;	/* tep event id -> event_types row, 0 = none */
 	uint64_t *type_counts;	/* tep event id -> events stored */
 	int max_id;
@@ -67,6 +68,7 @@ struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 	/* exec renames the task; task_rename says so exactly, and when it
 	 * is not in the trace the exec'd file's name is the new comm. */
 	p->exec_names = !decode_has_event(p->decode, DECODE_TASK_RENAME);
+	p->has_exit = decode_has_event(p->decode, DECODE_SCHED_PROCESS_EXIT);
 	n = tep_get_events_count(tep);
 	events = tep_list_events(tep, TEP_EVENT_SORT_ID);
 	p->max_id = -1;
@@ -104,8 +106,9 @@ static inline uint32_t name(struct pipeline *p, const struct decode_event *ev,
 
 	if ((ev->has & need) != need)
 		return 0;
-	return resolve_name(p->resolve, ev->p[pid_slot], ev->cpu,
-			    ev->c[comm_slot].s, ev->c[comm_slot].len, ev->ts, src);
+	return resolve_name_field(p->resolve, ev->p[pid_slot], ev->cpu,
+				  ev->c[comm_slot].s, ev->c[comm_slot].len,
+				  ev->c[comm_slot].size, ev->ts, src);
 }
 
 /* A comm id for a string that names nobody (task_rename's old name when
@@ -167,16 +170,22 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_SCHED_SWITCH);
 		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_SCHED_SWITCH);
 		break;
+	case DECODE_SCHED_PROCESS_EXIT:
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_EXIT);
+		if (ev.has & DECODE_HAS_P0)
+			resolve_exit(r, ev.p[0]);
+		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
 	case DECODE_SCHED_WAKING:
-	case DECODE_SCHED_PROCESS_EXIT:
 	case DECODE_SCHED_MIGRATE_TASK:
 	case DECODE_SCHED_STAT_RUNTIME:
 		ids[0] = name(p, &ev, 0, 0, kind_source[ev.kind]);
 		break;
 	case DECODE_SCHED_PROCESS_FREE:
-		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_FREE);
+		/* Fired from an RCU callback, possibly after the pid's reuse:
+		 * its comm names a task that is gone, not the pid now. */
+		ids[0] = intern_only(p, &ev, 0);
 		break;
 	case DECODE_SCHED_PROCESS_FORK:
 		if (ev.has & DECODE_HAS_P1)
@@ -210,12 +219,15 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		if (ev.p[0] == ev.pid)
 			hid = resolve_hid(r, ev.pid, cpu, ts);
 		if (ev.has & DECODE_HAS_C1)
-			ids[1] = resolve_name(r, ev.p[0], cpu, ev.c[1].s, ev.c[1].len,
-					      ts + 1, RESOLVE_SRC_RENAME);
+			ids[1] = resolve_rename(r, ev.p[0], cpu, ev.c[1].s, ev.c[1].len,
+						ev.c[1].size, ts);
 		break;
 	case DECODE_SCHED_PROCESS_EXEC:
 		if (p->exec_names)
 			exec_name(p, &ev);
+		/* exec leaves the task its thread group's leader. */
+		if (ev.has & DECODE_HAS_P0)
+			resolve_set_tgid(r, ev.p[0], ev.p[0]);
 		break;
 	case DECODE_OTHER:
 	default:
@@ -229,7 +241,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	if (!hid)
 		hid = resolve_hid(r, ev.pid, cpu, ts);
 	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
-		resolve_death(r, ev.p[0], ts);
+		resolve_death(r, ev.p[0], ts, p->has_exit);
 	if (store_event(p->store, &ev, hid, ids, type, json, json_len))
 		return -1;
 	if (!p->events)

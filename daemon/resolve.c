@@ -21,9 +21,18 @@ enum { E_UNKNOWN = 0, E_ALIVE, E_DEAD };
 struct pid_entry {
 	uint32_t hid;		/* current row, 0 = never seen */
 	uint32_t comm_id;	/* cached name's id, 0 = unnamed */
+	uint32_t prev_hid;	/* the row before a task_rename */
 	uint8_t state;		/* E_* */
 	uint8_t fresh;		/* born, has not run since */
+	uint8_t pending;	/* renamed, new name not yet seen again */
+	uint8_t exited;		/* sched_process_exit seen */
 };
+
+/* The kernel emits task_rename before it copies the new name: an event
+ * in between (an interrupt on that CPU, a wakeup from another) still
+ * carries the old one. Such a late old name within this window of the
+ * rename moves the boundary instead of counting as two more renames. */
+#define LATE_RENAME_NS 10000000ull
 
 struct chunk {
 	struct pid_entry e[CHUNK_SIZE];
@@ -50,6 +59,8 @@ struct resolve {
 
 	uint32_t *idle;		/* per-CPU idle row */
 	uint64_t updates;
+	int32_t late_pid;	/* the event being resolved saw pid's old name */
+	uint32_t late_hid;	/* ... so it belongs to this row */
 };
 
 static uint32_t hash_bytes(const char *s, size_t len)
@@ -136,6 +147,7 @@ struct resolve *resolve_new(size_t comm_width)
 		return NULL;
 	/* Round up so the compare works on whole words. */
 	r->width = (comm_width + 7) & ~(size_t)7;
+	r->late_pid = -1;
 	r->bad_comm = calloc(1, r->width);
 	r->idle = calloc(RESOLVE_MAX_CPUS, sizeof(*r->idle));
 	if (!r->bad_comm || !r->idle || !rehash(r, 256)) {
@@ -163,7 +175,8 @@ void resolve_free(struct resolve *r)
 }
 
 /* The entry of a pid and where its cached name lives. */
-static struct pid_entry *entry(struct resolve *r, int32_t pid, char **comm)
+static __attribute__((noinline)) struct pid_entry *
+entry_slow(struct resolve *r, int32_t pid, char **comm)
 {
 	size_t c, off;
 
@@ -193,6 +206,58 @@ static struct pid_entry *entry(struct resolve *r, int32_t pid, char **comm)
 	}
 	*comm = r->chunks[c]->comm + off * r->width;
 	return &r->chunks[c]->e[off];
+}
+
+/* The entry of a pid: one shift, one mask, two loads when its chunk
+ * exists (negative pids land in the slow path through the cast). */
+static inline struct pid_entry *entry(struct resolve *r, int32_t pid, char **comm)
+{
+	uint32_t c = (uint32_t)pid >> CHUNK_SHIFT, off;
+	struct chunk *ch;
+
+	if (__builtin_expect(c < r->nchunks && (ch = r->chunks[c]) != NULL, 1)) {
+		off = (uint32_t)pid & (CHUNK_SIZE - 1);
+		*comm = ch->comm + off * r->width;
+		return &ch->e[off];
+	}
+	return entry_slow(r, pid, comm);
+}
+
+/* Is the cached (zero-padded, width bytes) name the same as comm? When
+ * the field is a fixed array of the cache's width (char[16] in every
+ * sched event today) the kernel padded it with zeros too, so the test is
+ * a few word compares; otherwise bytes and the terminator. No libc call:
+ * this runs for every name of every event. */
+static inline bool same_name(const struct resolve *r, const char *cached,
+			     const char *comm, size_t len, size_t field_size)
+{
+	uint64_t a, b, c, d;
+
+	if (field_size == 16 && r->width == 16) {
+		memcpy(&a, cached, 8);
+		memcpy(&b, comm, 8);
+		memcpy(&c, cached + 8, 8);
+		memcpy(&d, comm + 8, 8);
+		if (((a ^ b) | (c ^ d)) == 0)
+			return true;
+	} else if (field_size == r->width) {
+		uint64_t diff = 0;
+
+		for (size_t i = 0; i < r->width; i += 8) {
+			memcpy(&a, cached + i, 8);
+			memcpy(&b, comm + i, 8);
+			diff |= a ^ b;
+		}
+		if (!diff)
+			return true;
+	}
+	/* A dynamic string, or garbage after the NUL of a fixed one. */
+	if (len >= r->width)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (cached[i] != comm[i])
+			return false;
+	return cached[len] == '\0';
 }
 
 static void mark_dirty(struct resolve *r, uint32_t hid)
@@ -259,9 +324,45 @@ static size_t cut(const struct resolve *r, size_t len)
 	return len < r->width ? (len < 255 ? len : 254) : r->width - 1;
 }
 
+static uint32_t name_slow(struct resolve *r, int32_t pid, int cpu,
+			  const char *comm, size_t len, size_t field_size,
+			  uint64_t ts, enum resolve_source src);
+
 uint32_t resolve_name(struct resolve *r, int32_t pid, int cpu,
 		      const char *comm, size_t len, uint64_t ts,
 		      enum resolve_source src)
+{
+	return resolve_name_field(r, pid, cpu, comm, len, 0, ts, src);
+}
+
+/* The hot path, kept small so it needs no stack frame: a pid whose
+ * chunk exists, alive, named, the same name. Everything else is slow. */
+uint32_t resolve_name_field(struct resolve *r, int32_t pid, int cpu,
+			    const char *comm, size_t len, size_t field_size,
+			    uint64_t ts, enum resolve_source src)
+{
+	uint32_t c = (uint32_t)pid >> CHUNK_SHIFT, off;
+	struct chunk *ch;
+
+	if (__builtin_expect(pid > 0 && c < r->nchunks && (ch = r->chunks[c]), 1)) {
+		off = (uint32_t)pid & (CHUNK_SIZE - 1);
+		if (ch->e[off].comm_id && !ch->e[off].pending &&
+		    same_name(r, ch->comm + off * r->width, comm, len, field_size)) {
+#ifdef RESOLVE_ALWAYS_COPY
+			/* bench/ only: the cost of copying whether or not it
+			 * changed. */
+			memset(ch->comm + off * r->width, 0, r->width);
+			memcpy(ch->comm + off * r->width, comm, len < r->width ? len : r->width - 1);
+#endif
+			return ch->e[off].comm_id;
+		}
+	}
+	return name_slow(r, pid, cpu, comm, len, field_size, ts, src);
+}
+
+static __attribute__((noinline)) uint32_t
+name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
+	  size_t field_size, uint64_t ts, enum resolve_source src)
 {
 	struct pid_entry *e;
 	char *cached;
@@ -271,6 +372,11 @@ uint32_t resolve_name(struct resolve *r, int32_t pid, int cpu,
 	if (pid == 0) {
 		uint32_t hid = idle_row(r, cpu, ts);
 
+		/* Switches to and from idle are half of all switches: the
+		 * idle row's name is compared before anything is hashed. */
+		if (hid && (id = r->rows[hid].comm_id) &&
+		    same_name(r, r->names + (size_t)id * r->width, comm, len, field_size))
+			return id;
 		id = intern(r, comm, len);
 		if (hid && !r->rows[hid].comm_id && id) {
 			r->rows[hid].comm_id = id;
@@ -285,9 +391,28 @@ uint32_t resolve_name(struct resolve *r, int32_t pid, int cpu,
 	/* The hot path: same lifetime, same name. The cached bytes are
 	 * zero-padded, so a name of len bytes matches when its bytes match
 	 * and the cache ends right there. */
-	if (e->state == E_ALIVE && e->comm_id &&
-	    !memcmp(cached, comm, len) && cached[len] == '\0')
+	if (e->comm_id && same_name(r, cached, comm, len, field_size)) {
+		e->pending = 0;		/* the rename is confirmed */
 		return e->comm_id;
+	}
+	if (e->pending && e->state == E_ALIVE) {
+		struct resolve_row *old = &r->rows[e->prev_hid], *cur = &r->rows[e->hid];
+
+		e->pending = 0;
+		if (old->comm_id && ts + 1 >= cur->start_ts &&
+		    ts < cur->start_ts + LATE_RENAME_NS &&
+		    same_name(r, r->names + (size_t)old->comm_id * r->width, comm,
+			      len, field_size)) {
+			old->end_ts = ts + 1;
+			cur->start_ts = ts + 1;
+			mark_dirty(r, e->prev_hid);
+			mark_dirty(r, e->hid);
+			r->late_pid = pid;
+			r->late_hid = e->prev_hid;
+			e->pending = 1;	/* more late events may follow */
+			return old->comm_id;
+		}
+	}
 
 	id = intern(r, comm, len);
 	if (!id)
@@ -332,7 +457,38 @@ int resolve_is_named(struct resolve *r, int32_t pid)
 	return e && e->state == E_ALIVE && e->comm_id;
 }
 
+static uint32_t hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts);
+
 uint32_t resolve_hid(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
+{
+	uint32_t c = (uint32_t)pid >> CHUNK_SHIFT, hid;
+	struct pid_entry *e;
+	struct chunk *ch;
+
+	if (__builtin_expect(r->late_pid >= 0, 0)) {
+		/* This event's own fields showed its pid's pre-rename name. */
+		int32_t late = r->late_pid;
+
+		r->late_pid = -1;
+		if (late == pid) {
+			r->rows[r->late_hid].events++;
+			return r->late_hid;
+		}
+	}
+	if (__builtin_expect(pid > 0 && c < r->nchunks && (ch = r->chunks[c]), 1)) {
+		e = &ch->e[(uint32_t)pid & (CHUNK_SIZE - 1)];
+		if (e->state == E_ALIVE) {
+			e->fresh = 0;
+			hid = e->hid;
+			r->rows[hid].events++;
+			return hid;
+		}
+	}
+	return hid_slow(r, pid, cpu, ts);
+}
+
+static __attribute__((noinline)) uint32_t
+hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 {
 	struct pid_entry *e;
 	char *cached;
@@ -396,10 +552,55 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 	e->comm_id = 0;
 	e->state = E_ALIVE;
 	e->fresh = 1;
+	e->pending = 0;
+	e->exited = 0;
 	memset(cached, 0, r->width);
 }
 
-void resolve_death(struct resolve *r, int32_t pid, uint64_t ts)
+void resolve_exit(struct resolve *r, int32_t pid)
+{
+	struct pid_entry *e;
+	char *cached;
+
+	if (pid > 0 && (e = entry(r, pid, &cached)) && e->state == E_ALIVE)
+		e->exited = 1;
+}
+
+uint32_t resolve_rename(struct resolve *r, int32_t pid, int cpu,
+			const char *comm, size_t len, size_t field_size,
+			uint64_t ts)
+{
+	struct pid_entry *e;
+	uint32_t before, id;
+	char *cached;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)))
+		return resolve_name_field(r, pid, cpu, comm, len, field_size,
+					  ts + 1, RESOLVE_SRC_RENAME);
+	before = e->state == E_ALIVE && e->comm_id ? e->hid : 0;
+	e->pending = 0;
+	id = resolve_name_field(r, pid, cpu, comm, len, field_size, ts + 1,
+				RESOLVE_SRC_RENAME);
+	if (before && e->hid != before) {
+		e->prev_hid = before;
+		e->pending = 1;
+	}
+	return id;
+}
+
+void resolve_set_tgid(struct resolve *r, int32_t pid, int32_t tgid)
+{
+	struct pid_entry *e;
+	char *cached;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    r->rows[e->hid].tgid == tgid)
+		return;
+	r->rows[e->hid].tgid = tgid;
+	mark_dirty(r, e->hid);
+}
+
+void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit)
 {
 	struct pid_entry *e;
 	char *cached;
@@ -407,10 +608,13 @@ void resolve_death(struct resolve *r, int32_t pid, uint64_t ts)
 	if (pid <= 0)
 		return;
 	e = entry(r, pid, &cached);
-	if (!e || e->state != E_ALIVE)
+	/* sched_process_free runs from an RCU callback, often after the pid
+	 * was reaped and born again: only a task seen exiting dies here. */
+	if (!e || e->state != E_ALIVE || (need_exit && !e->exited))
 		return;
 	end_row(r, e->hid, ts);
 	e->state = E_DEAD;
+	e->comm_id = 0;		/* the hot path's "alive and named" */
 	e->fresh = 0;
 }
 

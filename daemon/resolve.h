@@ -67,6 +67,13 @@ uint32_t resolve_name(struct resolve *r, int32_t pid, int cpu,
 		      const char *comm, size_t len, uint64_t ts,
 		      enum resolve_source src);
 
+/* The same, for a name read from a fixed char array of field_size bytes
+ * (comm points at all of them): when that is the cache's width, the
+ * unchanged-name check compares whole words. field_size 0: unknown. */
+uint32_t resolve_name_field(struct resolve *r, int32_t pid, int cpu,
+			    const char *comm, size_t len, size_t field_size,
+			    uint64_t ts, enum resolve_source src);
+
 /* The comm id of a name that names no task (task_rename's old name). */
 uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len);
 
@@ -84,8 +91,24 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 		   uint64_t clone_flags, int flags_known, uint64_t ts,
 		   enum resolve_source src);
 
-/* pid's task is gone (sched_process_free): its lifetime ends at ts. */
-void resolve_death(struct resolve *r, int32_t pid, uint64_t ts);
+/* pid's task is gone (sched_process_free): its lifetime ends at ts.
+ * With need_exit, only if resolve_exit was seen for this lifetime (the
+ * free of an earlier lifetime can arrive after the pid's reuse). */
+void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit);
+
+/* pid called exit (sched_process_exit). */
+void resolve_exit(struct resolve *r, int32_t pid);
+
+/* task_rename at ts: the new name holds from ts + 1 (the event itself
+ * fired before the kernel copied it); an event shortly after that still
+ * shows the old name moves the boundary past it. Returns the comm id. */
+uint32_t resolve_rename(struct resolve *r, int32_t pid, int cpu,
+			const char *comm, size_t len, size_t field_size,
+			uint64_t ts);
+
+/* The tgid of pid's current lifetime (exec makes a task its group's
+ * leader). */
+void resolve_set_tgid(struct resolve *r, int32_t pid, int32_t tgid);
 
 /* A snapshot names pid (live start: /proc, saved_cmdlines). Names only a
  * pid the trace has not named; tgid may be RESOLVE_TGID_UNKNOWN. */

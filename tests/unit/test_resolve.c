@@ -107,7 +107,7 @@ static void resolve_pid_reuse_starts_new_lifetime(void)
 
 	NAME(r, 400, "old-daemon", 1);
 	old = resolve_hid(r, 400, 0, 2);
-	resolve_death(r, 400, 10);
+	resolve_death(r, 400, 10, 0);
 	/* Reborn, and its first event comes before any name: it must not
 	 * inherit the old one. */
 	resolve_birth(r, 400, 1, 0, 0, 20, RESOLVE_SRC_FORK);
@@ -271,8 +271,66 @@ static void resolve_idle_is_per_cpu(void)
 	resolve_free(r);
 }
 
+static void resolve_free_after_reuse_keeps_new_lifetime(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t second;
+
+	NAME(r, 600, "first", 1);
+	resolve_exit(r, 600);
+	/* reaped, and the pid is born again before the RCU free arrives */
+	resolve_birth(r, 600, 1, 0, 1, 10, RESOLVE_SRC_NEWTASK);
+	NAME(r, 600, "second", 11);
+	second = resolve_hid(r, 600, 0, 12);
+	resolve_death(r, 600, 20, 1);	/* the first task's free */
+	CHECK_INT(resolve_hid(r, 600, 0, 21), second);
+	CHECK_STR(comm_of(r, second), "second");
+	CHECK_INT(resolve_row(r, second)->end_ts, RESOLVE_OPEN);
+	resolve_exit(r, 600);
+	resolve_death(r, 600, 30, 1);
+	CHECK_INT(resolve_row(r, second)->end_ts, 30);
+	resolve_free(r);
+}
+
+static void resolve_late_old_name_after_rename_moves_boundary(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t rows, late, after;
+
+	NAME(r, 700, "old", 1);
+	resolve_rename(r, 700, 0, "new", 3, 0, 100);
+	rows = resolve_row_count(r);
+	/* an interrupt's event, after task_rename but before the copy */
+	resolve_name(r, 700, 0, "old", 3, 105, RESOLVE_SRC_EVENT);
+	late = resolve_hid(r, 700, 0, 105);
+	CHECK_STR(comm_of(r, late), "old");
+	CHECK_INT(resolve_row_count(r), rows);	/* no extra renames */
+	NAME(r, 700, "new", 200);
+	after = resolve_hid(r, 700, 0, 200);
+	CHECK_STR(comm_of(r, after), "new");
+	CHECK_INT(resolve_row(r, after)->start_ts, 106);
+	CHECK_INT(resolve_row(r, late)->end_ts, 106);
+	/* once confirmed, the old name again is a real change */
+	NAME(r, 700, "old", 300);
+	CHECK_INT(resolve_row_count(r), rows + 1);
+	resolve_free(r);
+}
+
+static void resolve_exec_sets_leader_tgid(void)
+{
+	struct resolve *r = resolve_new(16);
+
+	NAME(r, 800, "sh", 1);
+	resolve_set_tgid(r, 800, 800);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 800, 0, 2))->tgid, 800);
+	resolve_free(r);
+}
+
 int main(void)
 {
+	RUN(resolve_free_after_reuse_keeps_new_lifetime);
+	RUN(resolve_late_old_name_after_rename_moves_boundary);
+	RUN(resolve_exec_sets_leader_tgid);
 	RUN(resolve_exec_renames_same_pid);
 	RUN(resolve_unchanged_name_writes_nothing);
 	RUN(resolve_prctl_many_times);

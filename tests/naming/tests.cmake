@@ -1,0 +1,18 @@
+# tests/naming: a live test of commd's naming (DESIGN.md section 3).
+# namer (namer.c) renames itself, names threads, forks, execs and reuses a
+# pid, logging what it did with CLOCK_MONOTONIC times; live-names.sh records
+# it with trace-cmd (-C mono, a private instance), imports it with commd and
+# checks comm_history against the log and every event against the kernel's
+# own fields. Needs root and tracefs (label live).
+# Included from tests/CMakeLists.txt (needs COMMD_TEST_ENV).
+
+add_executable(namer ${CMAKE_CURRENT_LIST_DIR}/namer.c)
+target_link_libraries(namer PRIVATE Threads::Threads)
+
+add_test(NAME live_names
+	COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/live-names.sh)
+# RUN_SERIAL: it records into its own instance, but checks the global
+# set_event, which import_live_record changes while it runs.
+set_tests_properties(live_names PROPERTIES
+	ENVIRONMENT "${COMMD_TEST_ENV};NAMER=$<TARGET_FILE:namer>"
+	LABELS live TIMEOUT 600 RUN_SERIAL TRUE)
