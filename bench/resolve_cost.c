@@ -20,7 +20,8 @@ struct ev {
 	int32_t pid, p[2];
 	uint64_t ts;
 	char c[2][64];		/* the field as the record had it */
-	uint8_t len[2], size[2];
+	uint8_t len[2];
+	size_t size[2];
 };
 
 struct evs {
@@ -58,20 +59,27 @@ static int collect(void *ctx, const void *data, int size, int cpu, uint64_t ts,
 		if (!(de.has & (DECODE_HAS_C0 << i)))
 			continue;
 		x->len[i] = (uint8_t)(de.c[i].len < 63 ? de.c[i].len : 63);
-		x->size[i] = (uint8_t)(de.c[i].size <= 64 ? de.c[i].size : 0);
-		memcpy(x->c[i], de.c[i].s, x->size[i] ? x->size[i] : x->len[i]);
+		if (de.c[i].size == DECODE_STR_NUL)
+			x->size[i] = RESOLVE_NUL_TERMINATED;
+		else
+			x->size[i] = de.c[i].size <= 64 ? de.c[i].size : 0;
+		memcpy(x->c[i], de.c[i].s, x->size[i] && x->size[i] <= 64 ?
+		       x->size[i] : x->len[i]);	/* c[] is zeroed: the NUL */
 	}
 	return 0;
 }
 
-static inline void name(struct resolve *r, const struct ev *x, int slot)
+static inline void name(struct resolve *r, const struct ev *x, int slot,
+			uint32_t *hid)
 {
 	if ((x->has & (DECODE_HAS_P0 << slot)) && (x->has & (DECODE_HAS_C0 << slot)))
-		resolve_name_field(r, x->p[slot], x->cpu, x->c[slot], x->len[slot],
-				   x->size[slot], x->ts, RESOLVE_SRC_SCHED_SWITCH);
+		resolve_name_fast(r, x->p[slot], x->cpu, x->c[slot], x->len[slot],
+				  x->size[slot], x->ts, RESOLVE_SRC_SCHED_SWITCH,
+				  !*hid && x->p[slot] == x->pid ? hid : NULL);
 }
 
-/* The measured part. noinline: callgrind toggles on this symbol. */
+/* The measured part, as pipeline_record does it. noinline: callgrind
+ * toggles on this symbol. */
 __attribute__((noinline)) uint64_t resolve_all(struct resolve *r, const struct ev *v,
 					       size_t n)
 {
@@ -79,24 +87,27 @@ __attribute__((noinline)) uint64_t resolve_all(struct resolve *r, const struct e
 
 	for (size_t i = 0; i < n; i++) {
 		const struct ev *x = &v[i];
+		uint32_t hid = 0;
 
 		switch (x->kind) {
 		case DECODE_SCHED_SWITCH:
 		case DECODE_SCHED_PROCESS_FORK:
-			name(r, x, 0);
-			name(r, x, 1);
+			name(r, x, 0, &hid);
+			name(r, x, 1, &hid);
 			break;
 		case DECODE_TASK_RENAME:
-			name(r, x, 0);
+			name(r, x, 0, &hid);
 			break;
 		case DECODE_SCHED_PROCESS_EXEC:
 		case DECODE_OTHER:
 			break;
 		default:
-			name(r, x, 0);
+			name(r, x, 0, &hid);
 			break;
 		}
-		sum += resolve_hid(r, x->pid, x->cpu, x->ts);
+		if (!hid)
+			hid = resolve_hid_fast(r, x->pid, x->cpu, x->ts);
+		sum += hid;
 	}
 	return sum;
 }

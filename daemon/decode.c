@@ -215,7 +215,12 @@ static bool read_str(const struct decode *d, const struct fld *f,
 		return false;
 	out->s = (const char *)data + off;
 	out->len = (uint32_t)strnlen(out->s, len);
-	out->size = f->kind == F_ARRAY ? len : 0;
+	/* A fixed array's size; for a dynamic string, whether its NUL is
+	 * inside the record (the comm cache may then read comm[len]). */
+	if (f->kind == F_ARRAY)
+		out->size = len;
+	else
+		out->size = out->len < len ? DECODE_STR_NUL : 0;
 	return true;
 }
 

@@ -39,8 +39,10 @@ struct decode_str {
 	const char *s;		/* NULL when the field is absent or bad */
 	uint32_t len;
 	uint32_t size;		/* a fixed array's size (s points at all of
-				 * it), 0 for a dynamic string */
+				 * it); DECODE_STR_NUL for a dynamic string
+				 * whose NUL is in the record; else 0 */
 };
+#define DECODE_STR_NUL UINT32_MAX
 
 /* Field slots, by kind (absent fields have their bit clear in `has`):
  *   SCHED_SWITCH   c0 prev_comm p0 prev_pid v0 prev_prio v1 prev_state

@@ -99,16 +99,23 @@ void pipeline_free(struct pipeline *p)
 	free(p);
 }
 
+/* Names the task of the pid_slot/comm_slot fields. When that task is the
+ * event's own and its row is not known yet, *hid gets it too. */
 static inline uint32_t name(struct pipeline *p, const struct decode_event *ev,
-			    int pid_slot, int comm_slot, enum resolve_source src)
+			    int pid_slot, int comm_slot, enum resolve_source src,
+			    uint32_t *hid)
 {
 	unsigned need = (DECODE_HAS_P0 << pid_slot) | (DECODE_HAS_C0 << comm_slot);
+	const struct decode_str *c = &ev->c[comm_slot];
+	int32_t pid = ev->p[pid_slot];
 
 	if ((ev->has & need) != need)
 		return 0;
-	return resolve_name_field(p->resolve, ev->p[pid_slot], ev->cpu,
-				  ev->c[comm_slot].s, ev->c[comm_slot].len,
-				  ev->c[comm_slot].size, ev->ts, src);
+	return resolve_name_fast(p->resolve, pid, ev->cpu, c->s, c->len,
+				 c->size == DECODE_STR_NUL ? RESOLVE_NUL_TERMINATED
+							   : c->size,
+				 ev->ts, src,
+				 hid && !*hid && pid == ev->pid ? hid : NULL);
 }
 
 /* A comm id for a string that names nobody (task_rename's old name when
@@ -167,11 +174,11 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	}
 	switch (ev.kind) {
 	case DECODE_SCHED_SWITCH:
-		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_SCHED_SWITCH);
-		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_SCHED_SWITCH);
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_SCHED_SWITCH, &hid);
+		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_SCHED_SWITCH, &hid);
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:
-		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_EXIT);
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_EXIT, &hid);
 		if (ev.has & DECODE_HAS_P0)
 			resolve_exit(r, ev.p[0]);
 		break;
@@ -180,7 +187,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_MIGRATE_TASK:
 	case DECODE_SCHED_STAT_RUNTIME:
-		ids[0] = name(p, &ev, 0, 0, kind_source[ev.kind]);
+		ids[0] = name(p, &ev, 0, 0, kind_source[ev.kind], &hid);
 		break;
 	case DECODE_SCHED_PROCESS_FREE:
 		/* Fired from an RCU callback, possibly after the pid's reuse:
@@ -191,15 +198,15 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		if (ev.has & DECODE_HAS_P1)
 			resolve_birth(r, ev.p[1], (ev.has & DECODE_HAS_P0) ?
 				      ev.p[0] : ev.pid, 0, 0, ts, RESOLVE_SRC_FORK);
-		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_FORK);
-		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_FORK);
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_FORK, &hid);
+		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_FORK, &hid);
 		break;
 	case DECODE_TASK_NEWTASK:
 		if (ev.has & DECODE_HAS_P0)
 			resolve_birth(r, ev.p[0], ev.pid, (uint64_t)ev.v[0],
 				      !!(ev.has & DECODE_HAS_V0), ts,
 				      RESOLVE_SRC_NEWTASK);
-		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_NEWTASK);
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_NEWTASK, &hid);
 		break;
 	case DECODE_TASK_RENAME:
 		if (!(ev.has & DECODE_HAS_P0)) {
@@ -212,7 +219,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		if (resolve_is_named(r, ev.p[0]))
 			ids[0] = intern_only(p, &ev, 0);
 		else
-			ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_RENAME);
+			ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_RENAME, &hid);
 		/* The kernel emits task_rename before it copies the new name:
 		 * the event itself still belongs to the old name, the new one
 		 * is valid from the next nanosecond. */
@@ -232,14 +239,14 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	case DECODE_OTHER:
 	default:
 		if (ev.names_task)
-			name(p, &ev, 0, 0, RESOLVE_SRC_EVENT);
+			name(p, &ev, 0, 0, RESOLVE_SRC_EVENT, &hid);
 		type = type_row(p, &ev);
 		json_len = decode_fields_json(p->decode, &ev, p->json, sizeof(p->json));
 		json = p->json;
 		break;
 	}
 	if (!hid)
-		hid = resolve_hid(r, ev.pid, cpu, ts);
+		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
 	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
 		resolve_death(r, ev.p[0], ts, p->has_exit);
 	if (store_event(p->store, &ev, hid, ids, type, json, json_len))

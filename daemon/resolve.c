@@ -12,21 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_SHIFT 10
+#define CHUNK_SHIFT RESOLVE_CHUNK_SHIFT
 #define CHUNK_SIZE (1u << CHUNK_SHIFT)
 #define CLONE_THREAD_FLAG 0x00010000ULL
 
-enum { E_UNKNOWN = 0, E_ALIVE, E_DEAD };
-
-struct pid_entry {
-	uint32_t hid;		/* current row, 0 = never seen */
-	uint32_t comm_id;	/* cached name's id, 0 = unnamed */
-	uint32_t prev_hid;	/* the row before a task_rename */
-	uint8_t state;		/* E_* */
-	uint8_t fresh;		/* born, has not run since */
-	uint8_t pending;	/* renamed, new name not yet seen again */
-	uint8_t exited;		/* sched_process_exit seen */
-};
+enum { E_UNKNOWN = 0, E_ALIVE = RESOLVE_ALIVE, E_DEAD };
 
 /* The kernel emits task_rename before it copies the new name: an event
  * in between (an interrupt on that CPU, a wakeup from another) still
@@ -34,19 +24,14 @@ struct pid_entry {
  * rename moves the boundary instead of counting as two more renames. */
 #define LATE_RENAME_NS 10000000ull
 
-struct chunk {
-	struct pid_entry e[CHUNK_SIZE];
-	char comm[];		/* CHUNK_SIZE * width bytes */
-};
 
 struct resolve {
-	size_t width;
-	struct chunk **chunks;
-	size_t nchunks;
-	struct pid_entry bad;	/* every negative pid (corrupt input) */
+	struct resolve_hot hot;	/* first: the inline hot paths read it */
+	unsigned width_shift;	/* width == 1 << width_shift */
+	struct resolve_entry bad;	/* every negative pid (corrupt input) */
 	char *bad_comm;
 
-	struct resolve_row *rows;	/* rows[0] unused: ids start at 1 */
+	/* rows (in hot): rows[0] unused, ids start at 1 */
 	uint32_t nrows, rows_cap;
 	uint32_t *dirty;
 	size_t ndirty, dirty_cap;
@@ -59,8 +44,7 @@ struct resolve {
 
 	uint32_t *idle;		/* per-CPU idle row */
 	uint64_t updates;
-	int32_t late_pid;	/* the event being resolved saw pid's old name */
-	uint32_t late_hid;	/* ... so it belongs to this row */
+
 };
 
 static uint32_t hash_bytes(const char *s, size_t len)
@@ -96,7 +80,7 @@ static bool rehash(struct resolve *r, uint32_t nslots)
 	if (!slots)
 		return false;
 	for (uint32_t id = 1; id <= r->nnames; id++) {
-		const char *s = r->names + (size_t)id * r->width;
+		const char *s = r->names + (size_t)id * r->hot.width;
 		uint32_t i = hash_bytes(s, r->name_len[id]) & (nslots - 1);
 
 		while (slots[i])
@@ -119,16 +103,16 @@ static uint32_t intern(struct resolve *r, const char *s, size_t len)
 	i = hash_bytes(s, len) & (r->nslots - 1);
 	while ((id = r->slots[i])) {
 		if (r->name_len[id] == len &&
-		    !memcmp(r->names + (size_t)id * r->width, s, len))
+		    !memcmp(r->names + (size_t)id * r->hot.width, s, len))
 			return id;
 		i = (i + 1) & (r->nslots - 1);
 	}
 	if (!grow((void **)&r->name_len, &r->lens_cap, 1, r->nnames + 2) ||
-	    !grow((void **)&r->names, &r->names_cap, r->width, r->nnames + 2))
+	    !grow((void **)&r->names, &r->names_cap, r->hot.width, r->nnames + 2))
 		return 0;
 	id = ++r->nnames;
-	memset(r->names + (size_t)id * r->width, 0, r->width);
-	memcpy(r->names + (size_t)id * r->width, s, len);
+	memset(r->names + (size_t)id * r->hot.width, 0, r->hot.width);
+	memcpy(r->names + (size_t)id * r->hot.width, s, len);
 	r->name_len[id] = (uint8_t)len;
 	r->slots[i] = id;
 	return id;
@@ -145,10 +129,16 @@ struct resolve *resolve_new(size_t comm_width)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
-	/* Round up so the compare works on whole words. */
-	r->width = (comm_width + 7) & ~(size_t)7;
-	r->late_pid = -1;
-	r->bad_comm = calloc(1, r->width);
+	/* A power of two of at least 8: whole-word compares, and an entry's
+	 * name is found with a shift. */
+	r->hot.width = 8;
+	r->width_shift = 3;
+	while (r->hot.width < comm_width) {
+		r->hot.width <<= 1;
+		r->width_shift++;
+	}
+	r->hot.late_pid = -1;
+	r->bad_comm = calloc(1, r->hot.width);
 	r->idle = calloc(RESOLVE_MAX_CPUS, sizeof(*r->idle));
 	if (!r->bad_comm || !r->idle || !rehash(r, 256)) {
 		resolve_free(r);
@@ -161,11 +151,11 @@ void resolve_free(struct resolve *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nchunks; i++)
-		free(r->chunks[i]);
-	free(r->chunks);
+	for (size_t i = 0; i < r->hot.nchunks; i++)
+		free(r->hot.chunks[i]);
+	free(r->hot.chunks);
 	free(r->bad_comm);
-	free(r->rows);
+	free(r->hot.rows);
 	free(r->dirty);
 	free(r->names);
 	free(r->name_len);
@@ -175,7 +165,7 @@ void resolve_free(struct resolve *r)
 }
 
 /* The entry of a pid and where its cached name lives. */
-static __attribute__((noinline)) struct pid_entry *
+static __attribute__((noinline)) struct resolve_entry *
 entry_slow(struct resolve *r, int32_t pid, char **comm)
 {
 	size_t c, off;
@@ -186,38 +176,38 @@ entry_slow(struct resolve *r, int32_t pid, char **comm)
 	}
 	c = (uint32_t)pid >> CHUNK_SHIFT;
 	off = (uint32_t)pid & (CHUNK_SIZE - 1);
-	if (c >= r->nchunks) {
-		size_t n = r->nchunks ? r->nchunks : 64;
-		struct chunk **q;
+	if (c >= r->hot.nchunks) {
+		size_t n = r->hot.nchunks ? r->hot.nchunks : 64;
+		struct resolve_chunk **q;
 
 		while (n <= c)
 			n *= 2;
-		q = realloc(r->chunks, n * sizeof(*q));
+		q = realloc(r->hot.chunks, n * sizeof(*q));
 		if (!q)
 			return NULL;
-		memset(q + r->nchunks, 0, (n - r->nchunks) * sizeof(*q));
-		r->chunks = q;
-		r->nchunks = n;
+		memset(q + r->hot.nchunks, 0, (n - r->hot.nchunks) * sizeof(*q));
+		r->hot.chunks = q;
+		r->hot.nchunks = n;
 	}
-	if (!r->chunks[c]) {
-		r->chunks[c] = calloc(1, sizeof(struct chunk) + CHUNK_SIZE * r->width);
-		if (!r->chunks[c])
+	if (!r->hot.chunks[c]) {
+		r->hot.chunks[c] = calloc(1, sizeof(struct resolve_chunk) + CHUNK_SIZE * r->hot.width);
+		if (!r->hot.chunks[c])
 			return NULL;
 	}
-	*comm = r->chunks[c]->comm + off * r->width;
-	return &r->chunks[c]->e[off];
+	*comm = r->hot.chunks[c]->comm + off * r->hot.width;
+	return &r->hot.chunks[c]->e[off];
 }
 
 /* The entry of a pid: one shift, one mask, two loads when its chunk
  * exists (negative pids land in the slow path through the cast). */
-static inline struct pid_entry *entry(struct resolve *r, int32_t pid, char **comm)
+static inline struct resolve_entry *entry(struct resolve *r, int32_t pid, char **comm)
 {
 	uint32_t c = (uint32_t)pid >> CHUNK_SHIFT, off;
-	struct chunk *ch;
+	struct resolve_chunk *ch;
 
-	if (__builtin_expect(c < r->nchunks && (ch = r->chunks[c]) != NULL, 1)) {
+	if (__builtin_expect(c < r->hot.nchunks && (ch = r->hot.chunks[c]) != NULL, 1)) {
 		off = (uint32_t)pid & (CHUNK_SIZE - 1);
-		*comm = ch->comm + off * r->width;
+		*comm = ch->comm + off * r->hot.width;
 		return &ch->e[off];
 	}
 	return entry_slow(r, pid, comm);
@@ -233,17 +223,17 @@ static inline bool same_name(const struct resolve *r, const char *cached,
 {
 	uint64_t a, b, c, d;
 
-	if (field_size == 16 && r->width == 16) {
+	if (field_size == 16 && r->hot.width == 16) {
 		memcpy(&a, cached, 8);
 		memcpy(&b, comm, 8);
 		memcpy(&c, cached + 8, 8);
 		memcpy(&d, comm + 8, 8);
 		if (((a ^ b) | (c ^ d)) == 0)
 			return true;
-	} else if (field_size == r->width) {
+	} else if (field_size == r->hot.width) {
 		uint64_t diff = 0;
 
-		for (size_t i = 0; i < r->width; i += 8) {
+		for (size_t i = 0; i < r->hot.width; i += 8) {
 			memcpy(&a, cached + i, 8);
 			memcpy(&b, comm + i, 8);
 			diff |= a ^ b;
@@ -251,18 +241,42 @@ static inline bool same_name(const struct resolve *r, const char *cached,
 		if (!diff)
 			return true;
 	}
-	/* A dynamic string, or garbage after the NUL of a fixed one. */
-	if (len >= r->width)
+	/* A dynamic string, or garbage after the NUL of a fixed one: the
+	 * cache must end at len, and the len bytes match. Overlapping loads
+	 * cover them without reading past comm's end. */
+	if (len >= r->hot.width || cached[len] != '\0')
 		return false;
+	if (len >= 8) {
+		size_t i;
+
+		for (i = 0; i + 8 <= len; i += 8) {
+			memcpy(&a, cached + i, 8);
+			memcpy(&b, comm + i, 8);
+			if (a != b)
+				return false;
+		}
+		memcpy(&a, cached + len - 8, 8);
+		memcpy(&b, comm + len - 8, 8);
+		return a == b;
+	}
+	if (len >= 4) {
+		uint32_t w, x, y, z;
+
+		memcpy(&w, cached, 4);
+		memcpy(&x, comm, 4);
+		memcpy(&y, cached + len - 4, 4);
+		memcpy(&z, comm + len - 4, 4);
+		return ((w ^ x) | (y ^ z)) == 0;
+	}
 	for (size_t i = 0; i < len; i++)
 		if (cached[i] != comm[i])
 			return false;
-	return cached[len] == '\0';
+	return true;
 }
 
 static void mark_dirty(struct resolve *r, uint32_t hid)
 {
-	struct resolve_row *row = &r->rows[hid];
+	struct resolve_row *row = &r->hot.rows[hid];
 
 	if (row->dirty)
 		return;
@@ -285,10 +299,10 @@ static uint32_t new_row(struct resolve *r, int32_t pid, int32_t tgid,
 	struct resolve_row *row;
 	uint32_t hid;
 
-	if (!grow((void **)&r->rows, &r->rows_cap, sizeof(*r->rows), r->nrows + 2))
+	if (!grow((void **)&r->hot.rows, &r->rows_cap, sizeof(*r->hot.rows), r->nrows + 2))
 		return 0;
 	hid = ++r->nrows;
-	row = &r->rows[hid];
+	row = &r->hot.rows[hid];
 	memset(row, 0, sizeof(*row));
 	row->pid = pid;
 	row->tgid = tgid;
@@ -302,7 +316,7 @@ static uint32_t new_row(struct resolve *r, int32_t pid, int32_t tgid,
 
 static void end_row(struct resolve *r, uint32_t hid, uint64_t ts)
 {
-	struct resolve_row *row = &r->rows[hid];
+	struct resolve_row *row = &r->hot.rows[hid];
 
 	if (row->end_ts != RESOLVE_OPEN)
 		return;
@@ -321,7 +335,7 @@ static uint32_t idle_row(struct resolve *r, int cpu, uint64_t ts)
 
 static size_t cut(const struct resolve *r, size_t len)
 {
-	return len < r->width ? (len < 255 ? len : 254) : r->width - 1;
+	return len < r->hot.width ? (len < 255 ? len : 254) : r->hot.width - 1;
 }
 
 static uint32_t name_slow(struct resolve *r, int32_t pid, int cpu,
@@ -335,36 +349,87 @@ uint32_t resolve_name(struct resolve *r, int32_t pid, int cpu,
 	return resolve_name_field(r, pid, cpu, comm, len, 0, ts, src);
 }
 
-/* The hot path, kept small so it needs no stack frame: a pid whose
- * chunk exists, alive, named, the same name. Everything else is slow. */
+/* Not the hottest path: another width, a dynamic string, the idle task. */
+static __attribute__((noinline)) uint32_t
+name_mid(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
+	 size_t field_size, uint64_t ts, enum resolve_source src)
+{
+	uint32_t c = (uint32_t)pid >> CHUNK_SHIFT, off, id;
+	struct resolve_chunk *ch;
+
+	if (pid > 0 && c < r->hot.nchunks && (ch = r->hot.chunks[c])) {
+		off = (uint32_t)pid & (CHUNK_SIZE - 1);
+		if (ch->e[off].comm_id && !ch->e[off].pending &&
+		    same_name(r, ch->comm + ((size_t)off << r->width_shift), comm,
+			      len, field_size)) {
+#ifdef RESOLVE_ALWAYS_COPY
+			memset(ch->comm + ((size_t)off << r->width_shift), 0, r->hot.width);
+			memcpy(ch->comm + ((size_t)off << r->width_shift), comm,
+			       len < r->hot.width ? len : r->hot.width - 1);
+#endif
+			return ch->e[off].comm_id;
+		}
+	} else if (pid == 0 && (unsigned)cpu < RESOLVE_MAX_CPUS && r->idle[cpu]) {
+		/* Switches to and from idle are half of all switches. */
+		id = r->hot.rows[r->idle[cpu]].comm_id;
+		if (id && same_name(r, r->names + ((size_t)id << r->width_shift),
+				    comm, len, field_size))
+			return id;
+	}
+	return name_slow(r, pid, cpu, comm, len, field_size, ts, src);
+}
+
+/* The hot path, small enough to need no stack frame: a pid whose chunk
+ * exists, alive, named, not mid-rename, and a char[16] field compared with
+ * two word loads against the zero-padded cache. */
 uint32_t resolve_name_field(struct resolve *r, int32_t pid, int cpu,
 			    const char *comm, size_t len, size_t field_size,
 			    uint64_t ts, enum resolve_source src)
 {
 	uint32_t c = (uint32_t)pid >> CHUNK_SHIFT, off;
-	struct chunk *ch;
+	const struct resolve_entry *e;
+	const char *cached;
+	struct resolve_chunk *ch;
+	uint64_t a, b, x, y;
 
-	if (__builtin_expect(pid > 0 && c < r->nchunks && (ch = r->chunks[c]), 1)) {
+	if (__builtin_expect(r->hot.width == 16 && pid > 0 && c < r->hot.nchunks &&
+			     (ch = r->hot.chunks[c]) != NULL, 1)) {
 		off = (uint32_t)pid & (CHUNK_SIZE - 1);
-		if (ch->e[off].comm_id && !ch->e[off].pending &&
-		    same_name(r, ch->comm + off * r->width, comm, len, field_size)) {
+		e = &ch->e[off];
+		cached = ch->comm + ((size_t)off << 4);
+		if (field_size == 16) {
+			memcpy(&a, cached, 8);
+			memcpy(&b, comm, 8);
+			memcpy(&x, cached + 8, 8);
+			memcpy(&y, comm + 8, 8);
+		} else if (field_size == RESOLVE_NUL_TERMINATED && len >= 7 && len < 16) {
+			/* comm[0..len] with its NUL: two overlapping loads
+			 * cover it, and the cache's padding must match too. */
+			memcpy(&a, cached, 8);
+			memcpy(&b, comm, 8);
+			memcpy(&x, cached + len - 7, 8);
+			memcpy(&y, comm + len - 7, 8);
+		} else {
+			goto mid;
+		}
+		if (e->comm_id && !e->pending && ((a ^ b) | (x ^ y)) == 0) {
 #ifdef RESOLVE_ALWAYS_COPY
 			/* bench/ only: the cost of copying whether or not it
 			 * changed. */
-			memset(ch->comm + off * r->width, 0, r->width);
-			memcpy(ch->comm + off * r->width, comm, len < r->width ? len : r->width - 1);
+			memcpy(ch->comm + ((size_t)off << 4), comm, 16);
 #endif
-			return ch->e[off].comm_id;
+			return e->comm_id;
 		}
 	}
-	return name_slow(r, pid, cpu, comm, len, field_size, ts, src);
+mid:
+	return name_mid(r, pid, cpu, comm, len, field_size, ts, src);
 }
 
 static __attribute__((noinline)) uint32_t
 name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 	  size_t field_size, uint64_t ts, enum resolve_source src)
 {
-	struct pid_entry *e;
+	struct resolve_entry *e;
 	char *cached;
 	uint32_t id;
 
@@ -374,13 +439,13 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 
 		/* Switches to and from idle are half of all switches: the
 		 * idle row's name is compared before anything is hashed. */
-		if (hid && (id = r->rows[hid].comm_id) &&
-		    same_name(r, r->names + (size_t)id * r->width, comm, len, field_size))
+		if (hid && (id = r->hot.rows[hid].comm_id) &&
+		    same_name(r, r->names + (size_t)id * r->hot.width, comm, len, field_size))
 			return id;
 		id = intern(r, comm, len);
-		if (hid && !r->rows[hid].comm_id && id) {
-			r->rows[hid].comm_id = id;
-			r->rows[hid].source = (uint8_t)src;
+		if (hid && !r->hot.rows[hid].comm_id && id) {
+			r->hot.rows[hid].comm_id = id;
+			r->hot.rows[hid].source = (uint8_t)src;
 			mark_dirty(r, hid);
 		}
 		return id;
@@ -396,19 +461,19 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 		return e->comm_id;
 	}
 	if (e->pending && e->state == E_ALIVE) {
-		struct resolve_row *old = &r->rows[e->prev_hid], *cur = &r->rows[e->hid];
+		struct resolve_row *old = &r->hot.rows[e->prev_hid], *cur = &r->hot.rows[e->hid];
 
 		e->pending = 0;
 		if (old->comm_id && ts + 1 >= cur->start_ts &&
 		    ts < cur->start_ts + LATE_RENAME_NS &&
-		    same_name(r, r->names + (size_t)old->comm_id * r->width, comm,
+		    same_name(r, r->names + (size_t)old->comm_id * r->hot.width, comm,
 			      len, field_size)) {
 			old->end_ts = ts + 1;
 			cur->start_ts = ts + 1;
 			mark_dirty(r, e->prev_hid);
 			mark_dirty(r, e->hid);
-			r->late_pid = pid;
-			r->late_hid = e->prev_hid;
+			r->hot.late_pid = pid;
+			r->hot.late_hid = e->prev_hid;
 			e->pending = 1;	/* more late events may follow */
 			return old->comm_id;
 		}
@@ -423,20 +488,20 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 		e->fresh = 0;
 	} else if (!e->comm_id) {
 		/* The lifetime's first name names it from its start. */
-		struct resolve_row *row = &r->rows[e->hid];
+		struct resolve_row *row = &r->hot.rows[e->hid];
 
 		row->comm_id = id;
 		row->source = (uint8_t)src;
 		mark_dirty(r, e->hid);
 	} else {
-		int32_t tgid = r->rows[e->hid].tgid;
+		int32_t tgid = r->hot.rows[e->hid].tgid;
 
 		end_row(r, e->hid, ts);
 		e->hid = new_row(r, pid, tgid, id, src, ts);
 		r->updates++;
 	}
 	e->comm_id = id;
-	memset(cached, 0, r->width);
+	memset(cached, 0, r->hot.width);
 	memcpy(cached, comm, len);
 	return id;
 }
@@ -448,7 +513,7 @@ uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len)
 
 int resolve_is_named(struct resolve *r, int32_t pid)
 {
-	struct pid_entry *e;
+	struct resolve_entry *e;
 	char *cached;
 
 	if (pid == 0)
@@ -462,27 +527,31 @@ static uint32_t hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts);
 uint32_t resolve_hid(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 {
 	uint32_t c = (uint32_t)pid >> CHUNK_SHIFT, hid;
-	struct pid_entry *e;
-	struct chunk *ch;
+	struct resolve_entry *e;
+	struct resolve_chunk *ch;
 
-	if (__builtin_expect(r->late_pid >= 0, 0)) {
+	if (__builtin_expect(r->hot.late_pid >= 0, 0)) {
 		/* This event's own fields showed its pid's pre-rename name. */
-		int32_t late = r->late_pid;
+		int32_t late = r->hot.late_pid;
 
-		r->late_pid = -1;
+		r->hot.late_pid = -1;
 		if (late == pid) {
-			r->rows[r->late_hid].events++;
-			return r->late_hid;
+			return r->hot.late_hid;	/* named: not counted */
 		}
 	}
-	if (__builtin_expect(pid > 0 && c < r->nchunks && (ch = r->chunks[c]), 1)) {
+	if (__builtin_expect(pid > 0 && c < r->hot.nchunks && (ch = r->hot.chunks[c]), 1)) {
 		e = &ch->e[(uint32_t)pid & (CHUNK_SIZE - 1)];
 		if (e->state == E_ALIVE) {
 			e->fresh = 0;
 			hid = e->hid;
-			r->rows[hid].events++;
+			/* Only events of a still unnamed row need counting:
+			 * a named row never becomes unnamed. */
+			if (__builtin_expect(!e->comm_id, 0))
+				r->hot.rows[hid].events++;
 			return hid;
 		}
+	} else if (pid == 0 && (unsigned)cpu < RESOLVE_MAX_CPUS && r->idle[cpu]) {
+		return r->idle[cpu];	/* named swapper/N at the latest */
 	}
 	return hid_slow(r, pid, cpu, ts);
 }
@@ -490,7 +559,7 @@ uint32_t resolve_hid(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 static __attribute__((noinline)) uint32_t
 hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 {
-	struct pid_entry *e;
+	struct resolve_entry *e;
 	char *cached;
 	uint32_t hid;
 
@@ -505,13 +574,13 @@ hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 					 RESOLVE_SRC_NONE, ts);
 			e->comm_id = 0;
 			e->state = E_ALIVE;
-			memset(cached, 0, r->width);
+			memset(cached, 0, r->hot.width);
 		}
 		e->fresh = 0;
 		hid = e->hid;
 	}
-	if (hid)
-		r->rows[hid].events++;
+	if (hid && !r->hot.rows[hid].comm_id)
+		r->hot.rows[hid].events++;
 	return hid;
 }
 
@@ -520,7 +589,7 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 		   enum resolve_source src)
 {
 	int32_t tgid = RESOLVE_TGID_UNKNOWN;
-	struct pid_entry *e, *pe;
+	struct resolve_entry *e, *pe;
 	char *cached, *pc;
 
 	(void)src;
@@ -530,7 +599,7 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 		tgid = pid;
 		if (clone_flags & CLONE_THREAD_FLAG) {
 			pe = parent > 0 ? entry(r, parent, &pc) : NULL;
-			tgid = pe && pe->hid ? r->rows[pe->hid].tgid
+			tgid = pe && pe->hid ? r->hot.rows[pe->hid].tgid
 					     : RESOLVE_TGID_UNKNOWN;
 		}
 	}
@@ -540,8 +609,8 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 	if (e->state == E_ALIVE && e->fresh) {
 		/* The second tracepoint of the same clone. */
 		if (tgid != RESOLVE_TGID_UNKNOWN &&
-		    r->rows[e->hid].tgid == RESOLVE_TGID_UNKNOWN) {
-			r->rows[e->hid].tgid = tgid;
+		    r->hot.rows[e->hid].tgid == RESOLVE_TGID_UNKNOWN) {
+			r->hot.rows[e->hid].tgid = tgid;
 			mark_dirty(r, e->hid);
 		}
 		return;
@@ -554,12 +623,12 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 	e->fresh = 1;
 	e->pending = 0;
 	e->exited = 0;
-	memset(cached, 0, r->width);
+	memset(cached, 0, r->hot.width);
 }
 
 void resolve_exit(struct resolve *r, int32_t pid)
 {
-	struct pid_entry *e;
+	struct resolve_entry *e;
 	char *cached;
 
 	if (pid > 0 && (e = entry(r, pid, &cached)) && e->state == E_ALIVE)
@@ -570,7 +639,7 @@ uint32_t resolve_rename(struct resolve *r, int32_t pid, int cpu,
 			const char *comm, size_t len, size_t field_size,
 			uint64_t ts)
 {
-	struct pid_entry *e;
+	struct resolve_entry *e;
 	uint32_t before, id;
 	char *cached;
 
@@ -590,19 +659,19 @@ uint32_t resolve_rename(struct resolve *r, int32_t pid, int cpu,
 
 void resolve_set_tgid(struct resolve *r, int32_t pid, int32_t tgid)
 {
-	struct pid_entry *e;
+	struct resolve_entry *e;
 	char *cached;
 
 	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
-	    r->rows[e->hid].tgid == tgid)
+	    r->hot.rows[e->hid].tgid == tgid)
 		return;
-	r->rows[e->hid].tgid = tgid;
+	r->hot.rows[e->hid].tgid = tgid;
 	mark_dirty(r, e->hid);
 }
 
 void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit)
 {
-	struct pid_entry *e;
+	struct resolve_entry *e;
 	char *cached;
 
 	if (pid <= 0)
@@ -622,7 +691,7 @@ void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
 		  const char *comm, size_t len, uint64_t ts,
 		  enum resolve_source src)
 {
-	struct pid_entry *e;
+	struct resolve_entry *e;
 	char *cached;
 
 	if (pid <= 0)
@@ -634,15 +703,15 @@ void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
 		/* The trace's own name wins; a snapshot may still add the
 		 * tgid it did not know. */
 		if (tgid != RESOLVE_TGID_UNKNOWN &&
-		    r->rows[e->hid].tgid == RESOLVE_TGID_UNKNOWN) {
-			r->rows[e->hid].tgid = tgid;
+		    r->hot.rows[e->hid].tgid == RESOLVE_TGID_UNKNOWN) {
+			r->hot.rows[e->hid].tgid = tgid;
 			mark_dirty(r, e->hid);
 		}
 		return;
 	}
 	resolve_name(r, pid, -1, comm, len, ts, src);
 	if (tgid != RESOLVE_TGID_UNKNOWN && e->hid) {
-		r->rows[e->hid].tgid = tgid;
+		r->hot.rows[e->hid].tgid = tgid;
 		mark_dirty(r, e->hid);
 	}
 }
@@ -654,7 +723,7 @@ void resolve_name_unnamed(struct resolve *r,
 	char idle[32];
 
 	for (uint32_t hid = 1; hid <= r->nrows; hid++) {
-		struct resolve_row *row = &r->rows[hid];
+		struct resolve_row *row = &r->hot.rows[hid];
 		const char *name = NULL;
 		enum resolve_source s = src;
 
@@ -693,7 +762,7 @@ uint32_t resolve_row_count(const struct resolve *r)
 
 const struct resolve_row *resolve_row(const struct resolve *r, uint32_t hid)
 {
-	return hid && hid <= r->nrows ? &r->rows[hid] : NULL;
+	return hid && hid <= r->nrows ? &r->hot.rows[hid] : NULL;
 }
 
 uint32_t resolve_comm_count(const struct resolve *r)
@@ -706,7 +775,7 @@ const char *resolve_comm(const struct resolve *r, uint32_t id, size_t *len)
 	if (!id || id > r->nnames)
 		return NULL;
 	*len = r->name_len[id];
-	return r->names + (size_t)id * r->width;
+	return r->names + (size_t)id * r->hot.width;
 }
 
 static const char *const source_names[RESOLVE_SRC_COUNT] = {
@@ -743,7 +812,7 @@ size_t resolve_dirty(const struct resolve *r, const uint32_t **hids)
 void resolve_clear_dirty(struct resolve *r)
 {
 	for (size_t i = 0; i < r->ndirty; i++)
-		r->rows[r->dirty[i]].dirty = 0;
+		r->hot.rows[r->dirty[i]].dirty = 0;
 	r->ndirty = 0;
 }
 
@@ -752,12 +821,23 @@ uint64_t resolve_unnamed_events(const struct resolve *r)
 	uint64_t n = 0;
 
 	for (uint32_t hid = 1; hid <= r->nrows; hid++)
-		if (!r->rows[hid].comm_id)
-			n += r->rows[hid].events;
+		if (!r->hot.rows[hid].comm_id)
+			n += r->hot.rows[hid].events;
 	return n;
 }
 
 uint64_t resolve_updates(const struct resolve *r)
 {
 	return r->updates;
+}
+
+uint32_t resolve_name_own(struct resolve *r, int32_t pid, int cpu,
+			  const char *comm, size_t len, size_t field_size,
+			  uint64_t ts, enum resolve_source src, uint32_t *hid)
+{
+	uint32_t id = resolve_name_field(r, pid, cpu, comm, len, field_size, ts, src);
+
+	if (hid)
+		*hid = resolve_hid(r, pid, cpu, ts);
+	return id;
 }

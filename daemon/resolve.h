@@ -56,6 +56,36 @@ struct resolve_row {
 
 struct resolve;
 
+/* The hot paths below are inline at the caller (one lookup, two word
+ * compares, no call). They read only this part of the cache, which is the
+ * first member of struct resolve; everything else stays in resolve.c. */
+#define RESOLVE_CHUNK_SHIFT 10
+#define RESOLVE_ALIVE 1
+
+struct resolve_entry {
+	uint32_t hid;		/* current row, 0 = never seen */
+	uint32_t comm_id;	/* cached name's id; 0 = unnamed or not alive */
+	uint32_t prev_hid;	/* the row before a task_rename */
+	uint8_t state;		/* 0 unknown, RESOLVE_ALIVE, dead */
+	uint8_t fresh;		/* born, has not run since */
+	uint8_t pending;	/* renamed, new name not yet seen again */
+	uint8_t exited;		/* sched_process_exit seen */
+};
+
+struct resolve_chunk {
+	struct resolve_entry e[1u << RESOLVE_CHUNK_SHIFT];
+	char comm[];		/* names, width bytes each, zero-padded */
+};
+
+struct resolve_hot {
+	struct resolve_chunk **chunks;	/* by pid >> RESOLVE_CHUNK_SHIFT */
+	size_t nchunks;
+	size_t width;			/* name width, a power of two */
+	struct resolve_row *rows;	/* by row id */
+	int32_t late_pid;		/* see resolve_rename */
+	uint32_t late_hid;
+};
+
 /* comm_width: bytes a name may take, from the event formats (16 today,
  * 64 with long task names); longer names are cut to width - 1. */
 struct resolve *resolve_new(size_t comm_width);
@@ -69,10 +99,70 @@ uint32_t resolve_name(struct resolve *r, int32_t pid, int cpu,
 
 /* The same, for a name read from a fixed char array of field_size bytes
  * (comm points at all of them): when that is the cache's width, the
- * unchanged-name check compares whole words. field_size 0: unknown. */
+ * unchanged-name check compares whole words. field_size 0: unknown;
+ * RESOLVE_NUL_TERMINATED: a dynamic string whose NUL at comm[len] is
+ * readable. */
+#define RESOLVE_NUL_TERMINATED ((size_t)-1)
+
+/* resolve_name_field, and when hid is not NULL also the event's row for
+ * pid (the slow half of resolve_name_fast). */
+uint32_t resolve_name_own(struct resolve *r, int32_t pid, int cpu,
+			  const char *comm, size_t len, size_t field_size,
+			  uint64_t ts, enum resolve_source src, uint32_t *hid);
 uint32_t resolve_name_field(struct resolve *r, int32_t pid, int cpu,
 			    const char *comm, size_t len, size_t field_size,
 			    uint64_t ts, enum resolve_source src);
+
+/* resolve_name_field with the unchanged-name path inline: a char[16]
+ * field, or a NUL-terminated dynamic string of 7..15 bytes, compared with
+ * two 8-byte loads against the zero-padded cached name. When hid is not
+ * NULL, pid is the event's own pid and *hid gets the row the event
+ * belongs to (what resolve_hid would say), saving a second lookup. */
+static inline uint32_t resolve_name_fast(struct resolve *r, int32_t pid, int cpu,
+					 const char *comm, size_t len,
+					 size_t field_size, uint64_t ts,
+					 enum resolve_source src, uint32_t *hid)
+{
+	const struct resolve_hot *h = (const struct resolve_hot *)r;
+	uint32_t c = (uint32_t)pid >> RESOLVE_CHUNK_SHIFT, off;
+	struct resolve_entry *e;
+	struct resolve_chunk *ch;
+	char *cached;
+	uint64_t a, b, x, y;
+	size_t tail;
+
+	if (__builtin_expect(h->width == 16 && pid > 0 && c < h->nchunks &&
+			     (ch = h->chunks[c]) != NULL, 1)) {
+		off = (uint32_t)pid & ((1u << RESOLVE_CHUNK_SHIFT) - 1);
+		e = &ch->e[off];
+		cached = ch->comm + ((size_t)off << 4);
+		if (field_size == 16)
+			tail = 8;
+		else if (field_size == RESOLVE_NUL_TERMINATED && len >= 7 && len < 16)
+			tail = len - 7;	/* covers comm[len], the NUL */
+		else
+			goto full;
+		__builtin_memcpy(&a, cached, 8);
+		__builtin_memcpy(&b, comm, 8);
+		__builtin_memcpy(&x, cached + tail, 8);
+		__builtin_memcpy(&y, comm + tail, 8);
+		if (e->comm_id && !e->pending && ((a ^ b) | (x ^ y)) == 0) {
+#ifdef RESOLVE_ALWAYS_COPY
+			/* bench/ only: what copying every name, changed or
+			 * not, would cost on this path. */
+			__builtin_memset(cached, 0, 16);
+			__builtin_memcpy(cached, comm, len < 16 ? len : 15);
+#endif
+			if (hid) {
+				e->fresh = 0;
+				*hid = e->hid;
+			}
+			return e->comm_id;
+		}
+	}
+full:
+	return resolve_name_own(r, pid, cpu, comm, len, field_size, ts, src, hid);
+}
 
 /* The comm id of a name that names no task (task_rename's old name). */
 uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len);
@@ -83,6 +173,26 @@ int resolve_is_named(struct resolve *r, int32_t pid);
 /* The history row of the pid an event fired in (its common_pid) at ts;
  * opens an unnamed lifetime for a pid never seen. 0 on allocation failure. */
 uint32_t resolve_hid(struct resolve *r, int32_t pid, int cpu, uint64_t ts);
+
+/* resolve_hid with the common case inline: a live pid of a named row. */
+static inline uint32_t resolve_hid_fast(struct resolve *r, int32_t pid, int cpu,
+					uint64_t ts)
+{
+	const struct resolve_hot *h = (const struct resolve_hot *)r;
+	uint32_t c = (uint32_t)pid >> RESOLVE_CHUNK_SHIFT;
+	struct resolve_chunk *ch;
+	struct resolve_entry *e;
+
+	if (__builtin_expect(h->late_pid < 0 && pid > 0 && c < h->nchunks &&
+			     (ch = h->chunks[c]) != NULL, 1)) {
+		e = &ch->e[(uint32_t)pid & ((1u << RESOLVE_CHUNK_SHIFT) - 1)];
+		if (e->comm_id) {	/* alive and named */
+			e->fresh = 0;
+			return e->hid;
+		}
+	}
+	return resolve_hid(r, pid, cpu, ts);
+}
 
 /* pid is born at ts (task_newtask, sched_process_fork): a new lifetime
  * unless this birth was already recorded (newtask then fork of one clone).
