@@ -19,6 +19,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include <tracefs/tracefs.h>
@@ -28,6 +30,7 @@
 #include "notify.h"
 #include "pipeline.h"
 #include "seed.h"
+#include "server.h"
 #include "store.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -46,7 +49,63 @@ struct capture {
 	struct live_cpu_stats *last;	/* per CPU, at the last commit */
 	uint64_t lost_total, events_at_status, status_ts;
 	int failed;
+	int listen_fd, socket_created;
+	pid_t server;			/* the query server process */
+	uint64_t server_started;
 };
+
+/* The query server runs as its own unprivileged process; if it dies,
+ * capture goes on and it is started again (at most once a second). */
+static void watch_server(struct capture *c, uint64_t now)
+{
+	int status;
+
+	if (c->listen_fd < 0)
+		return;
+	if (c->server > 0 && waitpid(c->server, &status, WNOHANG) == c->server) {
+		log_warning("query server (pid %d) %s %d; restarting it", (int)c->server,
+			    WIFSIGNALED(status) ? "killed by signal" : "exited with",
+			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+		c->server = 0;
+	}
+	if (c->server <= 0 && now - c->server_started >= 1000000000ull) {
+		c->server = server_spawn(c->listen_fd, c->o->db);
+		c->server_started = now;
+	}
+}
+
+static void stop_server(struct capture *c)
+{
+	if (c->server > 0) {
+		kill(c->server, SIGTERM);
+		waitpid(c->server, NULL, 0);
+		c->server = 0;
+	}
+	if (c->listen_fd >= 0)
+		close(c->listen_fd);
+	if (c->socket_created)
+		unlink(c->o->socket);
+}
+
+/* The server's user reads the database: group commd when it exists
+ * (SQLite gives -wal and -shm the database file's owner and mode). */
+static void share_db(const char *db)
+{
+	struct group *gr = getgrnam("commd");
+	char dir[PATH_MAX], *slash;
+
+	if (!gr)
+		return;
+	snprintf(dir, sizeof(dir), "%s", db);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (chown(dir, 0, gr->gr_gid) == 0)
+			chmod(dir, 0750);
+	}
+	if (chown(db, 0, gr->gr_gid) == 0)
+		chmod(db, 0640);
+}
 
 static int on_record(void *ctx, const void *data, int size, int cpu,
 		     uint64_t ts, int64_t missed)
@@ -215,7 +274,7 @@ static void ready(int *ready_fd)
 int daemon_run(const struct daemon_opts *o)
 {
 	struct live_opts lo = { o->instance, o->buffer_kb, o->events };
-	struct capture c = { .o = o, .id = -1 };
+	struct capture c = { .o = o, .id = -1, .listen_fd = -1 };
 	char err[512], host[256] = "";
 	uint64_t now, next_commit, watchdog_ns, next_watchdog = 0;
 	struct sigaction sa;
@@ -250,6 +309,15 @@ int daemon_run(const struct daemon_opts *o)
 	if (!c.store) {
 		log_error("%s: %s", o->db, err);
 		goto out;
+	}
+	share_db(o->db);
+	if (o->socket && strcmp(o->socket, "none")) {
+		c.listen_fd = server_listen(o->socket, &c.socket_created);
+		if (c.listen_fd < 0)
+			goto out;
+		watch_server(&c, live_now());
+		if (c.server < 0)
+			goto out;
 	}
 	c.live = live_open(&lo, err, sizeof(err));
 	if (!c.live) {
@@ -312,6 +380,7 @@ int daemon_run(const struct daemon_opts *o)
 			status(&c, now);
 			next_commit = now + (uint64_t)o->commit_ms * 1000000;
 		}
+		watch_server(&c, now);
 		if (watchdog_ns && now >= next_watchdog) {
 			notify_send("WATCHDOG=1");
 			next_watchdog = now + watchdog_ns;
@@ -339,6 +408,7 @@ int daemon_run(const struct daemon_opts *o)
 		 (unsigned long long)c.lost_total);
 	rc = 0;
 out:
+	stop_server(&c);
 	pipeline_free(c.pipe);
 	live_close(c.live);
 	if (store_close(c.store) && rc == 0)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "server.h"
 #include "import.h"
 #include "log.h"
 
@@ -17,7 +18,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: commd [--foreground] [--db PATH] [--instance NAME] [--buffer-kb N]\n"
-		"             [--events LIST] [--commit-ms N] [--socket PATH]\n"
+		"             [--events LIST] [--commit-ms N] [--socket PATH|none]\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
 		"       commd --help | --version\n"
 		"\n"
@@ -136,10 +137,59 @@ static int cmd_import(int argc, char **argv)
 	return import_run(&o);
 }
 
+/* `commd serve`: the query server, started by the daemon itself. */
+static int cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fd", required_argument, NULL, 'f' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct server_opts o = { .listen_fd = -1, .db = DAEMON_DEFAULT_DB,
+				 .workers = 4, .default_timeout_ms = 10000,
+				 .max_timeout_ms = 300000 };
+	long v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (number("--fd", optarg, 0, 1 << 20, &v))
+				return 2;
+			o.listen_fd = (int)v;
+			break;
+		case 'd': o.db = optarg; break;
+		case 'u': o.user = optarg; break;
+		case 'w':
+			if (number("--workers", optarg, 1, 64, &v))
+				return 2;
+			o.workers = (int)v;
+			break;
+		case 't':
+			if (number("--timeout-ms", optarg, 1, 3600000, &v))
+				return 2;
+			o.default_timeout_ms = (int)v;
+			break;
+		default: return 2;
+		}
+	}
+	if (o.listen_fd < 0) {
+		log_error("serve: --fd of a listening socket is required");
+		return 2;
+	}
+	return server_run(&o);
+}
+
 int main(int argc, char **argv)
 {
 	log_set_program("commd");
 	if (argc >= 2 && !strcmp(argv[1], "import"))
 		return cmd_import(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "serve"))
+		return cmd_serve(argc - 1, argv + 1);
 	return cmd_daemon(argc, argv);
 }

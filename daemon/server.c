@@ -1,0 +1,798 @@
+/* server.c — see server.h. */
+#define _GNU_SOURCE
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <event2/thread.h>
+#include <sqlite3.h>
+
+#include "log.h"
+#include "protocol.h"
+#include "sqlfuncs.h"
+
+#define OUT_HIGH (1u << 20)	/* a worker waits while this much is unsent */
+#define OUT_LOW (256u << 10)
+
+/* ---- capture side: the socket and the server process ---------------- */
+
+int server_user(const char *name, uid_t *uid, gid_t *gid)
+{
+	struct passwd *pw = getpwnam(name);
+
+	if (!pw)
+		return -1;
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	return 0;
+}
+
+static int systemd_socket(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+
+	if (!pid || !fds || (pid_t)strtol(pid, NULL, 10) != getpid() ||
+	    strtol(fds, NULL, 10) < 1)
+		return -1;
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	return 3;	/* SD_LISTEN_FDS_START */
+}
+
+int server_listen(const char *path, int *created)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[PATH_MAX], *slash;
+	struct group *gr;
+	mode_t old;
+	int fd;
+
+	*created = 0;
+	fd = systemd_socket();
+	if (fd >= 0) {
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		return fd;
+	}
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		log_error("%s: socket path too long", path);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST) {
+			log_error("%s: %s", dir, strerror(errno));
+			return -1;
+		}
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		log_error("socket: %s", strerror(errno));
+		return -1;
+	}
+	/* A socket file left by a crash is stale when nobody answers it. */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		log_error("%s: another commd is serving this socket", path);
+		close(fd);
+		return -1;
+	}
+	unlink(path);
+	old = umask(0117);	/* srw-rw---- from the start */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		umask(old);
+		log_error("%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	umask(old);
+	gr = getgrnam("commd");
+	if (gr && chown(path, 0, gr->gr_gid))
+		log_warning("%s: cannot give it to group commd: %s", path, strerror(errno));
+	if (listen(fd, 128)) {
+		log_error("%s: listen: %s", path, strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	*created = 1;
+	return fd;
+}
+
+pid_t server_spawn(int listen_fd, const char *db)
+{
+	char fdarg[16];
+	pid_t pid;
+
+	snprintf(fdarg, sizeof(fdarg), "%d", listen_fd);
+	pid = fork();
+	if (pid < 0) {
+		log_error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		char *argv[] = { "commd", "serve", "--fd", fdarg, "--db", (char *)db, NULL };
+		sigset_t none;
+
+		fcntl(listen_fd, F_SETFD, 0);	/* keep it across exec */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* The binary by its name (so the process is called commd),
+		 * or the running one if that is gone (an upgrade). */
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n > 0 && !strstr((self[n] = '\0', self), " (deleted)"))
+			execv(self, argv);
+		execv("/proc/self/exe", argv);
+		log_error("exec commd serve: %s", strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/* ---- server side ------------------------------------------------------ */
+
+struct conn;
+
+struct job {
+	struct job *next;
+	struct conn *conn;
+	uint32_t row_limit, timeout_ms;
+	size_t sql_len;
+	char sql[];
+};
+
+struct conn {
+	struct server *srv;
+	struct bufferevent *bev;
+	sqlite3 *db;
+	int refs;		/* the loop's, and a job's while queued/running */
+	int busy;		/* a query is queued or running */
+	int closed;		/* the client is gone */
+	int closing;		/* close once the output is sent */
+	pthread_mutex_t lock;
+	pthread_cond_t drained;
+	struct proto_buf out;
+	uint64_t deadline_ns;
+	int timed_out;
+};
+
+struct server {
+	const struct server_opts *o;
+	struct event_base *base;
+	struct evconnlistener *listener;
+	pthread_t *threads;
+	int nthreads;
+	pthread_mutex_t lock;
+	pthread_cond_t work;
+	struct job *head, *tail;
+	int stop;
+	gid_t group;		/* members may query */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void conn_free_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (c->bev)
+		bufferevent_free(c->bev);
+	if (c->db)
+		sqlite3_close(c->db);
+	proto_buf_free(&c->out);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->drained);
+	free(c);
+}
+
+/* Drops a reference; the last one frees the connection on the loop. */
+static void conn_put(struct conn *c)
+{
+	int last;
+
+	pthread_mutex_lock(&c->lock);
+	last = --c->refs == 0;
+	pthread_mutex_unlock(&c->lock);
+	if (last)
+		event_base_once(c->srv->base, -1, EV_TIMEOUT, conn_free_cb, c, NULL);
+}
+
+/* Sends what is in c->out; waits while the client is slow. -1 when it is
+ * gone. Worker threads only. */
+static int flush_out(struct conn *c)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	int gone;
+
+	if (c->out.oom)
+		return -1;
+	if (c->out.len) {
+		bufferevent_write(c->bev, c->out.data, c->out.len);
+		proto_buf_reset(&c->out);
+	}
+	pthread_mutex_lock(&c->lock);
+	while (!c->closed && evbuffer_get_length(out) > OUT_HIGH) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += 100000000;
+		if (t.tv_nsec >= 1000000000) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&c->drained, &c->lock, &t);
+		if (now_ns() > c->deadline_ns) {
+			c->timed_out = 1;
+			break;
+		}
+	}
+	gone = c->closed || c->timed_out;
+	pthread_mutex_unlock(&c->lock);
+	return gone ? -1 : 0;
+}
+
+/* Only reading is allowed: whatever else a statement would do is refused
+ * when it is prepared. */
+static int authorize(void *arg, int action, const char *a1, const char *a2,
+		     const char *db, const char *trigger)
+{
+	(void)arg;
+	(void)db;
+	(void)trigger;
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_RECURSIVE:
+		return SQLITE_OK;
+	case SQLITE_FUNCTION:
+		return a2 && !strcasecmp(a2, "load_extension") ? SQLITE_DENY : SQLITE_OK;
+	case SQLITE_PRAGMA:
+		/* Schema introspection without assignment. */
+		if (a1 && (!strcasecmp(a1, "table_info") || !strcasecmp(a1, "table_xinfo") ||
+			   !strcasecmp(a1, "index_list") || !strcasecmp(a1, "index_info")))
+			return SQLITE_OK;
+		return SQLITE_DENY;
+	default:
+		return SQLITE_DENY;
+	}
+}
+
+static int progress(void *arg)
+{
+	struct conn *c = arg;
+
+	if (c->closed)
+		return 1;
+	if (now_ns() > c->deadline_ns) {
+		c->timed_out = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int open_db(struct conn *c)
+{
+	sqlite3 *db = NULL;
+
+	if (c->db)
+		return 0;
+	if (sqlite3_open_v2(c->srv->o->db, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db, 2000);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, PROTO_MAX_FRAME);
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 << 20);
+	sqlite3_set_authorizer(db, authorize, NULL);
+	sqlite3_progress_handler(db, 1000, progress, c);
+	commd_sql_register(db);
+	c->db = db;
+	return 0;
+}
+
+static void put_value(struct proto_buf *b, sqlite3_stmt *st, int i)
+{
+	uint64_t bits;
+	double d;
+
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		proto_put_u8(b, PROTO_INT);
+		proto_put_u64(b, (uint64_t)sqlite3_column_int64(st, i));
+		break;
+	case SQLITE_FLOAT:
+		d = sqlite3_column_double(st, i);
+		memcpy(&bits, &d, sizeof(bits));
+		proto_put_u8(b, PROTO_REAL);
+		proto_put_u64(b, bits);
+		break;
+	case SQLITE_TEXT:
+		proto_put_u8(b, PROTO_TEXT);
+		proto_put_str32(b, sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+		break;
+	case SQLITE_BLOB:
+		proto_put_u8(b, PROTO_BLOB);
+		proto_put_str32(b, sqlite3_column_blob(st, i), (size_t)sqlite3_column_bytes(st, i));
+		break;
+	default:
+		proto_put_u8(b, PROTO_NULL);
+		break;
+	}
+}
+
+/* A rows frame whose count is patched when it is closed. */
+struct rows_frame {
+	size_t at, count_at;
+	uint16_t n;
+	int open;
+};
+
+static void rows_close(struct conn *c, struct rows_frame *f)
+{
+	if (!f->open)
+		return;
+	c->out.data[f->count_at] = (uint8_t)(f->n >> 8);
+	c->out.data[f->count_at + 1] = (uint8_t)f->n;
+	proto_frame_end(&c->out, f->at);
+	f->open = 0;
+}
+
+static void send_error(struct conn *c, int code, int offset, const char *msg)
+{
+	proto_put_error(&c->out, code, offset, msg);
+	flush_out(c);
+}
+
+static void run_job(struct job *j)
+{
+	struct conn *c = j->conn;
+	const char *sql = j->sql, *tail, *end = j->sql + j->sql_len;
+	uint64_t start = now_ns(), rows = 0;
+	uint32_t timeout = j->timeout_ms ? j->timeout_ms
+					  : (uint32_t)c->srv->o->default_timeout_ms;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (timeout > (uint32_t)c->srv->o->max_timeout_ms)
+		timeout = (uint32_t)c->srv->o->max_timeout_ms;
+	c->deadline_ns = start + (uint64_t)timeout * 1000000;
+	c->timed_out = 0;
+	proto_buf_reset(&c->out);
+	if (open_db(c)) {
+		send_error(c, SQLITE_CANTOPEN, -1, "cannot open the database");
+		return;
+	}
+	while (sql < end) {
+		struct rows_frame f = { 0 };
+		int ncols;
+
+		rc = sqlite3_prepare_v2(c->db, sql, (int)(end - sql), &st, &tail);
+		if (rc != SQLITE_OK) {
+			int off = sqlite3_error_offset(c->db);
+
+			send_error(c, rc == SQLITE_AUTH ? PROTO_ERR_DENIED : rc,
+				   off >= 0 ? (int)(sql - j->sql) + off : -1,
+				   rc == SQLITE_AUTH ? "not allowed: commd answers reads only"
+						     : sqlite3_errmsg(c->db));
+			return;
+		}
+		if (!st) {		/* blank or a comment */
+			sql = tail;
+			continue;
+		}
+		if (!sqlite3_stmt_readonly(st)) {
+			sqlite3_finalize(st);
+			send_error(c, PROTO_ERR_DENIED, (int)(sql - j->sql),
+				   "not allowed: commd answers reads only");
+			return;
+		}
+		ncols = sqlite3_column_count(st);
+		if (ncols > 0) {
+			size_t fr = proto_frame_begin(&c->out, PROTO_COLUMNS);
+
+			proto_put_u16(&c->out, (uint16_t)ncols);
+			for (int i = 0; i < ncols; i++) {
+				const char *n = sqlite3_column_name(st, i);
+				const char *t = sqlite3_column_decltype(st, i);
+
+				proto_put_str16(&c->out, n ? n : "", n ? strlen(n) : 0);
+				proto_put_str16(&c->out, t ? t : "", t ? strlen(t) : 0);
+			}
+			proto_frame_end(&c->out, fr);
+		}
+		while ((!j->row_limit || rows < j->row_limit) &&
+		       (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (!f.open) {
+				f.at = proto_frame_begin(&c->out, PROTO_ROWS);
+				f.count_at = c->out.len;
+				proto_put_u16(&c->out, 0);
+				f.n = 0;
+				f.open = 1;
+			}
+			for (int i = 0; i < ncols; i++)
+				put_value(&c->out, st, i);
+			f.n++;
+			rows++;
+			if (c->out.len >= PROTO_ROWS_BATCH_BYTES || f.n == 0xffff) {
+				rows_close(c, &f);
+				if (flush_out(c))
+					break;
+			}
+		}
+		rows_close(c, &f);
+		if (c->closed)
+			break;
+		if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+			const char *msg = c->timed_out ? "query timed out" : sqlite3_errmsg(c->db);
+			char copy[512];
+
+			snprintf(copy, sizeof(copy), "%s", msg);
+			sqlite3_finalize(st);
+			send_error(c, c->timed_out ? PROTO_ERR_TIMEOUT : rc, -1, copy);
+			return;
+		}
+		if (c->timed_out) {
+			sqlite3_finalize(st);
+			send_error(c, PROTO_ERR_TIMEOUT, -1, "query timed out");
+			return;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (j->row_limit && rows >= j->row_limit)
+			break;
+		sql = tail;
+		if (c->out.len >= PROTO_ROWS_BATCH_BYTES && flush_out(c))
+			break;
+	}
+	sqlite3_finalize(st);
+	proto_put_end(&c->out, rows, (now_ns() - start) / 1000);
+	flush_out(c);
+}
+
+static void *worker_main(void *arg)
+{
+	struct server *s = arg;
+	struct job *j;
+
+	for (;;) {
+		pthread_mutex_lock(&s->lock);
+		while (!s->head && !s->stop)
+			pthread_cond_wait(&s->work, &s->lock);
+		if (!s->head) {
+			pthread_mutex_unlock(&s->lock);
+			return NULL;
+		}
+		j = s->head;
+		s->head = j->next;
+		if (!s->head)
+			s->tail = NULL;
+		pthread_mutex_unlock(&s->lock);
+
+		if (!j->conn->closed)
+			run_job(j);
+		pthread_mutex_lock(&j->conn->lock);
+		j->conn->busy = 0;
+		pthread_mutex_unlock(&j->conn->lock);
+		conn_put(j->conn);
+		free(j);
+	}
+}
+
+static void protocol_error(struct conn *c, const char *msg)
+{
+	struct proto_buf b = { 0 };
+
+	proto_put_error(&b, PROTO_ERR_FRAME, -1, msg);
+	if (!b.oom)
+		bufferevent_write(c->bev, b.data, b.len);
+	proto_buf_free(&b);
+	c->closing = 1;
+	bufferevent_disable(c->bev, EV_READ);
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+
+	while (!c->closing) {
+		size_t have = evbuffer_get_length(in), plen, flen;
+		const uint8_t *payload;
+		struct proto_reader r;
+		uint8_t hdr[4], type;
+		uint8_t *data;
+		uint32_t n;
+		struct job *j;
+		const char *sql;
+		size_t sql_len;
+
+		if (have < 4)
+			return;
+		evbuffer_copyout(in, hdr, 4);
+		n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+		if (n == 0 || n > PROTO_MAX_FRAME) {
+			protocol_error(c, "bad frame length");
+			return;
+		}
+		if (have < 4 + (size_t)n)
+			return;
+		data = evbuffer_pullup(in, 4 + (ssize_t)n);
+		if (!data || proto_frame_peek(data, 4 + n, &type, &payload, &plen, &flen)) {
+			protocol_error(c, "bad frame");
+			return;
+		}
+		if (type != PROTO_QUERY) {
+			protocol_error(c, "unexpected frame type");
+			return;
+		}
+		proto_reader_init(&r, payload, plen);
+		uint32_t limit = proto_get_u32(&r), timeout = proto_get_u32(&r);
+
+		proto_get_rest(&r, &sql, &sql_len);
+		if (r.bad) {
+			protocol_error(c, "malformed query frame");
+			return;
+		}
+		pthread_mutex_lock(&c->lock);
+		if (c->busy) {
+			pthread_mutex_unlock(&c->lock);
+			protocol_error(c, "one query at a time per connection");
+			return;
+		}
+		j = malloc(sizeof(*j) + sql_len + 1);
+		if (!j) {
+			pthread_mutex_unlock(&c->lock);
+			protocol_error(c, "out of memory");
+			return;
+		}
+		c->busy = 1;
+		c->refs++;
+		pthread_mutex_unlock(&c->lock);
+		j->next = NULL;
+		j->conn = c;
+		j->row_limit = limit;
+		j->timeout_ms = timeout;
+		j->sql_len = sql_len;
+		memcpy(j->sql, sql, sql_len);
+		j->sql[sql_len] = '\0';
+		evbuffer_drain(in, flen);
+
+		pthread_mutex_lock(&c->srv->lock);
+		if (c->srv->tail)
+			c->srv->tail->next = j;
+		else
+			c->srv->head = j;
+		c->srv->tail = j;
+		pthread_cond_signal(&c->srv->work);
+		pthread_mutex_unlock(&c->srv->lock);
+	}
+}
+
+static void conn_gone(struct conn *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->closed = 1;
+	pthread_cond_broadcast(&c->drained);
+	pthread_mutex_unlock(&c->lock);
+	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+	conn_put(c);	/* the loop's reference */
+}
+
+static void on_write(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	pthread_cond_broadcast(&c->drained);
+	pthread_mutex_unlock(&c->lock);
+	if (c->closing && evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
+	    !c->closed)
+		conn_gone(c);
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)bev;
+	if ((what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) && !c->closed)
+		conn_gone(c);
+}
+
+/* Members of the socket's group, root and our own user may query; the
+ * socket's mode says so too, this says it again. */
+static int peer_allowed(struct server *s, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct passwd *pw;
+	gid_t groups[256];
+	int n = 256;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return 0;
+	if (cred.uid == 0 || cred.uid == getuid() || cred.gid == s->group)
+		return 1;
+	pw = getpwuid(cred.uid);
+	if (!pw || getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (groups[i] == s->group)
+			return 1;
+	return 0;
+}
+
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
+		      struct sockaddr *sa, int socklen, void *arg)
+{
+	struct server *s = arg;
+	struct conn *c;
+
+	(void)l;
+	(void)sa;
+	(void)socklen;
+	if (!peer_allowed(s, fd)) {
+		close(fd);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->srv = s;
+	c->refs = 1;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->drained, NULL);
+	c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE | BEV_OPT_THREADSAFE);
+	if (!c->bev) {
+		close(fd);
+		conn_free_cb(-1, 0, c);
+		return;
+	}
+	bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
+	bufferevent_setwatermark(c->bev, EV_WRITE, OUT_LOW, 0);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	event_base_loopexit(arg, NULL);
+}
+
+/* Root becomes the server user: supplementary groups, gid, uid, and no
+ * way back (no new privileges). */
+static int drop_privileges(const char *name, gid_t *group)
+{
+	const char *user = name;
+	uid_t uid;
+	gid_t gid;
+
+	if (!user)
+		user = getpwnam("commd") ? "commd" : "nobody";
+	if (server_user(user, &uid, &gid)) {
+		log_error("serve: no user %s", user);
+		return -1;
+	}
+	*group = gid;
+	if (geteuid() == 0) {
+		if (setgroups(1, &gid) || setgid(gid) || setuid(uid)) {
+			log_error("serve: cannot become %s: %s", user, strerror(errno));
+			return -1;
+		}
+		if (setuid(0) == 0) {
+			log_error("serve: could regain root after dropping it");
+			return -1;
+		}
+	}
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	return 0;
+}
+
+int server_run(const struct server_opts *o)
+{
+	struct server s = { .o = o };
+	struct event *sigterm = NULL, *sigint = NULL;
+	int rc = 1;
+
+	pid_t parent = getppid();
+
+	log_set_program("commd serve");
+	if (drop_privileges(o->user, &s.group))
+		return 1;
+	/* Go when the capture side goes, even by SIGKILL (set after the
+	 * credentials changed: that clears it). */
+	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+	if (getppid() != parent)
+		return 0;
+	signal(SIGPIPE, SIG_IGN);
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+	sqlite3_hard_heap_limit64(512ll << 20);
+	if (evthread_use_pthreads()) {
+		log_error("serve: libevent without threads");
+		return 1;
+	}
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.work, NULL);
+	s.base = event_base_new();
+	if (!s.base)
+		goto out;
+	evutil_make_socket_nonblocking(o->listen_fd);
+	s.listener = evconnlistener_new(s.base, on_accept, &s,
+					LEV_OPT_CLOSE_ON_FREE | LEV_OPT_THREADSAFE,
+					-1, o->listen_fd);
+	sigterm = evsignal_new(s.base, SIGTERM, on_signal, s.base);
+	sigint = evsignal_new(s.base, SIGINT, on_signal, s.base);
+	if (!s.listener || !sigterm || !sigint || evsignal_add(sigterm, NULL) ||
+	    evsignal_add(sigint, NULL)) {
+		log_error("serve: cannot set up the event loop");
+		goto out;
+	}
+	s.nthreads = o->workers > 0 ? o->workers : 4;
+	s.threads = calloc((size_t)s.nthreads, sizeof(*s.threads));
+	if (!s.threads)
+		goto out;
+	for (int i = 0; i < s.nthreads; i++)
+		if (pthread_create(&s.threads[i], NULL, worker_main, &s)) {
+			s.nthreads = i;
+			goto out;
+		}
+	event_base_dispatch(s.base);
+	rc = 0;
+out:
+	pthread_mutex_lock(&s.lock);
+	s.stop = 1;
+	pthread_cond_broadcast(&s.work);
+	pthread_mutex_unlock(&s.lock);
+	for (int i = 0; i < s.nthreads; i++)
+		pthread_join(s.threads[i], NULL);
+	free(s.threads);
+	if (s.listener)
+		evconnlistener_free(s.listener);
+	if (sigterm)
+		event_free(sigterm);
+	if (sigint)
+		event_free(sigint);
+	if (s.base)
+		event_base_free(s.base);
+	return rc;
+}

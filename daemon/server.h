@@ -1,0 +1,43 @@
+/* server.h — the query server: SQL over a unix socket, answered on
+ * read-only SQLite connections by a process that holds no privileges.
+ *
+ * The capture side (root) binds the socket and starts the server as a
+ * separate program (`commd serve`), which drops to an unprivileged user
+ * before reading a single byte from a client; if it dies, capture goes on
+ * and it is started again. Clients are served by one libevent loop;
+ * queries run on a small pool of worker threads, each with a deadline, so
+ * a long query never delays another client's short one, and rows are
+ * streamed to the client in batches with back-pressure. Only reads are
+ * allowed (an authorizer refuses everything else: writes, ATTACH, PRAGMA,
+ * load_extension...). */
+#ifndef COMMD_SERVER_H
+#define COMMD_SERVER_H
+
+#include <sys/types.h>
+
+struct server_opts {
+	int listen_fd;		/* a bound, listening unix socket */
+	const char *db;		/* opened read-only per connection */
+	const char *user;	/* to drop to; NULL: "commd", else "nobody" */
+	int workers;		/* query threads */
+	int default_timeout_ms;
+	int max_timeout_ms;
+};
+
+/* `commd serve`: drops privileges, then serves until SIGTERM. Returns
+ * the exit status. */
+int server_run(const struct server_opts *o);
+
+/* Capture side helpers. */
+
+/* Binds `path` (mode 0660, group commd when it exists), or takes the
+ * socket systemd passed (LISTEN_FDS). Returns the fd or -1 (logged). */
+int server_listen(const char *path, int *created);
+
+/* Starts `commd serve` on listen_fd; returns its pid or -1 (logged). */
+pid_t server_spawn(int listen_fd, const char *db);
+
+/* The user the server drops to and its ids; -1 when none exists. */
+int server_user(const char *name, uid_t *uid, gid_t *gid);
+
+#endif
