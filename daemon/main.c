@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "daemon.h"
 #include "server.h"
 #include "import.h"
@@ -19,6 +20,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: commd [--foreground] [--db PATH] [--instance NAME] [--buffer-kb N]\n"
 		"             [--events LIST] [--commit-ms N] [--socket PATH|none]\n"
+		"             [--config FILE]   (default " CONFIG_DEFAULT_PATH ")\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
 		"       commd --help | --version\n"
 		"\n"
@@ -51,6 +53,7 @@ static int cmd_daemon(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "commit-ms", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -62,9 +65,27 @@ static int cmd_daemon(int argc, char **argv)
 		.buffer_kb = DAEMON_DEFAULT_BUFFER_KB,
 		.commit_ms = DAEMON_DEFAULT_COMMIT_MS,
 	};
+	const char *config = CONFIG_DEFAULT_PATH;
+	int config_given = 0;
+	char err[512];
 	long v;
 	int c;
 
+	/* The file first, so the command line overrides it. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			config = argv[i + 1];
+			config_given = 1;
+		} else if (!strncmp(argv[i], "--config=", 9)) {
+			config = argv[i] + 9;
+			config_given = 1;
+		}
+	}
+	if (config_load(config, config_given, &o, err, sizeof(err))) {
+		log_error("%s", err);
+		return 2;
+	}
+	optind = 1;
 	while ((c = getopt_long(argc, argv, "Fd:i:b:e:c:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F': o.foreground = 1; break;
@@ -89,6 +110,7 @@ static int cmd_daemon(int argc, char **argv)
 			o.commit_ms = (int)v;
 			break;
 		case 's': o.socket = optarg; break;
+		case 'C': break;	/* read above */
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("commd %s\n", COMMD_VERSION); return 0;
 		default: usage(stderr); return 2;
