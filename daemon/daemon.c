@@ -193,15 +193,15 @@ static int final_stats(struct capture *c)
 	return store_stat(c->store, c->id, "kernel_read_events", -1, (int64_t)read);
 }
 
+/* One writer per database: an flock on the file itself (SQLite's own
+ * locks are fcntl locks, which flock does not disturb). */
 static int lock_db(const char *db)
 {
-	char path[PATH_MAX];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s.lock", db);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(db, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		log_error("%s: %s", path, strerror(errno));
+		log_error("%s: %s", db, strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
