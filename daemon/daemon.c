@@ -150,7 +150,7 @@ static int account_losses(struct capture *c, uint64_t now)
 static int commit(struct capture *c)
 {
 	if (account_losses(c, live_now()) || pipeline_sync_names(c->pipe) ||
-	    store_commit(c->store) || store_begin(c->store)) {
+	    store_commit_async(c->store) || store_begin(c->store)) {
 		log_error("%s: %s", c->o->db, store_errmsg(c->store));
 		return -1;
 	}
@@ -276,7 +276,7 @@ int daemon_run(const struct daemon_opts *o)
 	struct live_opts lo = { o->instance, o->buffer_kb, o->events };
 	struct capture c = { .o = o, .id = -1, .listen_fd = -1 };
 	char err[512], host[256] = "";
-	uint64_t now, next_commit, watchdog_ns, next_watchdog = 0;
+	uint64_t now, next_commit, watchdog_ns, next_watchdog = 0, wake;
 	struct sigaction sa;
 	struct utsname uts;
 	int rc = 1, ready_fd = -1, lock_fd = -1;
@@ -359,7 +359,10 @@ int daemon_run(const struct daemon_opts *o)
 		int timeout;
 
 		now = live_now();
-		timeout = next_commit > now ? (int)((next_commit - now) / 1000000) : 0;
+		wake = next_commit;
+		if (watchdog_ns && next_watchdog < wake)
+			wake = next_watchdog;
+		timeout = wake > now ? (int)((wake - now) / 1000000) : 0;
 		if (live_wait(c.live, timeout) && errno != EINTR) {
 			log_error("poll: %s", strerror(errno));
 			goto out;

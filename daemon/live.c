@@ -138,7 +138,8 @@ static int reclaim(const char *name, char *err, size_t errlen)
 		snprintf(err, errlen, "instance %s: %s", name, strerror(errno));
 		return -1;
 	}
-	tracefs_instance_file_write(old, "tracing_on", "0");
+	/* Nothing is written to it before it is known to be stale: a busy
+	 * instance belongs to a running commd whose capture must go on. */
 	if (tracefs_instance_destroy(old)) {
 		snprintf(err, errlen, "instance %s is busy (another commd is "
 			 "reading it?): %s", name, strerror(errno));

@@ -168,6 +168,7 @@ static int cmd_serve(int argc, char **argv)
 		{ "user", required_argument, NULL, 'u' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "parent", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct server_opts o = { .listen_fd = -1, .db = DAEMON_DEFAULT_DB,
@@ -186,6 +187,11 @@ static int cmd_serve(int argc, char **argv)
 			break;
 		case 'd': o.db = optarg; break;
 		case 'u': o.user = optarg; break;
+		case 'p':
+			if (number("--parent", optarg, 1, 1 << 30, &v))
+				return 2;
+			o.parent = (pid_t)v;
+			break;
 		case 'w':
 			if (number("--workers", optarg, 1, 64, &v))
 				return 2;

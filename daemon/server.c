@@ -122,17 +122,19 @@ int server_listen(const char *path, int *created)
 
 pid_t server_spawn(int listen_fd, const char *db)
 {
-	char fdarg[16];
+	char fdarg[16], parent[16];
 	pid_t pid;
 
 	snprintf(fdarg, sizeof(fdarg), "%d", listen_fd);
+	snprintf(parent, sizeof(parent), "%d", (int)getpid());
 	pid = fork();
 	if (pid < 0) {
 		log_error("fork: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
-		char *argv[] = { "commd", "serve", "--fd", fdarg, "--db", (char *)db, NULL };
+		char *argv[] = { "commd", "serve", "--fd", fdarg, "--db", (char *)db,
+				 "--parent", parent, NULL };
 		sigset_t none;
 
 		fcntl(listen_fd, F_SETFD, 0);	/* keep it across exec */
@@ -734,7 +736,7 @@ int server_run(const struct server_opts *o)
 	struct event *sigterm = NULL, *sigint = NULL;
 	int rc = 1;
 
-	pid_t parent = getppid();
+	pid_t parent = o->parent > 0 ? o->parent : getppid();
 
 	log_set_program("commd serve");
 	if (drop_privileges(o->user, &s.group))

@@ -17,6 +17,7 @@
 
 struct server_opts {
 	int listen_fd;		/* a bound, listening unix socket */
+	pid_t parent;		/* the daemon: serve only while it lives */
 	const char *db;		/* opened read-only per connection */
 	const char *user;	/* to drop to; NULL: "commd", else "nobody" */
 	int workers;		/* query threads */

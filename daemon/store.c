@@ -73,7 +73,13 @@ struct pending {
 	size_t n;
 };
 
+/* Batches queued for the writer, at most this many: enough for the
+ * reader to go on through a slow commit (a WAL checkpoint's fsync)
+ * instead of leaving the ring buffer unread. */
+#define MAX_BATCHES 32
+
 struct batch {
+	struct batch *next;
 	struct op ops[BATCH_OPS];
 	size_t nops;
 	char *text;
@@ -99,8 +105,9 @@ struct store {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct batch *fill;		/* the caller appends here */
-	struct batch *full;		/* handed to the writer, NULL = none */
+	struct batch *full, *full_tail;	/* queued for the writer, in order */
 	struct batch *spare;		/* written, free for reuse */
+	int nbatches;			/* allocated */
 	int busy;			/* the writer is running a batch */
 	int stop;
 	int failed;			/* sticky: the writer hit an error */
@@ -393,7 +400,9 @@ static void *writer_main(void *arg)
 		if (!s->full)
 			break;
 		b = s->full;
-		s->full = NULL;
+		s->full = b->next;
+		if (!s->full)
+			s->full_tail = NULL;
 		s->busy = 1;
 		pthread_mutex_unlock(&s->lock);
 		/* After a failure nothing more is written: the caller sees
@@ -404,6 +413,7 @@ static void *writer_main(void *arg)
 			s->failed = 1;
 		b->nops = 0;
 		b->text_len = 0;
+		b->next = s->spare;
 		s->spare = b;
 		s->busy = 0;
 		pthread_cond_broadcast(&s->cond);
@@ -429,11 +439,26 @@ static int submit(struct store *s)
 		return rc;
 	}
 	pthread_mutex_lock(&s->lock);
-	while (s->full || !s->spare)
+	if (!s->spare && s->nbatches < MAX_BATCHES) {
+		struct batch *nb = calloc(1, sizeof(*nb));
+
+		if (nb) {
+			s->nbatches++;
+			nb->next = s->spare;
+			s->spare = nb;
+		}
+	}
+	while (!s->spare)
 		pthread_cond_wait(&s->cond, &s->lock);
-	s->full = b;
+	b->next = NULL;
+	if (s->full_tail)
+		s->full_tail->next = b;
+	else
+		s->full = b;
+	s->full_tail = b;
 	s->fill = s->spare;
-	s->spare = NULL;
+	s->spare = s->fill->next;
+	s->fill->next = NULL;
 	rc = s->failed ? -1 : 0;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
@@ -576,6 +601,7 @@ struct store *store_open(const char *path, enum store_mode mode,
 	pthread_cond_init(&s->cond, NULL);
 	s->fill = calloc(1, sizeof(*s->fill));
 	s->spare = calloc(1, sizeof(*s->spare));
+	s->nbatches = 2;
 	if (!s->fill || !s->spare) {
 		snprintf(s->err, sizeof(s->err), "out of memory");
 		goto fail;
@@ -642,8 +668,14 @@ int store_close(struct store *s)
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		rc = -1;
 	free_batch(s->fill);
-	free_batch(s->spare);
-	free_batch(s->full);
+	for (struct batch *b = s->spare, *n; b; b = n) {
+		n = b->next;
+		free_batch(b);
+	}
+	for (struct batch *b = s->full, *n; b; b = n) {
+		n = b->next;
+		free_batch(b);
+	}
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
 	free(s);
@@ -660,6 +692,13 @@ int store_commit(struct store *s)
 	if (!new_op(s, OP_COMMIT))
 		return -1;
 	return drain(s);
+}
+
+int store_commit_async(struct store *s)
+{
+	if (!new_op(s, OP_COMMIT))
+		return -1;
+	return submit(s);
 }
 
 int store_rollback(struct store *s)

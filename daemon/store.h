@@ -37,6 +37,11 @@ int store_begin(struct store *s);
 int store_commit(struct store *s);
 int store_rollback(struct store *s);
 
+/* Queues the commit and returns at once: the caller (the live reader)
+ * goes back to the ring buffer while the writer commits. An error shows
+ * at a later call. */
+int store_commit_async(struct store *s);
+
 /* One event. hid is its comm_history row; comm_ids are the ids of its
  * comm fields c0/c1 (0 = NULL); for DECODE_OTHER type_id is the
  * event_types row and json its fields. */

@@ -1,0 +1,301 @@
+# lib.sh - shared helpers of the live tests (source it, don't run it).
+#
+# The live tests run the real commd as root on the real tracefs, each in
+# its own instances named commd-test-<test pid>-<n> and its own mktemp -d
+# directory. They FAIL (never skip) when not root or when tracefs is not
+# mounted and cannot be mounted.
+#
+# Environment (COMMD_TEST_ENV in tests/CMakeLists.txt): COMMD (required),
+# COMMQ, TESTDATA, SRCDIR; LIVE_KEEP=1 keeps the temporary directory.
+#
+# Every check records a failure with fail() (what, expected, got) and
+# returns, so one run reports every mismatch; abort() for failures after
+# which nothing else is meaningful; finish() last.
+#
+# The EXIT trap ALWAYS kills (SIGKILL, by pid) every commd and helper
+# process the test started, then removes any instance commd-test-<pid>-*
+# left behind, and the temporary directory.
+
+# shellcheck disable=SC2034 # LAST_OK, STOP_RC, STOP_MS, RUN_RC: for the callers
+set -euo pipefail
+
+: "${COMMD:?COMMD not set (run through ctest, or export COMMD=build/commd)}"
+
+T=/sys/kernel/tracing
+TEST_NAME=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/commd-$TEST_NAME.XXXXXX")
+FAILURES=0
+CHECKS=0
+COMMD_PIDS=()		# every commd this test started
+HELPER_PIDS=()		# every other background process it started
+INST_PREFIX=commd-test-$$
+
+log() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
+
+# fail WHAT EXPECTED GOT
+fail() {
+	FAILURES=$((FAILURES + 1))
+	printf 'FAIL %s\n    expected: %s\n    got:      %s\n' "$1" "$2" "$3" >&2
+}
+
+# check_eq WHAT EXPECTED GOT. Always returns 0 (set -e); LAST_OK is 1 when
+# the check passed, 0 when it failed.
+check_eq() {
+	CHECKS=$((CHECKS + 1))
+	LAST_OK=1
+	if [ "$2" != "$3" ]; then
+		LAST_OK=0
+		fail "$1" "$2" "$3"
+	fi
+	return 0
+}
+
+# check_true WHAT EXPECTED GOT CONDITION...: CONDITION is a command that
+# must succeed. Sets LAST_OK like check_eq.
+check_true() {
+	local what=$1 exp=$2 got=$3
+	shift 3
+	CHECKS=$((CHECKS + 1))
+	LAST_OK=1
+	if ! "$@"; then
+		LAST_OK=0
+		fail "$what" "$exp" "$got"
+	fi
+	return 0
+}
+
+abort() {
+	CHECKS=$((CHECKS + 1))
+	fail "$@"
+	finish
+}
+
+finish() {
+	if [ "$FAILURES" -gt 0 ]; then
+		echo "$TEST_NAME: $FAILURES of $CHECKS checks FAILED" >&2
+		exit 1
+	fi
+	echo "$TEST_NAME: all $CHECKS checks passed"
+	exit 0
+}
+
+_alive() {	# PID: running (not gone, not a zombie)
+	local st
+	st=$(awk '{print $3}' "/proc/$1/stat" 2> /dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# serve_pids DB: pids of `commd serve ... --db DB` (the query server
+# processes commd spawned for DB), one a line.
+serve_pids() {
+	local p c
+	for p in /proc/[0-9]*; do
+		c=$( { tr '\0' ' ' < "$p/cmdline"; } 2> /dev/null) || continue
+		case $c in
+		# shellcheck disable=SC2027 # $1 unquoted: a pattern for the cleanup
+		"commd serve "*"--db "$1" "*) printf '%s\n' "${p#/proc/}" ;;
+		esac
+	done
+}
+
+_cleanup() {
+	local rc=$? p d i
+	trap - EXIT
+	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
+		if _alive "$p"; then
+			kill -KILL "$p" 2> /dev/null || true
+		fi
+	done
+	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
+		wait "$p" 2> /dev/null || true
+	done
+	# Query servers of our commds (databases in $TMP) that outlived them.
+	for p in $(serve_pids "$TMP/*"); do
+		echo "$TEST_NAME: cleanup: killing query server $p left by a commd: $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)" >&2
+		kill -KILL "$p" 2> /dev/null || true
+	done
+	for d in "$T/instances/$INST_PREFIX"-*; do
+		[ -d "$d" ] || continue
+		for i in $(seq 20); do
+			rmdir "$d" 2> /dev/null && break
+			sleep 0.5
+		done
+		if [ -d "$d" ]; then
+			echo "$TEST_NAME: cleanup: cannot remove $d" >&2
+			rc=1
+		fi
+	done
+	if [ "${LIVE_KEEP:-0}" = 1 ]; then
+		echo "$TEST_NAME: kept $TMP" >&2
+	else
+		rm -rf "$TMP"
+	fi
+	exit "$rc"
+}
+trap _cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# inst N: the name of this test's instance number N.
+inst() { printf '%s-%s' "$INST_PREFIX" "$1"; }
+
+# need_live: root and a usable tracefs, or the test fails.
+need_live() {
+	local probe=$T/instances/$INST_PREFIX-probe
+	[ "$(id -u)" = 0 ] || abort "running as root (live tests need uid 0)" "uid 0" "uid $(id -u)"
+	if [ ! -d "$T/instances" ]; then
+		mount -t tracefs nodev "$T" 2> "$TMP/mount.err" || true
+	fi
+	[ -d "$T/instances" ] || abort "tracefs at $T" "mounted (or mountable) with instances/" \
+		"no $T/instances; mount -t tracefs: $(cat "$TMP/mount.err" 2> /dev/null)"
+	if ! mkdir "$probe" 2> "$TMP/probe.err"; then
+		abort "creating a tracefs instance ($probe)" "mkdir succeeds" "$(cat "$TMP/probe.err")"
+	fi
+	rmdir "$probe" || abort "removing the probe instance $probe" "rmdir succeeds" "failed"
+	command -v sqlite3 > /dev/null || abort "sqlite3 shell" "in PATH" "missing"
+}
+
+# need_perf: perf bench sched messaging works.
+need_perf() {
+	command -v perf > /dev/null || abort "perf (for perf bench sched messaging)" "in PATH" "missing"
+}
+
+# start_commd ERRFILE DB INSTANCE [ARGS...]: starts commd --foreground in
+# the background (stderr to ERRFILE); sets COMMD_PID.
+start_commd() {
+	local err=$1 db=$2 in=$3
+	shift 3
+	"$COMMD" --foreground --db "$db" --instance "$in" \
+		--socket "$TMP/$in.sock" "$@" 2> "$err" < /dev/null &
+	COMMD_PID=$!
+	COMMD_PIDS+=("$COMMD_PID")
+}
+
+# wait_ready PID ERRFILE [SECONDS]: returns 0 once ERRFILE has the
+# "capturing into" line, 1 when commd exited first, 2 on timeout.
+wait_ready() {
+	local pid=$1 err=$2 limit=$(( ${3:-30} * 20 )) i
+	for ((i = 0; i < limit; i++)); do
+		grep -q '^commd: capturing into ' "$err" 2> /dev/null && return 0
+		_alive "$pid" || {
+			grep -q '^commd: capturing into ' "$err" 2> /dev/null && return 0
+			return 1
+		}
+		sleep 0.05
+	done
+	return 2
+}
+
+# start_ready WHAT ERRFILE DB INSTANCE [ARGS...]: start_commd + wait_ready,
+# aborting the test when commd does not become ready.
+start_ready() {
+	local what=$1 err=$2 r=0
+	shift 2
+	start_commd "$err" "$@"
+	wait_ready "$COMMD_PID" "$err" || r=$?
+	case $r in
+	0) ;;
+	1) wait "$COMMD_PID" 2> /dev/null || r=$?
+	   abort "$what: commd becomes ready" "'commd: capturing into ...' on stderr" \
+		"exited (status $r) first; stderr: $(head -c 2000 "$err")" ;;
+	*) abort "$what: commd becomes ready within 30 s" "'commd: capturing into ...' on stderr" \
+		"nothing after 30 s; stderr: $(head -c 2000 "$err")" ;;
+	esac
+}
+
+# stop_commd PID SIGNAL [SECONDS]: sends SIGNAL, waits for the exit and
+# sets STOP_RC to its status ("timeout" if it did not exit, then SIGKILLs
+# it) and STOP_MS to how long the stop took.
+stop_commd() {
+	local pid=$1 sig=$2 limit=$(( ${3:-120} * 20 )) i t0
+	t0=$(date +%s%N)
+	kill "-$sig" "$pid"
+	for ((i = 0; i < limit; i++)); do
+		_alive "$pid" || break
+		sleep 0.05
+	done
+	if _alive "$pid"; then
+		kill -KILL "$pid" 2> /dev/null || true
+		wait "$pid" 2> /dev/null || true
+		STOP_RC=timeout
+	else
+		STOP_RC=0
+		wait "$pid" 2> /dev/null || STOP_RC=$?
+	fi
+	STOP_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
+
+# run_commd_fg ERRFILE COMMAND...: runs COMMAND (commd, possibly behind
+# setpriv) to completion, for start-up errors: stderr to ERRFILE, stdout to
+# ERRFILE.out. Sets RUN_RC to the exit status, or to "still running after
+# 20 s (killed)" when it did not exit.
+run_commd_fg() {
+	local err=$1
+	shift
+	RUN_RC=0
+	timeout -s KILL 20 "$@" 2> "$err" < /dev/null > "$err.out" || RUN_RC=$?
+	[ "$RUN_RC" = 137 ] && RUN_RC="still running after 20 s (killed)"
+	return 0
+}
+
+# q DB SQL: one query through the sqlite3 shell, read-only, '|' separated.
+q() {
+	sqlite3 -readonly -batch -noheader "$1" "$2"
+}
+
+# instance_state INSTANCE: "present" or "absent".
+instance_state() {
+	if [ -d "$T/instances/$1" ]; then echo present; else echo absent; fi
+}
+
+# check_integrity WHAT DB
+check_integrity() {
+	local got
+	got=$(q "$2" "PRAGMA integrity_check" 2>&1 | head -c 2000) || true
+	check_eq "$1: PRAGMA integrity_check on $2" "ok" "$got"
+}
+
+# event_rows DB [WHERE]: rows over every ev_* base table (each stored event
+# is one row of exactly one of them).
+event_rows() {
+	local t sql="" where=${2:+ WHERE $2}
+	for t in $(q "$1" "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ev\\_%' ESCAPE '\\' ORDER BY name"); do
+		sql+="(SELECT count(*) FROM $t$where) + "
+	done
+	q "$1" "SELECT ${sql}0"
+}
+
+# max_event_ts DB: the latest ts over every ev_* base table.
+max_event_ts() {
+	local t sql=""
+	for t in $(q "$1" "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ev\\_%' ESCAPE '\\' ORDER BY name"); do
+		sql+="SELECT max(ts) AS ts FROM $t UNION ALL "
+	done
+	q "$1" "SELECT max(ts) FROM (${sql}SELECT NULL)"
+}
+
+# stat DB NAME [CAPTURE]: the whole-capture (cpu NULL) value of a stats row.
+stat() {
+	local cap=${3:+ AND capture = $3}
+	q "$1" "SELECT group_concat(value) FROM stats WHERE name = '$2' AND cpu IS NULL$cap"
+}
+
+# sleeper_copy NAME: a copy of /bin/sleep called NAME in $TMP (its comm).
+sleeper_copy() {
+	cp /bin/sleep "$TMP/$1"
+	printf '%s\n' "$TMP/$1"
+}
+
+# perf_messaging WHAT ARGS...: perf bench sched messaging ARGS, aborting
+# the test when perf fails. Output in $TMP/perf.out.
+perf_messaging() {
+	local what=$1 rc=0 pid
+	shift
+	# In the background + wait: a signal to the test runs its trap at once.
+	perf bench sched messaging "$@" > "$TMP/perf.out" 2>&1 &
+	pid=$!
+	HELPER_PIDS+=("$pid")
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || abort "$what: perf bench sched messaging $*" "exit 0" \
+		"exit $rc: $(tail -c 1000 "$TMP/perf.out")"
+}

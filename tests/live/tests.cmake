@@ -1,0 +1,18 @@
+# tests/live: the real commd capturing through its own tracefs instance
+# (label live: needs root and tracefs, FAILS without them). Each script
+# sources lib.sh, uses instances commd-test-<pid>-<n> and a mktemp -d
+# directory, and its EXIT trap kills every commd it started and removes any
+# instance it left. RUN_SERIAL: they load the machine (perf bench) and
+# measure losses and delays.
+# Included from tests/CMakeLists.txt (needs COMMD_TEST_ENV).
+
+# A stand-in for systemd's notify socket (live-notify.sh).
+add_executable(notify-listen ${CMAKE_CURRENT_LIST_DIR}/notify-listen.c)
+
+foreach(t live-lifecycle live-notify live-errors live-sigkill live-heavy live-freshness)
+	string(REPLACE "-" "_" name "${t}")
+	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${t}.sh)
+	set_tests_properties(${name} PROPERTIES
+		ENVIRONMENT "${COMMD_TEST_ENV};NOTIFY_LISTEN=$<TARGET_FILE:notify-listen>"
+		LABELS live RUN_SERIAL TRUE TIMEOUT 300)
+endforeach()
