@@ -1,38 +1,46 @@
 /* commq.c — the commd query client.
  *
- * `commq --db FILE [SQL]` runs SQL on a database file directly, read-only.
- * Without --db, commq will ask the daemon over its socket (not written
- * yet).  Either way rows go to the formatter (output.h) one at a time, so
- * a result of any size streams.
+ * `commq [SQL]` asks the daemon over its unix socket (remote.h);
+ * `commq --db FILE [SQL]` runs SQL on a database file directly, read-only
+ * (local.h).  SQL comes from the argument, -f FILE, stdin, or a prompt
+ * when stdin is a terminal (shell.h).  Either way rows go to the formatter
+ * (output.h) one at a time, so a result of any size streams.
  */
+#include "local.h"
 #include "log.h"
 #include "output.h"
-#include "sqlfuncs.h"
+#include "remote.h"
+#include "shell.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <sqlite3.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXIT_USAGE 2
 
-/* How long to wait for the daemon to finish committing a batch before a
- * query gives up with "database is locked". */
-#define BUSY_TIMEOUT_MS 5000
+/* The daemon's socket unless --socket or COMMD_SOCKET say otherwise; the
+ * same path as the daemon's DAEMON_DEFAULT_SOCKET. */
+#define DEFAULT_SOCKET "/run/commd/commd.sock"
+#define HISTORY_FILE ".commq_history"
 
 struct options {
 	const char *db;			/* --db FILE; NULL means socket mode */
-	const char *sql;		/* the SQL argument; NULL: read stdin */
+	const char *socket;		/* --socket PATH */
+	const char *sql;		/* the SQL argument */
+	const char *file;		/* -f FILE ("-": stdin) */
+	struct query_limits lim;	/* --limit, --timeout */
 	struct output_spec spec;	/* how results are printed */
 	int header;			/* -header 1, -noheader 0, unset -1 */
 	bool help;			/* --help was given */
 };
 
-enum option_kind { OPT_DB, OPT_MODE, OPT_HEADER, OPT_SEPARATOR,
-		   OPT_NULLVALUE, OPT_HELP };
+enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
+		   OPT_MODE, OPT_HEADER, OPT_SEPARATOR, OPT_NULLVALUE,
+		   OPT_HELP };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */
@@ -41,7 +49,13 @@ static const struct option_def {
 	bool has_value;			/* takes the next argument */
 } option_defs[] = {
 	{ "db",        OPT_DB,        0,             true  },
+	{ "socket",    OPT_SOCKET,    0,             true  },
+	{ "f",         OPT_FILE,      0,             true  },
+	{ "file",      OPT_FILE,      0,             true  },
+	{ "limit",     OPT_LIMIT,     0,             true  },
+	{ "timeout",   OPT_TIMEOUT,   0,             true  },
 	{ "column",    OPT_MODE,      OUTPUT_COLUMN, false },
+	{ "table",     OPT_MODE,      OUTPUT_COLUMN, false },
 	{ "list",      OPT_MODE,      OUTPUT_LIST,   false },
 	{ "csv",       OPT_MODE,      OUTPUT_CSV,    false },
 	{ "json",      OPT_MODE,      OUTPUT_JSON,   false },
@@ -54,14 +68,23 @@ static const struct option_def {
 	{ "h",         OPT_HELP,      0,             false },
 };
 
-static const char usage_line[] = "usage: commq --db FILE [options] [SQL]\n";
+static const char usage_line[] =
+	"usage: commq [--socket PATH | --db FILE] [options] [SQL | -f FILE]\n";
 
 static const char help_text[] =
-	"Runs SQL (the argument, or every statement on stdin) on a commd\n"
-	"database file, read-only.\n"
+	"Runs SQL on commd's database: asks the daemon over its socket, or\n"
+	"with --db reads a database file directly, read-only.  The SQL is\n"
+	"the argument, -f FILE, or stdin; on a terminal, a prompt.\n"
 	"\n"
-	"  --db FILE          the database (opened read-only, never created)\n"
-	"  -column            aligned columns with a header (the default)\n"
+	"  --socket PATH      the daemon's socket (default: $COMMD_SOCKET,\n"
+	"                     else " DEFAULT_SOCKET ")\n"
+	"  --db FILE          a database file instead (opened read-only,\n"
+	"                     never created)\n"
+	"  -f FILE            read SQL and dot commands from FILE ('-': stdin)\n"
+	"  --limit N          at most N rows per batch (0: no limit)\n"
+	"  --timeout SECONDS  cut a batch off after SECONDS (decimals allowed;\n"
+	"                     0: the daemon's default)\n"
+	"  -column, -table    aligned columns with a header (the default)\n"
 	"  -list              fields separated by '|'\n"
 	"  -csv               comma-separated values\n"
 	"  -json              one JSON array of objects per statement\n"
@@ -72,8 +95,12 @@ static const char help_text[] =
 	"  -nullvalue TEXT    text shown for NULL\n"
 	"  -help              this text\n"
 	"\n"
-	"Options take one dash or two, and may come before or after --db;\n"
-	"'--' ends them.\n";
+	"Options take one dash or two, and may come before or after the SQL;\n"
+	"'--' ends them.  Lines starting with '.' between statements are dot\n"
+	"commands (.tables, .schema, .mode, .headers, .help, .quit), on the\n"
+	"prompt and in -f files and stdin alike.  A batch is what ends with\n"
+	"';' (or the whole argument); the first error stops commq with exit\n"
+	"status 1, except at the prompt.\n";
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -81,6 +108,43 @@ static int usage_error(const char *what, const char *arg)
 	fputs(usage_line, stderr);
 	fputs("Try 'commq --help'.\n", stderr);
 	return -1;
+}
+
+static int parse_limit(const char *s, uint32_t *limit)
+{
+	unsigned long long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > UINT32_MAX)
+			return -1;
+	}
+	*limit = (uint32_t)v;
+	return 0;
+}
+
+/* Seconds, decimals allowed, to whole milliseconds rounded up (0.0001
+ * is 1 ms, not "the default"). */
+static int parse_timeout(const char *s, uint32_t *ms)
+{
+	char *end;
+	double v, m;
+	uint64_t u;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !(v >= 0) || v > UINT32_MAX / 1000.0)
+		return -1;
+	m = v * 1000;
+	u = (uint64_t)m;
+	if ((double)u < m)
+		u++;
+	*ms = (uint32_t)u;
+	return 0;
 }
 
 /* Options look like sqlite3's (-csv, -separator X) and may also take two
@@ -111,6 +175,26 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 		if (!*value)
 			return usage_error("--db needs a file name", "");
 		opt->db = value;
+		break;
+	case OPT_SOCKET:
+		if (!*value)
+			return usage_error("--socket needs a path", "");
+		opt->socket = value;
+		break;
+	case OPT_FILE:
+		if (!*value)
+			return usage_error("-f needs a file name", "");
+		opt->file = value;
+		break;
+	case OPT_LIMIT:
+		if (parse_limit(value, &opt->lim.row_limit) < 0)
+			return usage_error("--limit needs a number of rows "
+					   "(0 to 4294967295): ", value);
+		break;
+	case OPT_TIMEOUT:
+		if (parse_timeout(value, &opt->lim.timeout_ms) < 0)
+			return usage_error("--timeout needs seconds, such as 2 "
+					   "or 0.5: ", value);
 		break;
 	case OPT_MODE:
 		opt->spec.mode = def->arg;
@@ -149,242 +233,164 @@ static int parse_args(int argc, char **argv, struct options *opt)
 			opt->sql = arg;
 		}
 	}
-	/* sqlite3's habits: column mode is for people and shows names;
-	 * list and csv are for scripts and do not, unless asked. */
-	if (opt->header < 0)
-		opt->header = opt->spec.mode == OUTPUT_COLUMN;
-	opt->spec.header = opt->header;
+	if (opt->help)
+		return 0;
+	if (opt->db && opt->socket)
+		return usage_error("--db and --socket exclude each other", "");
+	if (opt->sql && opt->file)
+		return usage_error("both an SQL argument and -f ", opt->file);
+	if (!opt->db && !opt->socket) {
+		const char *env = getenv("COMMD_SOCKET");
+
+		opt->socket = env && *env ? env : DEFAULT_SOCKET;
+	}
 	return 0;
 }
 
-/* Returns all of in as a NUL-terminated string (malloc'd), or NULL. */
-static char *read_all(FILE *in)
-{
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
+/* ---- running batches ---- */
 
+struct target {
+	struct local *local;		/* --db mode */
+	struct remote *remote;		/* socket mode */
+	struct query_limits lim;	/* asked of every batch */
+};
+
+/* Shows the line of sql around byte offset, and a caret under it. */
+static void show_position(const char *sql, int offset)
+{
+	size_t len = strlen(sql), at = (size_t)offset, start, end;
+
+	if (offset < 0 || at > len)
+		return;
 	for (;;) {
-		size_t n;
+		bool blank = true;
 
-		if (cap - len < 4096) {
-			char *b = realloc(buf, cap ? cap * 2 : 65536);
-
-			if (!b)
-				goto fail;
-			buf = b;
-			cap = cap ? cap * 2 : 65536;
-		}
-		n = fread(buf + len, 1, cap - len - 1, in);
-		len += n;
-		if (n == 0)
+		for (start = at; start > 0 && sql[start - 1] != '\n'; start--)
+			;
+		for (end = at; end < len && sql[end] != '\n'; end++)
+			;
+		for (size_t i = start; i < end && blank; i++)
+			blank = sql[i] == ' ' || sql[i] == '\t' || sql[i] == '\r';
+		/* At the end of an empty last line: point past the last
+		 * line with something on it instead. */
+		if (!blank || start == 0)
 			break;
+		at = start - 1;
 	}
-	if (ferror(in)) {
-		errno = errno ? errno : EIO;
-		goto fail;
+	if (end == start)
+		return;
+	/* A long line: a window of about 76 columns around the offset,
+	 * cut at UTF-8 character boundaries. */
+	if (at - start > 50) {
+		start = at - 50;
+		while (start < at && ((unsigned char)sql[start] & 0xc0) == 0x80)
+			start++;
 	}
-	buf[len] = '\0';
-	return buf;
-fail:
-	free(buf);
-	return NULL;
+	if (end - start > 76) {
+		end = start + 76 > at ? start + 76 : at;
+		while (end > at && ((unsigned char)sql[end] & 0xc0) == 0x80)
+			end--;
+	}
+	fputs("  ", stderr);
+	for (size_t i = start; i < end; i++) {
+		unsigned char c = sql[i];
+
+		fputc((c < 0x20 && c != '\t') || c == 0x7f ? ' ' : c, stderr);
+	}
+	fputs("\n  ", stderr);
+	for (size_t i = start; i < at; i++) {
+		unsigned char c = sql[i];
+
+		if (c == '\t')
+			fputc('\t', stderr);
+		else if ((c & 0xc0) != 0x80)
+			fputc(' ', stderr);
+	}
+	fputs("^\n", stderr);
 }
 
-/* Copies sql into dst as one line (whitespace runs become one space) for
- * an error message, truncated to size. */
-static void one_line(char *dst, size_t size, const char *sql)
+static int run_batch(void *ctx, const char *sql, struct output *out)
 {
-	size_t n = 0;
-	bool gap = false;
+	struct target *t = ctx;
+	struct query_error err = { .offset = -1 };
+	int ret;
 
-	for (; *sql && n + 2 < size; sql++) {
-		if (isspace((unsigned char)*sql) || iscntrl((unsigned char)*sql)) {
-			gap = n > 0;
-			continue;
-		}
-		if (gap)
-			dst[n++] = ' ';
-		gap = false;
-		dst[n++] = *sql;
+	if (t->local)
+		ret = local_run(t->local, sql, &t->lim, out, &err);
+	else
+		ret = remote_run(t->remote, sql, strlen(sql), &t->lim, out, &err);
+	if (ret < 0) {
+		/* Rows printed before the error come first on a terminal. */
+		fflush(stdout);
+		log_error("%s", err.msg);
+		/* --db keeps its one-line errors; the daemon's get the
+		 * place in the SQL as well. */
+		if (t->remote)
+			show_position(sql, err.offset);
 	}
-	dst[n] = '\0';
-}
-
-static enum output_type output_type(int sqlite_type)
-{
-	switch (sqlite_type) {
-	case SQLITE_INTEGER:
-		return OUTPUT_INTEGER;
-	case SQLITE_FLOAT:
-		return OUTPUT_FLOAT;
-	case SQLITE_BLOB:
-		return OUTPUT_BLOB;
-	case SQLITE_NULL:
-		return OUTPUT_NULL;
-	default:
-		return OUTPUT_TEXT;
-	}
-}
-
-/* Fills values with the current row.  The texts are sqlite3_column_text's,
- * which is also what the sqlite3 shell prints (reals as %!.15g). */
-static int fetch_row(sqlite3_stmt *stmt, struct output_value *values,
-		     int ncols)
-{
-	for (int i = 0; i < ncols; i++) {
-		struct output_value *v = &values[i];
-
-		/* The type first: asking for text converts the value. */
-		v->type = output_type(sqlite3_column_type(stmt, i));
-		v->text = NULL;
-		v->len = 0;
-		if (v->type == OUTPUT_NULL)
-			continue;
-		v->text = (const char *)sqlite3_column_text(stmt, i);
-		v->len = sqlite3_column_bytes(stmt, i);
-		if (!v->text) {
-			/* An empty blob has no text; no memory has none
-			 * either, but then SQLite says so. */
-			if (sqlite3_errcode(sqlite3_db_handle(stmt)) == SQLITE_NOMEM) {
-				errno = ENOMEM;
-				return -1;
-			}
-			v->text = "";
-		}
-	}
-	return 0;
-}
-
-static int run_statement(sqlite3 *db, sqlite3_stmt *stmt, struct output *out)
-{
-	int ncols = sqlite3_column_count(stmt);
-	struct output_column *cols = NULL;
-	struct output_value *values = NULL;
-	bool begun = false;
-	int rc, ret = -1;
-
-	/* The file is open read-only already; refusing here names the
-	 * statement, and also stops writes to temp tables, which a read-only
-	 * file would allow. */
-	if (!sqlite3_stmt_readonly(stmt)) {
-		char sql[200];
-
-		one_line(sql, sizeof(sql), sqlite3_sql(stmt));
-		log_error("--db is read-only: %s", sql);
-		return -1;
-	}
-	if (ncols > 0) {
-		cols = calloc(ncols, sizeof(*cols));
-		values = calloc(ncols, sizeof(*values));
-		if (!cols || !values)
-			goto print_error;
-		for (int i = 0; i < ncols; i++) {
-			cols[i].name = sqlite3_column_name(stmt, i);
-			cols[i].decl_type = sqlite3_column_decltype(stmt, i);
-		}
-		if (output_begin(out, cols, ncols) < 0)
-			goto print_error;
-		begun = true;
-	}
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (fetch_row(stmt, values, ncols) < 0 ||
-		    output_row(out, values) < 0)
-			goto print_error;
-	}
-	if (rc != SQLITE_DONE) {
-		log_error("%s", sqlite3_errmsg(db));
-		goto out;
-	}
-	ret = 0;
-	goto out;
-print_error:
-	log_error("printing results: %s", strerror(errno));
-out:
-	/* Rows printed before a runtime error stay printed (column mode may
-	 * still hold some back); the exit status tells the result is cut. */
-	if (begun && output_end(out) < 0 && ret == 0) {
-		log_error("printing results: %s", strerror(errno));
-		ret = -1;
-	}
-	free(cols);
-	free(values);
 	return ret;
 }
 
-/* Runs every statement in sql in order; stops at the first error. */
-static int run_script(sqlite3 *db, const char *sql, struct output *out)
+static const char *history_path(char *buf, size_t size)
 {
-	while (*sql) {
-		sqlite3_stmt *stmt = NULL;
-		const char *tail = NULL;
-		int ret;
+	const char *home = getenv("HOME");
 
-		if (sqlite3_prepare_v2(db, sql, -1, &stmt, &tail) != SQLITE_OK) {
-			log_error("%s", sqlite3_errmsg(db));
-			return -1;
-		}
-		if (!stmt) {
-			/* Only a comment, blanks or a lone ';' was eaten. */
-			if (tail == sql)
-				break;
-			sql = tail;
-			continue;
-		}
-		ret = run_statement(db, stmt, out);
-		sqlite3_finalize(stmt);
-		if (ret < 0)
-			return -1;
-		sql = tail;
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw ? pw->pw_dir : NULL;
 	}
-	return 0;
+	if (!home || (size_t)snprintf(buf, size, "%s/%s", home,
+				      HISTORY_FILE) >= size)
+		return NULL;
+	return buf;
 }
 
-static int run_db(const struct options *opt)
+static int run(const struct options *opt)
 {
-	sqlite3 *db = NULL;
-	struct output *out = NULL;
-	char *input = NULL;
-	const char *sql = opt->sql;
+	struct target t = { .lim = opt->lim };
+	struct query_error err = { .offset = -1 };
+	struct shell sh;
+	bool shell_ok = false;
 	int ret = -1;
 
-	/* READONLY without CREATE: a mistyped path is an error, never a new
-	 * empty database.  A "file:" URI cannot widen this either: SQLite
-	 * refuses a mode= less strict than these flags. */
-	if (sqlite3_open_v2(opt->db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		log_error("%s: %s", opt->db,
-			  db ? sqlite3_errmsg(db) : "out of memory");
+	if (opt->db)
+		t.local = local_open(opt->db, &err);
+	else
+		t.remote = remote_new(opt->socket, &err);
+	if (!t.local && !t.remote) {
+		log_error("%s", err.msg);
 		goto out;
 	}
-	/* The daemon may be committing a batch into this very file. */
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-	commd_sql_register(db);
-	if (!sql) {
-		input = read_all(stdin);
-		if (!input) {
-			log_error("reading SQL from stdin: %s", strerror(errno));
-			goto out;
-		}
-		sql = input;
-	}
-	out = output_new(&opt->spec, stdout);
-	if (!out) {
+	if (shell_init(&sh, run_batch, &t, &opt->spec, opt->header) < 0) {
 		log_error("%s", strerror(errno));
 		goto out;
 	}
-	ret = run_script(db, sql, out);
-out:
-	output_free(out);
-	free(input);
-	sqlite3_close(db);
-	return ret;
-}
+	shell_ok = true;
+	if (opt->sql) {
+		ret = shell_run_text(&sh, opt->sql);
+	} else if (opt->file && strcmp(opt->file, "-")) {
+		FILE *in = fopen(opt->file, "re");
 
-static int run_socket(const struct options *opt)
-{
-	(void)opt;
-	log_error("asking commd over its socket is not written yet; "
-		  "use --db FILE");
-	return -1;
+		if (!in) {
+			log_error("%s: %s", opt->file, strerror(errno));
+			goto out;
+		}
+		ret = shell_run_file(&sh, in, opt->file);
+		fclose(in);
+	} else if (!opt->file && isatty(STDIN_FILENO)) {
+		char buf[4096];
+
+		ret = shell_interactive(&sh, history_path(buf, sizeof(buf)));
+	} else {
+		ret = shell_run_file(&sh, stdin, "stdin");
+	}
+out:
+	if (shell_ok)
+		shell_free(&sh);
+	local_close(t.local);
+	remote_free(t.remote);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -400,7 +406,7 @@ int main(int argc, char **argv)
 		fputs(help_text, stdout);
 		return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
 	}
-	ret = opt.db ? run_db(&opt) : run_socket(&opt);
+	ret = run(&opt);
 	/* stdout is buffered: a full disk or a closed pipe may show only
 	 * now, and a cut result must not exit 0. */
 	if (fflush(stdout) != 0 && ret == 0) {

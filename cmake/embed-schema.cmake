@@ -3,6 +3,7 @@
 set(body "/* Generated from the schema/ files by cmake/embed-schema.cmake. */\n")
 string(APPEND body "#include <stddef.h>\nconst char *const commd_schema_sql[] = {\n")
 set(n 0)
+string(REPLACE "|" ";" FILES "${FILES}")
 foreach(f ${FILES})
   file(READ ${f} text)
   string(REPLACE "\\" "\\\\" text "${text}")

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define PROTO_DEFAULT_SOCKET "/run/commd/commd.sock"
 #define PROTO_MAX_FRAME (1u << 20)	/* 1 MiB, type byte included */
 #define PROTO_HEADER 5			/* length + type */
 #define PROTO_ROWS_BATCH_BYTES (64u << 10) /* server flushes 'R' past this */

@@ -10,6 +10,7 @@
 #include <traceevent/event-parse.h>
 
 #include "decode.h"
+#include "derive.h"
 #include "store.h"
 
 struct pipeline {
@@ -17,6 +18,7 @@ struct pipeline {
 	struct decode *decode;
 	struct resolve *resolve;
 	struct store *store;
+	struct derive *derive;
 	int exec_names;		/* no task_rename in the trace: exec names */
 	int has_exit;		/* sched_process_exit is in the trace */
 	uint32_t *type_rows;	/* tep event id -> event_types row, 0 = none */
@@ -45,6 +47,20 @@ static const enum resolve_source kind_source[DECODE_KIND_COUNT] = {
 	[DECODE_SCHED_STAT_RUNTIME] = RESOLVE_SRC_EVENT,
 };
 
+static int derived_slice(void *ctx, const struct derive_slice *s)
+{
+	struct pipeline *p = ctx;
+
+	return store_slice(p->store, s);
+}
+
+static int derived_wakeup(void *ctx, const struct derive_wakeup *w)
+{
+	struct pipeline *p = ctx;
+
+	return store_wakeup(p->store, w);
+}
+
 struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 			      char *err, size_t errlen)
 {
@@ -65,6 +81,13 @@ struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 	p->resolve = resolve_new(decode_comm_width(p->decode));
 	if (!p->resolve)
 		goto oom;
+	{
+		struct derive_ops ops = { derived_slice, derived_wakeup, p };
+
+		p->derive = derive_new(&ops);
+		if (!p->derive)
+			goto oom;
+	}
 	/* exec renames the task; task_rename says so exactly, and when it
 	 * is not in the trace the exec'd file's name is the new comm. */
 	p->exec_names = !decode_has_event(p->decode, DECODE_TASK_RENAME);
@@ -93,6 +116,7 @@ void pipeline_free(struct pipeline *p)
 		return;
 	decode_free(p->decode);
 	resolve_free(p->resolve);
+	derive_free(p->derive);
 	free(p->type_rows);
 	free(p->type_counts);
 	free(p->seen);
@@ -157,6 +181,34 @@ static uint32_t type_row(struct pipeline *p, const struct decode_event *ev)
 		p->type_rows[id] = ++p->ntypes;
 	}
 	return p->type_rows[id];
+}
+
+/* Feeds the derived tables: switches make slices and end wakeups, the
+ * first waking (or wakeup, when the trace has no waking) starts one. */
+static int derive_event(struct pipeline *p, const struct decode_event *ev,
+			uint32_t hid)
+{
+	const unsigned sw = DECODE_HAS_P0 | DECODE_HAS_P1;
+
+	switch (ev->kind) {
+	case DECODE_SCHED_SWITCH:
+		if ((ev->has & sw) != sw)
+			return 0;
+		return derive_switch(p->derive, ev->ts, ev->cpu, ev->p[0], hid,
+				     (int32_t)ev->v[0],
+				     (ev->has & DECODE_HAS_V1) ? ev->v[1] : -1,
+				     ev->p[1],
+				     resolve_hid_fast(p->resolve, ev->p[1], ev->cpu, ev->ts),
+				     (int32_t)ev->v[2]);
+	case DECODE_SCHED_WAKING:
+	case DECODE_SCHED_WAKEUP:
+	case DECODE_SCHED_WAKEUP_NEW:
+		if (ev->has & DECODE_HAS_P0)
+			derive_waking(p->derive, ev->ts, ev->p[0], ev->pid, hid);
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
@@ -249,6 +301,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
 	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
 		resolve_death(r, ev.p[0], ts, p->has_exit);
+	if (derive_event(p, &ev, hid))
+		return -1;
 	if (store_event(p->store, &ev, hid, ids, type, json, json_len))
 		return -1;
 	if (!p->events)
@@ -263,6 +317,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 {
 	p->lost_records++;
+	derive_lost(p->derive, cpu, ts);
 	return store_lost(p->store, cpu, ts, count);
 }
 
@@ -274,6 +329,7 @@ int pipeline_sync_names(struct pipeline *p)
 void pipeline_finish(struct pipeline *p,
 		     const char *(*lookup)(void *ctx, int32_t pid), void *ctx)
 {
+	derive_finish(p->derive, p->last_ts);
 	resolve_name_unnamed(p->resolve, lookup, ctx, RESOLVE_SRC_CMDLINES);
 	resolve_close_all(p->resolve, p->last_ts);
 }

@@ -13,7 +13,13 @@
 extern const char *const commd_schema_sql[];
 extern const int commd_schema_count;
 
-static const char *const insert_sql[DECODE_KIND_COUNT] = {
+/* Tables written through the event path: one per decode kind, then the
+ * derived ones. */
+enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
+
+static const char *const insert_sql[TABLE_COUNT] = {
+	[TABLE_SCHED] = "INSERT INTO ev_sched VALUES (?,?,?,?,?,?,?)",
+	[TABLE_WAKEUP_LATENCY] = "INSERT INTO ev_wakeup_latency VALUES (?,?,?,?,?)",
 	[DECODE_OTHER] = "INSERT INTO ev_other VALUES (?,?,?,?,?)",
 	[DECODE_SCHED_SWITCH] = "INSERT INTO ev_sched_switch VALUES (?,?,?,?,?,?,?,?,?,?)",
 	[DECODE_SCHED_WAKEUP] = "INSERT INTO ev_sched_wakeup VALUES (?,?,?,?,?,?,?)",
@@ -52,7 +58,7 @@ enum op_kind { OP_EVENT, OP_COMM, OP_HISTORY, OP_TYPE, OP_LOST, OP_BEGIN,
 
 struct op {
 	uint8_t op;		/* enum op_kind */
-	uint8_t kind;		/* OP_EVENT: enum decode_kind */
+	uint8_t kind;		/* OP_EVENT: a decode kind or TABLE_* */
 	uint16_t has;		/* OP_EVENT: DECODE_HAS_* */
 	int32_t cpu;
 	uint64_t ts;
@@ -88,10 +94,10 @@ struct batch {
 
 struct store {
 	sqlite3 *db;
-	sqlite3_stmt *ins[DECODE_KIND_COUNT];
-	sqlite3_stmt *ins_multi[DECODE_KIND_COUNT];
-	int ncols[DECODE_KIND_COUNT];
-	struct pending pending[DECODE_KIND_COUNT];
+	sqlite3_stmt *ins[TABLE_COUNT];
+	sqlite3_stmt *ins_multi[TABLE_COUNT];
+	int ncols[TABLE_COUNT];
+	struct pending pending[TABLE_COUNT];
 	sqlite3_stmt *misc[ST_COUNT];
 	uint32_t comms_written;		/* comm ids 1..n are queued */
 	/* A database continued by a new capture already has comms, history
@@ -222,6 +228,25 @@ static void bind_event(sqlite3_stmt *st, int c, const struct op *o,
 	sqlite3_bind_int64(st, c + 1, (sqlite3_int64)o->ts);
 	sqlite3_bind_int(st, c + 2, o->cpu);
 	sqlite3_bind_int64(st, c + 3, o->hid);
+	if (o->kind == TABLE_SCHED) {
+		/* ts, dur, cpu, hid, prio, end_state, lost */
+		sqlite3_bind_int64(st, c + 2, o->v[0]);
+		sqlite3_bind_int(st, c + 3, o->cpu);
+		sqlite3_bind_int64(st, c + 4, o->hid);
+		sqlite3_bind_int64(st, c + 5, o->p[0]);
+		if (o->v[1] < 0)
+			sqlite3_bind_null(st, c + 6);
+		else
+			sqlite3_bind_int64(st, c + 6, o->v[1]);
+		sqlite3_bind_int(st, c + 7, o->p[1]);
+		return;
+	}
+	if (o->kind == TABLE_WAKEUP_LATENCY) {
+		/* ts, cpu, hid, latency, waker_hid */
+		sqlite3_bind_int64(st, c + 4, o->v[0]);
+		bind_id(st, c + 5, o->ids[0]);
+		return;
+	}
 	switch (o->kind) {
 	case DECODE_SCHED_SWITCH:
 		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
@@ -312,7 +337,7 @@ static int flush_kind(struct store *s, int kind, const struct batch *b)
 
 static int flush_events(struct store *s, const struct batch *b)
 {
-	for (int k = 0; k < DECODE_KIND_COUNT; k++)
+	for (int k = 0; k < TABLE_COUNT; k++)
 		if (s->pending[k].n && flush_kind(s, k, b))
 			return -1;
 	return 0;
@@ -618,13 +643,13 @@ struct store *store_open(const char *path, enum store_mode mode,
 		goto fail;
 	if (migrate(s))
 		goto fail;
-	for (i = 0; i < DECODE_KIND_COUNT; i++)
+	for (i = 0; i < TABLE_COUNT; i++)
 		if (sqlite3_prepare_v3(s->db, insert_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 				       &s->ins[i], NULL) != SQLITE_OK) {
 			fail(s, "preparing insert");
 			goto fail;
 		}
-	for (i = 0; i < DECODE_KIND_COUNT; i++)
+	for (i = 0; i < TABLE_COUNT; i++)
 		if (prepare_multi(s, i))
 			goto fail;
 	for (i = 0; i < ST_COUNT; i++)
@@ -659,7 +684,7 @@ int store_close(struct store *s)
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->writer, NULL);
 	}
-	for (int i = 0; i < DECODE_KIND_COUNT; i++) {
+	for (int i = 0; i < TABLE_COUNT; i++) {
 		sqlite3_finalize(s->ins[i]);
 		sqlite3_finalize(s->ins_multi[i]);
 	}
@@ -920,4 +945,36 @@ int store_close_open_history(struct store *s, uint64_t ts)
 		rc = fail(s, "closing history");
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int store_slice(struct store *s, const struct derive_slice *d)
+{
+	struct op *o = new_op(s, OP_EVENT);
+
+	if (!o)
+		return -1;
+	o->kind = TABLE_SCHED;
+	o->ts = d->ts;
+	o->cpu = d->cpu;
+	o->hid = d->hid + s->hid_base;
+	o->v[0] = (int64_t)d->dur;
+	o->v[1] = d->end_state;
+	o->p[0] = d->prio;
+	o->p[1] = d->lost;
+	return 0;
+}
+
+int store_wakeup(struct store *s, const struct derive_wakeup *w)
+{
+	struct op *o = new_op(s, OP_EVENT);
+
+	if (!o)
+		return -1;
+	o->kind = TABLE_WAKEUP_LATENCY;
+	o->ts = w->ts;
+	o->cpu = w->cpu;
+	o->hid = w->hid + s->hid_base;
+	o->v[0] = (int64_t)w->latency;
+	o->ids[0] = w->waker_hid ? w->waker_hid + s->hid_base : 0;
+	return 0;
 }

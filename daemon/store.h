@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "decode.h"
+#include "derive.h"
 #include "resolve.h"
 
 struct store;
@@ -48,6 +49,10 @@ int store_commit_async(struct store *s);
 int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
 		const uint32_t comm_ids[2], uint32_t type_id,
 		const char *json, size_t json_len);
+
+/* Derived rows (hids as the resolver numbers them). */
+int store_slice(struct store *s, const struct derive_slice *d);
+int store_wakeup(struct store *s, const struct derive_wakeup *w);
 
 int store_event_type(struct store *s, uint32_t id, const char *system,
 		     const char *name);

@@ -7,20 +7,6 @@ source "$(dirname "$0")/lib.sh"
 make_db
 before=$(cksum <"$DB")
 
-# expect_failure NAME STATUS MESSAGE [ARGS...] — commq ARGS exits STATUS,
-# and its stderr's first line carries MESSAGE (after log.h's "<N>" prefix
-# when stderr is not a terminal).
-expect_failure() {
-	local name=$1 status=$2 message=$3 rc=0
-	shift 3
-	"$COMMQ" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
-	expect_eq "$name: exit status" "$status" "$rc"
-	local first
-	first=$(head -n 1 "$T/err")
-	[[ $first == *"$message"* ]] ||
-		fail "$name: expected stderr to say [$message], got [$(cat "$T/err")]"
-}
-
 expect_failure bad_sql 1 'commq: near "selec": syntax error' \
 	--db "$DB" 'selec * from t'
 expect_eq bad_sql_one_line 1 "$(wc -l <"$T/err")"
@@ -36,6 +22,12 @@ expect_eq stops_at_first_error_output 1 "$(cat "$T/out")"
 
 expect_failure runtime_error 1 'commq: integer overflow' \
 	--db "$DB" 'select abs(-9223372036854775808)'
+
+# --timeout cuts a runaway query off at its deadline.
+expect_failure timeout_cuts_off 1 'commq: query cut off at its deadline (0.2 s)' \
+	--db "$DB" --timeout 0.2 \
+	'with recursive c(i) as (select 1 union all select i + 1 from c)
+	 select count(*) from c'
 
 missing=$T/missing.db
 expect_failure missing_db 1 "commq: $missing: unable to open database file" \
@@ -60,7 +52,7 @@ expect_eq file_unchanged "$before" "$(cksum <"$DB")"
 
 # Command-line mistakes: exit 2 and the usage line.
 expect_failure unknown_option 2 'commq: unknown option: -bogus' --db "$DB" -bogus
-grep -q '^usage: commq --db FILE' "$T/err" ||
+grep -q '^usage: commq \[--socket PATH | --db FILE\]' "$T/err" ||
 	fail "unknown_option: expected a usage line, got [$(cat "$T/err")]"
 expect_failure two_sql_arguments 2 'commq: more than one SQL argument: select 2' \
 	--db "$DB" 'select 1' 'select 2'

@@ -5,6 +5,7 @@ set -euo pipefail
 # shellcheck source=tests/client/lib.sh
 source "$(dirname "$0")/lib.sh"
 make_db
+start_fake_server
 
 all='select * from t'
 

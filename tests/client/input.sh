@@ -43,7 +43,8 @@ expect_eq statement_without_columns_is_silent $'five\n----\n5   ' \
 
 # --help prints usage on stdout and succeeds.
 commq_ok help --help
-expect_eq help_starts_with_usage 'usage: commq --db FILE [options] [SQL]' \
+expect_eq help_starts_with_usage \
+	'usage: commq [--socket PATH | --db FILE] [options] [SQL | -f FILE]' \
 	"$(head -n 1 "$T/got")"
 grep -q -- -nullvalue "$T/got" ||
 	fail "help: expected the options listed, got [$(cat "$T/got")]"

@@ -2,7 +2,8 @@
 # lib.sh — sourced by the client tests: a scratch directory, a small
 # database built with the sqlite3 shell, and checks that print what they
 # expected and what they got.  Each test runs every check, then fails if
-# any did.
+# any did.  start_fake_server serves the database over a socket too, and
+# then same_as_sqlite3 checks commq's socket mode as well.
 
 : "${COMMQ:?COMMQ must name the commq binary}"
 if ! command -v sqlite3 >/dev/null; then
@@ -11,9 +12,19 @@ if ! command -v sqlite3 >/dev/null; then
 fi
 
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 DB=$T/t.db
+SOCK=
+FAKE_PID=
 failures=0
+
+cleanup() {
+	if [[ -n $FAKE_PID ]]; then
+		kill "$FAKE_PID" 2>/dev/null || true
+		wait "$FAKE_PID" 2>/dev/null || true
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
 
 fail() {
 	printf 'FAIL %s\n' "$1" >&2
@@ -54,13 +65,48 @@ commq_ok() {
 }
 
 # same_as_sqlite3 NAME SQL [FLAGS...] — commq --db and sqlite3 print the
-# same bytes for SQL with the same flags.
+# same bytes for SQL with the same flags; so does commq over the socket
+# once start_fake_server has run.
 same_as_sqlite3() {
 	local name=$1 sql=$2
 	shift 2
 	ref "$@" "$DB" "$sql" >"$T/expected"
 	commq_ok "$name" --db "$DB" "$@" "$sql"
 	expect_same "$name" "$T/expected" "$T/got"
+	if [[ -n $SOCK ]]; then
+		commq_ok "$name (socket)" --socket "$SOCK" "$@" "$sql"
+		expect_same "$name (socket)" "$T/expected" "$T/got"
+	fi
+}
+
+# start_fake_server — serves $DB on the socket $SOCK with fake-server
+# (tests/client/fake-server.c); it logs a line per connection and per
+# query in $T/server.log.
+start_fake_server() {
+	: "${FAKE_SERVER:?FAKE_SERVER must name the fake-server binary}"
+	SOCK=$T/sock
+	"$FAKE_SERVER" "$SOCK" "$DB" 2>>"$T/server.log" &
+	FAKE_PID=$!
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[[ -S $SOCK ]] && return 0
+		sleep 0.05
+	done
+	echo "fake-server did not start: $(cat "$T/server.log")" >&2
+	exit 1
+}
+
+# expect_failure NAME STATUS MESSAGE [ARGS...] — commq ARGS (stdin empty)
+# exits STATUS, and the first line of its stderr carries MESSAGE.
+expect_failure() {
+	local name=$1 status=$2 message=$3 rc=0
+	shift 3
+	timeout 20 "$COMMQ" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expect_eq "$name: exit status" "$status" "$rc"
+	local first
+	first=$(head -n 1 "$T/err")
+	[[ $first == *"$message"* ]] ||
+		fail "$name: expected stderr to say [$message], got [$(cat "$T/err")]"
 }
 
 # The sample: integers, reals, text with separators, quotes, newlines,

@@ -1,0 +1,198 @@
+/* derive.c — see derive.h. */
+#include "derive.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CPUS 8192
+#define CHUNK_SHIFT 10
+#define CHUNK (1u << CHUNK_SHIFT)
+
+struct running {		/* the open slice of a CPU */
+	int active;
+	uint64_t start;
+	int start_known;
+	int32_t pid, prio;
+	uint32_t hid;		/* the task's row when it was switched in */
+	int lost;
+};
+
+struct wake {			/* a pending wakeup of a pid */
+	uint64_t ts;		/* 0: none */
+	int32_t waker_pid;
+	uint32_t waker_hid;
+};
+
+struct derive {
+	struct derive_ops ops;
+	struct running *cpus;
+	int ncpus;
+	struct wake **chunks;
+	size_t nchunks;
+};
+
+struct derive *derive_new(const struct derive_ops *ops)
+{
+	struct derive *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->ops = *ops;
+	return d;
+}
+
+void derive_free(struct derive *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nchunks; i++)
+		free(d->chunks[i]);
+	free(d->chunks);
+	free(d->cpus);
+	free(d);
+}
+
+static struct running *cpu_state(struct derive *d, int cpu)
+{
+	if (cpu < 0 || cpu >= MAX_CPUS)
+		return NULL;
+	if (cpu >= d->ncpus) {
+		int n = d->ncpus ? d->ncpus : 8;
+		struct running *q;
+
+		while (n <= cpu)
+			n *= 2;
+		q = realloc(d->cpus, (size_t)n * sizeof(*q));
+		if (!q)
+			return NULL;
+		memset(q + d->ncpus, 0, (size_t)(n - d->ncpus) * sizeof(*q));
+		d->cpus = q;
+		d->ncpus = n;
+	}
+	return &d->cpus[cpu];
+}
+
+static struct wake *wake_of(struct derive *d, int32_t pid)
+{
+	size_t c;
+
+	if (pid <= 0)
+		return NULL;
+	c = (uint32_t)pid >> CHUNK_SHIFT;
+	if (c >= d->nchunks) {
+		size_t n = d->nchunks ? d->nchunks : 64;
+		struct wake **q;
+
+		while (n <= c)
+			n *= 2;
+		q = realloc(d->chunks, n * sizeof(*q));
+		if (!q)
+			return NULL;
+		memset(q + d->nchunks, 0, (n - d->nchunks) * sizeof(*q));
+		d->chunks = q;
+		d->nchunks = n;
+	}
+	if (!d->chunks[c] && !(d->chunks[c] = calloc(CHUNK, sizeof(struct wake))))
+		return NULL;
+	return &d->chunks[c][(uint32_t)pid & (CHUNK - 1)];
+}
+
+static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts,
+		       uint32_t hid, int64_t state)
+{
+	struct derive_slice s = {
+		.ts = r->start, .dur = ts >= r->start ? ts - r->start : 0,
+		.cpu = cpu, .pid = r->pid, .hid = hid, .prio = r->prio,
+		.end_state = state, .lost = r->lost, .start_known = r->start_known,
+	};
+
+	r->active = 0;
+	return d->ops.slice ? d->ops.slice(d->ops.ctx, &s) : 0;
+}
+
+int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
+		  uint32_t prev_hid, int32_t prev_prio, int64_t prev_state,
+		  int32_t next_pid, uint32_t next_hid, int32_t next_prio)
+{
+	struct running *r = cpu_state(d, cpu);
+	struct wake *w;
+	int rc = 0;
+
+	(void)prev_prio;
+	if (!r)
+		return 0;
+	if (r->active) {
+		if (r->pid == prev_pid) {
+			rc = close_slice(d, r, cpu, ts, prev_hid, prev_state);
+		} else {
+			/* The chain broke (something was not recorded): the
+			 * open slice's end is unknown, so it is flagged. */
+			r->lost = 1;
+			rc = close_slice(d, r, cpu, ts, r->hid, -1);
+		}
+	}
+	/* Otherwise prev ran since before the capture saw this CPU: its
+	 * slice has no known start and gets no row. */
+	if ((w = wake_of(d, prev_pid)))
+		w->ts = 0;	/* woken while still running: no latency row */
+	r->active = 1;
+	r->start = ts;
+	r->start_known = 1;
+	r->pid = next_pid;
+	r->prio = next_prio;
+	r->hid = next_hid;
+	r->lost = 0;
+	if ((w = wake_of(d, next_pid)) && w->ts) {
+		if (d->ops.wakeup && !rc && ts >= w->ts) {
+			struct derive_wakeup u = {
+				.ts = w->ts, .latency = ts - w->ts, .cpu = cpu,
+				.pid = next_pid, .hid = next_hid,
+				.waker_pid = w->waker_pid, .waker_hid = w->waker_hid,
+			};
+
+			rc = d->ops.wakeup(d->ops.ctx, &u);
+		}
+		w->ts = 0;
+	}
+	return rc;
+}
+
+void derive_waking(struct derive *d, uint64_t ts, int32_t pid,
+		   int32_t waker_pid, uint32_t waker_hid)
+{
+	struct wake *w = wake_of(d, pid);
+
+	if (!w || w->ts)
+		return;		/* only the first waking since it last ran */
+	w->ts = ts ? ts : 1;
+	w->waker_pid = waker_pid;
+	w->waker_hid = waker_hid;
+}
+
+void derive_lost(struct derive *d, int cpu, uint64_t ts)
+{
+	struct running *r = cpu_state(d, cpu);
+
+	(void)ts;
+	if (r && r->active)
+		r->lost = 1;
+	/* A switch-in may be among the lost: every pending wakeup is void,
+	 * and who runs where is no longer known. */
+	for (size_t c = 0; c < d->nchunks; c++)
+		if (d->chunks[c])
+			for (unsigned i = 0; i < CHUNK; i++)
+				d->chunks[c][i].ts = 0;
+}
+
+int derive_finish(struct derive *d, uint64_t ts)
+{
+	int rc = 0;
+
+	for (int cpu = 0; cpu < d->ncpus && !rc; cpu++) {
+		struct running *r = &d->cpus[cpu];
+
+		if (r->active)
+			rc = close_slice(d, r, cpu, ts, r->hid, -1);
+	}
+	return rc;
+}

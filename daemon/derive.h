@@ -1,0 +1,63 @@
+/* derive.h — what people come for, computed as the events arrive: CPU
+ * slices (who ran on which CPU, from one sched_switch to the next) and
+ * wakeup latency (from a task's first waking to the switch that runs it).
+ *
+ * No I/O: the pipeline feeds it switches, wakings and losses in time
+ * order (CPUs merged) and it hands finished rows to callbacks. A loss
+ * breaks the chain: a slice that spans one is flagged, a wakeup pending
+ * across one yields no row — nothing is invented. */
+#ifndef COMMD_DERIVE_H
+#define COMMD_DERIVE_H
+
+#include <stdint.h>
+
+struct derive_slice {
+	uint64_t ts, dur;
+	int cpu;
+	int32_t pid;
+	uint32_t hid;		/* comm_history row of the task at switch-out */
+	int32_t prio;
+	int64_t end_state;	/* prev_state; -1: still running at the end */
+	int lost;		/* a loss on this CPU fell inside the slice */
+	int start_known;	/* 0: began before the capture (ts = first seen) */
+};
+
+struct derive_wakeup {
+	uint64_t ts;		/* the waking */
+	uint64_t latency;	/* ns from waking to running */
+	int cpu;		/* where it ran */
+	int32_t pid;
+	uint32_t hid;		/* the woken task's row when it ran */
+	int32_t waker_pid;
+	uint32_t waker_hid;
+};
+
+struct derive_ops {
+	int (*slice)(void *ctx, const struct derive_slice *s);
+	int (*wakeup)(void *ctx, const struct derive_wakeup *w);
+	void *ctx;
+};
+
+struct derive;
+
+struct derive *derive_new(const struct derive_ops *ops);
+void derive_free(struct derive *d);
+
+/* prev_hid: prev's row (the switch's own row: comm = prev_comm); next_hid
+ * the row of next at ts. Returns a callback's non-zero result. */
+int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
+		  uint32_t prev_hid, int32_t prev_prio, int64_t prev_state,
+		  int32_t next_pid, uint32_t next_hid, int32_t next_prio);
+
+/* A waking of pid by waker (waking events, or wakeup/wakeup_new when the
+ * trace has no waking). Only the first since pid last ran counts. */
+void derive_waking(struct derive *d, uint64_t ts, int32_t pid,
+		   int32_t waker_pid, uint32_t waker_hid);
+
+/* Events were lost on cpu at ts. */
+void derive_lost(struct derive *d, int cpu, uint64_t ts);
+
+/* End of the capture at ts: the open slices close there. */
+int derive_finish(struct derive *d, uint64_t ts);
+
+#endif
