@@ -277,6 +277,7 @@ int daemon_run(const struct daemon_opts *o)
 	struct capture c = { .o = o, .id = -1, .listen_fd = -1 };
 	char err[512], host[256] = "";
 	uint64_t now, next_commit, watchdog_ns, next_watchdog = 0, wake;
+	int64_t gap = 0;
 	struct sigaction sa;
 	struct utsname uts;
 	int rc = 1, ready_fd = -1, lock_fd = -1;
@@ -335,6 +336,13 @@ int daemon_run(const struct daemon_opts *o)
 	now = live_now();
 	if (uname(&uts) == 0)
 		snprintf(host, sizeof(host), "%s", uts.nodename);
+	if (store_mark_unclean(c.store, now, live_ncpus(c.live), &gap)) {
+		log_error("%s: %s", o->db, store_errmsg(c.store));
+		goto out;
+	}
+	if (gap)
+		log_warning("the last capture did not stop cleanly: %.3f s before this "
+			    "start are recorded as lost", (double)gap / 1e9);
 	if (store_close_open_history(c.store, now) ||
 	    (c.id = store_capture_begin(c.store, "live", uts.release, host, now,
 					live_events(c.live))) < 0) {

@@ -18,8 +18,8 @@ extern const int commd_schema_count;
 enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
 
 static const char *const insert_sql[TABLE_COUNT] = {
-	[TABLE_SCHED] = "INSERT INTO ev_sched VALUES (?,?,?,?,?,?,?)",
-	[TABLE_WAKEUP_LATENCY] = "INSERT INTO ev_wakeup_latency VALUES (?,?,?,?,?)",
+	[TABLE_SCHED] = "INSERT INTO dv_sched VALUES (?,?,?,?,?,?,?)",
+	[TABLE_WAKEUP_LATENCY] = "INSERT INTO dv_wakeup_latency VALUES (?,?,?,?,?)",
 	[DECODE_OTHER] = "INSERT INTO ev_other VALUES (?,?,?,?,?)",
 	[DECODE_SCHED_SWITCH] = "INSERT INTO ev_sched_switch VALUES (?,?,?,?,?,?,?,?,?,?)",
 	[DECODE_SCHED_WAKEUP] = "INSERT INTO ev_sched_wakeup VALUES (?,?,?,?,?,?,?)",
@@ -977,4 +977,63 @@ int store_wakeup(struct store *s, const struct derive_wakeup *w)
 	o->v[0] = (int64_t)w->latency;
 	o->ids[0] = w->waker_hid ? w->waker_hid + s->hid_base : 0;
 	return 0;
+}
+
+int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked)
+{
+	static const char *const tables[] = {
+		"ev_sched_switch", "ev_sched_waking", "ev_sched_wakeup",
+		"ev_sched_stat_runtime", "ev_other", NULL
+	};
+	sqlite3_stmt *st = NULL;
+	int64_t last = -1, id = -1;
+	char sql[160];
+
+	*marked = 0;
+	if (drain(s))
+		return -1;
+	/* A capture without an end was killed. */
+	if (sqlite3_prepare_v2(s->db, "SELECT id FROM capture WHERE end_ts IS NULL"
+			       " ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return fail(s, "reading captures");
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (id < 0)
+		return 0;
+	/* Its last stored event: rows go in time order, so the last rowid
+	 * of each busy table is enough. */
+	for (int i = 0; tables[i]; i++) {
+		snprintf(sql, sizeof(sql), "SELECT ts FROM %s ORDER BY rowid DESC LIMIT 1",
+			 tables[i]);
+		if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > last)
+			last = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (last < 0)
+		last = (int64_t)now;
+	if (exec(s, "BEGIN"))
+		return -1;
+	snprintf(sql, sizeof(sql), "UPDATE capture SET end_ts = %lld WHERE id = %lld",
+		 (long long)last, (long long)id);
+	if (exec(s, sql))
+		goto fail;
+	/* The window between the last stored event and this start is lost
+	 * on every CPU, by an unknown count. */
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		snprintf(sql, sizeof(sql), "INSERT INTO lost_events VALUES (%d, %lld, NULL)",
+			 cpu, (long long)now);
+		if (exec(s, sql))
+			goto fail;
+	}
+	snprintf(sql, sizeof(sql), "INSERT INTO stats VALUES (%lld, 'unclean_stop_gap_ns', NULL, %lld)",
+		 (long long)id, (long long)((int64_t)now - last));
+	if (exec(s, sql) || exec(s, "COMMIT"))
+		goto fail;
+	*marked = (int64_t)now - last;
+	return 0;
+fail:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
 }

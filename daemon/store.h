@@ -82,6 +82,12 @@ int store_capture_events(struct store *s, int64_t id, const char *events);
  * left open (it was killed) end at ts. Outside a batch. */
 int store_close_open_history(struct store *s, uint64_t ts);
 
+/* At start: if the last capture never ended (SIGKILL, crash), ends it at
+ * its last stored event and records the gap up to now as a loss of
+ * unknown size on each of ncpus CPUs. *marked = the gap in ns, 0 when
+ * the last capture ended cleanly. Outside a batch. */
+int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked);
+
 /* Schema version the binary writes (PRAGMA user_version). */
 int store_schema_version(void);
 
