@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <grp.h>
 #include <unistd.h>
 
@@ -143,6 +144,45 @@ static int account_losses(struct capture *c, uint64_t now)
 				return -1;
 		}
 		c->last[cpu] = st;
+	}
+	return 0;
+}
+
+/* A write failed (full disk, I/O error): the store rolled the batch back
+ * and holds it. Reading stops — the kernel counts what it drops, and
+ * those counts become lost_events on resuming — queries go on being
+ * served, and the batch is tried again every second. */
+static int pause_ingestion(struct capture *c)
+{
+	char msg[600];
+	int status;
+
+	log_warning("%s: %s; ingestion paused, retrying every second",
+		    c->o->db, store_errmsg(c->store));
+	snprintf(msg, sizeof(msg), "STATUS=paused: %s", store_errmsg(c->store));
+	notify_send(msg);
+	while (!stop_signal) {
+		struct timespec one = { 1, 0 };
+
+		nanosleep(&one, NULL);
+		notify_send("WATCHDOG=1");
+		if (c->listen_fd >= 0 && c->server > 0 &&
+		    waitpid(c->server, &status, WNOHANG) == c->server)
+			c->server = 0;
+		watch_server(c, live_now());
+		store_retry(c->store);
+		/* The writer runs the held batches again; give it a moment
+		 * to say whether that worked. */
+		for (int i = 0; i < 100 && !store_paused(c->store) &&
+		     store_busy(c->store); i++) {
+			struct timespec t = { 0, 10000000 };
+
+			nanosleep(&t, NULL);
+		}
+		if (!store_paused(c->store)) {
+			log_notice("%s: writing again; ingestion resumed", c->o->db);
+			return 0;
+		}
 	}
 	return 0;
 }
@@ -366,6 +406,11 @@ int daemon_run(const struct daemon_opts *o)
 	while (!stop_signal) {
 		int timeout;
 
+		if (store_paused(c.store)) {
+			if (pause_ingestion(&c))
+				goto out;
+			continue;
+		}
 		now = live_now();
 		wake = next_commit;
 		if (watchdog_ns && next_watchdog < wake)

@@ -88,6 +88,7 @@ struct batch {
 	struct batch *next;
 	struct op ops[BATCH_OPS];
 	size_t nops;
+	size_t start;		/* ops before it are committed */
 	char *text;
 	size_t text_len, text_cap;
 };
@@ -114,6 +115,14 @@ struct store {
 	struct batch *full, *full_tail;	/* queued for the writer, in order */
 	struct batch *spare;		/* written, free for reuse */
 	int nbatches;			/* allocated */
+	int nfull;			/* queued */
+	/* STORE_LIVE keeps the batches of the open transaction until its
+	 * COMMIT succeeds: when a write fails (a full disk, an I/O error,
+	 * no memory) the transaction is rolled back, they go back to the
+	 * head of the queue and the writer pauses until store_retry. */
+	int retain;
+	struct batch *held, *held_tail;
+	int paused;
 	int busy;			/* the writer is running a batch */
 	int stop;
 	int failed;			/* sticky: the writer hit an error */
@@ -404,13 +413,65 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 	return 0;
 }
 
+static void recycle(struct store *s, struct batch *b)
+{
+	b->nops = 0;
+	b->start = 0;
+	b->text_len = 0;
+	b->next = s->spare;
+	s->spare = b;
+}
+
 static int run_batch(struct store *s, struct batch *b)
 {
-	for (size_t i = 0; i < b->nops; i++)
+	for (size_t i = b->start; i < b->nops; i++) {
 		if (run_op(s, &b->ops[i], b))
 			return -1;
+		if (b->ops[i].op == OP_COMMIT && s->retain) {
+			/* Durable now: what was held for a retry can go. */
+			pthread_mutex_lock(&s->lock);
+			while (s->held) {
+				struct batch *h = s->held;
+
+				s->held = h->next;
+				recycle(s, h);
+			}
+			s->held_tail = NULL;
+			pthread_cond_broadcast(&s->cond);
+			pthread_mutex_unlock(&s->lock);
+			b->start = i + 1;
+		}
+	}
 	/* The batch's memory is reused: nothing may stay pending. */
 	return flush_events(s, b);
+}
+
+/* A write failed: undo the transaction and put everything it had back at
+ * the head of the queue, to run again on store_retry. Called locked. */
+static void rewind_locked(struct store *s, struct batch *b)
+{
+	for (int k = 0; k < TABLE_COUNT; k++) {
+		s->pending[k].n = 0;
+		sqlite3_reset(s->ins[k]);
+		sqlite3_reset(s->ins_multi[k]);
+	}
+	for (int k = 0; k < ST_COUNT; k++)
+		sqlite3_reset(s->misc[k]);
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	b->next = s->full;
+	s->full = b;
+	if (!s->full_tail)
+		s->full_tail = b;
+	s->nfull++;
+	if (s->held) {
+		for (struct batch *h = s->held; h; h = h->next)
+			s->nfull++;
+		s->held_tail->next = s->full;
+		s->full = s->held;
+		s->held = s->held_tail = NULL;
+	}
+	s->paused = 1;
 }
 
 static void *writer_main(void *arg)
@@ -420,26 +481,39 @@ static void *writer_main(void *arg)
 
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
-		while (!s->full && !s->stop)
+		while ((!s->full || s->paused) && !s->stop)
 			pthread_cond_wait(&s->cond, &s->lock);
-		if (!s->full)
+		if (!s->full || s->paused)
 			break;
 		b = s->full;
 		s->full = b->next;
 		if (!s->full)
 			s->full_tail = NULL;
+		s->nfull--;
 		s->busy = 1;
 		pthread_mutex_unlock(&s->lock);
-		/* After a failure nothing more is written: the caller sees
-		 * the error and rolls back or gives up. */
-		int rc = s->failed ? 0 : run_batch(s, b);
+		/* Without retention, nothing more is written after a failure:
+		 * the caller sees the error and gives up. */
+		int rc = s->failed && !s->retain ? 0 : run_batch(s, b);
 		pthread_mutex_lock(&s->lock);
-		if (rc)
+		if (rc && s->retain) {
 			s->failed = 1;
-		b->nops = 0;
-		b->text_len = 0;
-		b->next = s->spare;
-		s->spare = b;
+			rewind_locked(s, b);
+		} else {
+			if (rc)
+				s->failed = 1;
+			if (s->retain && b->start < b->nops) {
+				/* Part of the open transaction: hold it. */
+				b->next = NULL;
+				if (s->held_tail)
+					s->held_tail->next = b;
+				else
+					s->held = b;
+				s->held_tail = b;
+			} else {
+				recycle(s, b);
+			}
+		}
 		s->busy = 0;
 		pthread_cond_broadcast(&s->cond);
 	}
@@ -454,17 +528,20 @@ static int submit(struct store *s)
 	int rc = 0;
 
 	if (!b->nops)
-		return s->failed ? -1 : 0;
+		return s->failed && !s->retain ? -1 : 0;
 	if (!s->threaded) {
 		rc = run_batch(s, b);
 		b->nops = 0;
+		b->start = 0;
 		b->text_len = 0;
 		if (rc)
 			s->failed = 1;
 		return rc;
 	}
 	pthread_mutex_lock(&s->lock);
-	if (!s->spare && s->nbatches < MAX_BATCHES) {
+	/* A paused writer holds its batches: more are made rather than wait
+	 * for it (the caller stops reading once it sees the pause). */
+	if (!s->spare && (s->nfull < MAX_BATCHES || s->paused)) {
 		struct batch *nb = calloc(1, sizeof(*nb));
 
 		if (nb) {
@@ -481,10 +558,11 @@ static int submit(struct store *s)
 	else
 		s->full = b;
 	s->full_tail = b;
+	s->nfull++;
 	s->fill = s->spare;
 	s->spare = s->fill->next;
 	s->fill->next = NULL;
-	rc = s->failed ? -1 : 0;
+	rc = s->failed && !s->retain ? -1 : 0;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
@@ -498,7 +576,7 @@ static int drain(struct store *s)
 	if (!s->threaded)
 		return s->failed ? -1 : 0;
 	pthread_mutex_lock(&s->lock);
-	while (s->full || s->busy)
+	while ((s->full || s->busy) && !s->paused)
 		pthread_cond_wait(&s->cond, &s->lock);
 	pthread_mutex_unlock(&s->lock);
 	return s->failed ? -1 : 0;
@@ -662,6 +740,7 @@ struct store *store_open(const char *path, enum store_mode mode,
 	    max_id(s, "comm_history", &s->hid_base) ||
 	    max_id(s, "event_types", &s->type_base))
 		goto fail;
+	s->retain = mode == STORE_LIVE;
 	if (pthread_create(&s->writer, NULL, writer_main, s) == 0)
 		s->threaded = 1;	/* else: write in the caller, slower */
 	return s;
@@ -698,6 +777,10 @@ int store_close(struct store *s)
 		free_batch(b);
 	}
 	for (struct batch *b = s->full, *n; b; b = n) {
+		n = b->next;
+		free_batch(b);
+	}
+	for (struct batch *b = s->held, *n; b; b = n) {
 		n = b->next;
 		free_batch(b);
 	}
@@ -1036,4 +1119,35 @@ int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked
 fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return -1;
+}
+
+int store_paused(struct store *s)
+{
+	int p;
+
+	pthread_mutex_lock(&s->lock);
+	p = s->paused;
+	pthread_mutex_unlock(&s->lock);
+	return p;
+}
+
+void store_retry(struct store *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->paused) {
+		s->paused = 0;
+		s->failed = 0;
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+int store_busy(struct store *s)
+{
+	int b;
+
+	pthread_mutex_lock(&s->lock);
+	b = s->busy || s->full;
+	pthread_mutex_unlock(&s->lock);
+	return b;
 }

@@ -88,6 +88,14 @@ int store_close_open_history(struct store *s, uint64_t ts);
  * the last capture ended cleanly. Outside a batch. */
 int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked);
 
+/* STORE_LIVE: a write failed (full disk, I/O error, no memory); the
+ * transaction was rolled back and is kept, nothing is written until
+ * store_retry runs it again. store_errmsg says why. */
+int store_paused(struct store *s);
+void store_retry(struct store *s);
+/* The writer has work queued or running. */
+int store_busy(struct store *s);
+
 /* Schema version the binary writes (PRAGMA user_version). */
 int store_schema_version(void);
 
