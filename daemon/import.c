@@ -192,6 +192,67 @@ static void remove_tmp(const char *tmp)
 	unlink(side);
 }
 
+struct relay {
+	char *held;		/* everything but progress, until the end */
+	size_t len, cap;
+};
+
+static void relay_keep(struct relay *r, const char *p, size_t n)
+{
+	if (r->len + n + 1 > r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 4096;
+		char *q;
+
+		while (cap < r->len + n + 1)
+			cap *= 2;
+		if (cap > (1u << 20) || !(q = realloc(r->held, cap)))
+			return;		/* past 1 MiB of noise: drop the rest */
+		r->held = q;
+		r->cap = cap;
+	}
+	memcpy(r->held + r->len, p, n);
+	r->len += n;
+	r->held[r->len] = '\0';
+}
+
+/* Reads the child's stderr until it closes; progress (lines starting with
+ * '\r') goes straight to ours. */
+static void relay_read(struct relay *r, int fd)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (buf[0] == '\r' && !r->len) {
+			if (write(STDERR_FILENO, buf, (size_t)n) < 0)
+				break;
+		} else {
+			relay_keep(r, buf, (size_t)n);
+		}
+	}
+}
+
+static void relay_flush(struct relay *r, int crashed)
+{
+	char *line, *save = NULL;
+
+	if (r->held && !crashed) {
+		if (write(STDERR_FILENO, r->held, r->len) < 0)
+			r->len = 0;
+	} else if (r->held) {
+		for (line = strtok_r(r->held, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			if (!strncmp(line, "commd: ", 7) || !strncmp(line, "<", 1))
+				fprintf(stderr, "%s\n", line);
+	}
+	free(r->held);
+}
+
 /* Limits for the parsing child: generous for real files, fatal for a
  * parser stuck in a loop. */
 static void limit_child(const char *input)
@@ -238,16 +299,34 @@ int import_run(const struct import_opts *o)
 	if (o->in_process) {
 		rc = import_into(o, tmp);
 	} else {
+		struct import_opts child = *o;
+		struct relay rl = { 0 };
+		int pfd[2];
+
+		/* The child's stderr comes through us: progress is passed on
+		 * as it comes, the rest when the child is done — and only
+		 * commd's own lines if it crashed (a library's or a
+		 * sanitizer's report of the crash is not the user's business:
+		 * the file is corrupt, one line says so). */
+		child.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
 		fflush(NULL);
+		if (pipe2(pfd, O_CLOEXEC)) {
+			log_error("pipe: %s", strerror(errno));
+			return 1;
+		}
 		pid = fork();
 		if (pid < 0) {
 			log_error("fork: %s", strerror(errno));
 			return 1;
 		}
 		if (pid == 0) {
+			dup2(pfd[1], STDERR_FILENO);
 			limit_child(o->input);
-			_exit(import_into(o, tmp));
+			_exit(import_into(&child, tmp));
 		}
+		close(pfd[1]);
+		relay_read(&rl, pfd[0]);
+		close(pfd[0]);
 		while (waitpid(pid, &status, 0) < 0) {
 			if (errno != EINTR) {
 				log_error("waitpid: %s", strerror(errno));
@@ -257,6 +336,7 @@ int import_run(const struct import_opts *o)
 			if (interrupted)
 				kill(pid, SIGTERM);
 		}
+		relay_flush(&rl, WIFSIGNALED(status));
 		if (WIFSIGNALED(status)) {
 			int sig = WTERMSIG(status);
 
