@@ -147,8 +147,11 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 {
 	struct tracedat *t = data;
 
+	/* Over several buffers the callback's cpu is offset by the buffers
+	 * before it; the record knows its real CPU. */
 	(void)handle;
-	return t->fn(t->ctx, rec->data, rec->size, cpu, rec->ts,
+	(void)cpu;
+	return t->fn(t->ctx, rec->data, rec->size, rec->cpu, rec->ts,
 		     rec->missed_events);
 }
 

@@ -4,8 +4,10 @@
 -- sched: one slice per task run on a CPU, from the sched_switch that ran
 -- it to the one that switched it out (idle slices are pid 0). end_state is
 -- the kernel's prev_state at switch-out, NULL for a slice still open at
--- the end of the capture. lost = 1 when a ring-buffer loss fell inside the
--- slice: its end is then not known exactly. Slices that began before the
+-- the end of the capture. lost = 1 when the slice's end is not known
+-- exactly: a ring-buffer loss fell inside it, or the next switch on its CPU
+-- did not switch this task out (a broken chain: something was not
+-- recorded; end_state is then NULL too). Slices that began before the
 -- capture saw their CPU have no row.
 CREATE TABLE dv_sched (
 	ts INTEGER NOT NULL, dur INTEGER NOT NULL, cpu INTEGER NOT NULL,

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# derived-losses.sh - issue 7 point 1c: on sched-drops.dat (ring-buffer
+# losses on both CPUs) every slice spanning a lost_events ts on its CPU has
+# lost = 1 and no wakeup_latency row spans a loss; the same invariants hold
+# on every other fixture (where they must not flag anything either).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+drops=$TESTDATA/sched-drops.dat
+check_eq "fixture sched-drops.dat present" yes "$([ -e "$drops" ] && echo yes || echo no)" || finish
+while read -r dat; do
+	name=$(basename "$dat" .dat)
+	db=$TMPDIR_TEST/$name.db
+	import_ok "$dat" "$db" || continue
+	check_losses "$db" "$name.dat"
+	[ "$name" = sched-drops ] || continue
+	# not vacuous: there are losses, slices spanning them, wakeups near them
+	n=$(q "$db" "select count(*) from lost_events")
+	check_eq "sched-drops.dat: lost_events rows (trace-cmd report DROPPED lines)" 6 "$n" || true
+	n=$(q "$db" "select count(*) from sched s where exists (select 1 from lost_events l
+		where l.cpu = s.cpu and l.ts > s.ts and l.ts <= s.ts + s.dur)")
+	CHECKS=$((CHECKS + 1))
+	[ "$n" -gt 0 ] || fail "sched-drops.dat: slices spanning a loss" "> 0" "$n"
+	# the reference computation voids wakeups and flags slices the same way
+	reference "$dat" "$TMPDIR_TEST/$name" "$name.dat" || continue
+	check_eq "sched-drops.dat: DROPPED lines seen by reference.awk" 6 "$REF_DROPS" || true
+	q "$db" "select cpu, pid, comm, ts, dur, lost from sched where lost = 1" |
+		LC_ALL=C sort > "$TMPDIR_TEST/db.lost"
+	awk -F'\t' '$6 == 1' "$TMPDIR_TEST/$name.slices" > "$TMPDIR_TEST/ref.lost"
+	compare_sets "sched-drops.dat: slices with lost = 1 vs reference.awk" \
+		"$TMPDIR_TEST/ref.lost" "$TMPDIR_TEST/db.lost" || true
+	log "sched-drops.dat: $n slices span a loss, $(wc -l < "$TMPDIR_TEST/db.lost") have lost = 1"
+done < <(fixtures)
+finish
