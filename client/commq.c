@@ -10,6 +10,7 @@
 #include "log.h"
 #include "output.h"
 #include "remote.h"
+#include "report.h"
 #include "shell.h"
 
 #include <errno.h>
@@ -36,11 +37,14 @@ struct options {
 	struct output_spec spec;	/* how results are printed */
 	int header;			/* -header 1, -noheader 0, unset -1 */
 	bool help;			/* --help was given */
+	struct report_args report;	/* `commq REPORT ...`; kind NONE: SQL */
+	const char *report_opt;		/* a report's option, as given */
 };
 
 enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   OPT_MODE, OPT_HEADER, OPT_SEPARATOR, OPT_NULLVALUE,
-		   OPT_HELP };
+		   OPT_HELP, OPT_BY, OPT_FROM, OPT_TO, OPT_COMM, OPT_OUTPUT,
+		   OPT_SQL, OPT_WIDTH };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */
@@ -66,10 +70,20 @@ static const struct option_def {
 	{ "nullvalue", OPT_NULLVALUE, 0,             true  },
 	{ "help",      OPT_HELP,      0,             false },
 	{ "h",         OPT_HELP,      0,             false },
+	/* the reports' */
+	{ "by",        OPT_BY,        0,             true  },
+	{ "from",      OPT_FROM,      0,             true  },
+	{ "to",        OPT_TO,        0,             true  },
+	{ "comm",      OPT_COMM,      0,             true  },
+	{ "o",         OPT_OUTPUT,    0,             true  },
+	{ "output",    OPT_OUTPUT,    0,             true  },
+	{ "sql",       OPT_SQL,       0,             false },
+	{ "width",     OPT_WIDTH,     0,             true  },
 };
 
 static const char usage_line[] =
-	"usage: commq [--socket PATH | --db FILE] [options] [SQL | -f FILE]\n";
+	"usage: commq [--socket PATH | --db FILE] [options] [SQL | -f FILE]\n"
+	"       commq [--socket PATH | --db FILE] [options] REPORT [ARGS]\n";
 
 static const char help_text[] =
 	"Runs SQL on commd's database: asks the daemon over its socket, or\n"
@@ -100,7 +114,42 @@ static const char help_text[] =
 	"commands (.tables, .schema, .mode, .headers, .help, .quit), on the\n"
 	"prompt and in -f files and stdin alike.  A batch is what ends with\n"
 	"';' (or the whole argument); the first error stops commq with exit\n"
-	"status 1, except at the prompt.\n";
+	"status 1, except at the prompt.\n"
+	"\n"
+	"Reports: SQL written for you, sent the same way (file or socket,\n"
+	"--limit and --timeout apply); --sql prints it instead of running it.\n"
+	"Tables print in the output mode chosen above.\n"
+	"\n"
+	"  top [--by comm|process|cpu] [--from T] [--to T]\n"
+	"        CPU time from the sched slices, the part of each slice inside\n"
+	"        the window: per comm (time_ms, share_pct of all CPU time\n"
+	"        seen, idle included, switches = slices), per process (named\n"
+	"        by its thread group leader), or per CPU (busy, idle)\n"
+	"  latency [--comm NAME] [--from T] [--to T]\n"
+	"        wakeup latency (wakeup_latency, by the time of the wakeup): a\n"
+	"        log2 histogram in microseconds as bcc's runqlat (a bar chart\n"
+	"        in column mode, rows in the others), then count, min, avg,\n"
+	"        p50, p90, p99 (nearest rank) and max\n"
+	"  history PID\n"
+	"        every name PID had (comm_history), lifetime by lifetime, with\n"
+	"        durations and what named it; exit status 1 if none\n"
+	"  lost  ring-buffer losses per CPU: loss records, events counted,\n"
+	"        records without a count, first and last, slices a loss fell\n"
+	"        into, and the kernel's dropped/overrun counters of a live\n"
+	"        capture; then a row for all CPUs\n"
+	"  timeline [--from T] [--to T] -o FILE [--width PX]\n"
+	"        a picture, one lane per CPU: tasks coloured by comm (the\n"
+	"        colour is a hash of the name), idle grey, wakeup ticks, losses\n"
+	"        hatched, a time axis and a legend.  FILE.svg, FILE.html (zoom\n"
+	"        with the wheel, pan by dragging), or - for SVG on stdout;\n"
+	"        --width defaults to 1200\n"
+	"\n"
+	"Times T: a number and a unit: 1.5s, 150ms, 20us (or µs), 123ns.  A\n"
+	"number without a unit is seconds (2, 1.5), except an integer of 10\n"
+	"or more digits, which is a timestamp in ns as the ts columns print it\n"
+	"(171094783149).  A leading '+' counts from the capture start (the\n"
+	"earliest capture.start_ts, else the first sched slice): +2s, +150ms.\n"
+	"Without --from/--to a report covers the whole capture.\n";
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -211,7 +260,61 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 	case OPT_HELP:
 		opt->help = true;
 		break;
+	case OPT_BY:
+		if (report_parse_by(value, &opt->report.by) < 0)
+			return usage_error("--by takes comm, process or cpu: ",
+					   value);
+		break;
+	case OPT_FROM:
+	case OPT_TO: {
+		struct report_time *t = def->kind == OPT_FROM ? &opt->report.from
+							      : &opt->report.to;
+		const char *why;
+
+		if (report_parse_time(value, t, &why) < 0) {
+			char what[256];
+
+			snprintf(what, sizeof(what), "%s: %s: ", arg, why);
+			return usage_error(what, value);
+		}
+		break;
 	}
+	case OPT_COMM:
+		opt->report.comm = value;
+		break;
+	case OPT_OUTPUT:
+		if (!*value)
+			return usage_error("-o needs a file name", "");
+		opt->report.output = value;
+		break;
+	case OPT_SQL:
+		opt->report.print_sql = true;
+		break;
+	case OPT_WIDTH: {
+		uint32_t w;
+
+		if (parse_limit(value, &w) < 0 || w > 100000)
+			return usage_error("--width needs pixels: ", value);
+		opt->report.width = (int)w;
+		break;
+	}
+	}
+	if (def->kind >= OPT_BY && !opt->report_opt)
+		opt->report_opt = arg;
+	return 0;
+}
+
+/* A report's own argument: history's PID. */
+static int report_argument(const char *arg, struct options *opt)
+{
+	uint32_t pid;
+
+	if (opt->report.kind != REPORT_HISTORY || opt->report.has_pid)
+		return usage_error("unexpected argument: ", arg);
+	if (parse_limit(arg, &pid) < 0 || pid > INT32_MAX)
+		return usage_error("not a pid: ", arg);
+	opt->report.pid = pid;
+	opt->report.has_pid = true;
 	return 0;
 }
 
@@ -227,6 +330,11 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		} else if (!options_done && arg[0] == '-' && arg[1]) {
 			if (parse_option(arg, argv, argc, &i, opt) < 0)
 				return -1;
+		} else if (opt->report.kind != REPORT_NONE) {
+			if (report_argument(arg, opt) < 0)
+				return -1;
+		} else if (!opt->sql && !options_done && report_kind(arg)) {
+			opt->report.kind = report_kind(arg);
 		} else if (opt->sql) {
 			return usage_error("more than one SQL argument: ", arg);
 		} else {
@@ -235,6 +343,17 @@ static int parse_args(int argc, char **argv, struct options *opt)
 	}
 	if (opt->help)
 		return 0;
+	if (opt->report.kind == REPORT_NONE && opt->report_opt)
+		return usage_error("option for reports only: ", opt->report_opt);
+	if (opt->report.kind != REPORT_NONE) {
+		if (opt->file)
+			return usage_error("a report reads no -f ", opt->file);
+		if (report_check(&opt->report) < 0) {
+			fputs(usage_line, stderr);
+			fputs("Try 'commq --help'.\n", stderr);
+			return -1;
+		}
+	}
 	if (opt->db && opt->socket)
 		return usage_error("--db and --socket exclude each other", "");
 	if (opt->sql && opt->file)
@@ -309,16 +428,23 @@ static void show_position(const char *sql, int offset)
 	fputs("^\n", stderr);
 }
 
+/* One batch on the file or over the socket; err says why it failed. */
+static int run_sql(void *ctx, const char *sql, struct output *out,
+		   struct query_error *err)
+{
+	struct target *t = ctx;
+
+	if (t->local)
+		return local_run(t->local, sql, &t->lim, out, err);
+	return remote_run(t->remote, sql, strlen(sql), &t->lim, out, err);
+}
+
 static int run_batch(void *ctx, const char *sql, struct output *out)
 {
 	struct target *t = ctx;
 	struct query_error err = { .offset = -1 };
-	int ret;
+	int ret = run_sql(ctx, sql, out, &err);
 
-	if (t->local)
-		ret = local_run(t->local, sql, &t->lim, out, &err);
-	else
-		ret = remote_run(t->remote, sql, strlen(sql), &t->lim, out, &err);
 	if (ret < 0) {
 		/* Rows printed before the error come first on a terminal. */
 		fflush(stdout);
@@ -354,6 +480,13 @@ static int run(const struct options *opt)
 	bool shell_ok = false;
 	int ret = -1;
 
+	/* --sql needs no database at all. */
+	if (opt->report.kind != REPORT_NONE && opt->report.print_sql) {
+		struct output_spec spec = opt->spec;
+
+		return report_run(&opt->report, run_sql, &t, NULL, &spec) ? -1
+									  : 0;
+	}
 	if (opt->db)
 		t.local = local_open(opt->db, &err);
 	else
@@ -367,7 +500,11 @@ static int run(const struct options *opt)
 		goto out;
 	}
 	shell_ok = true;
-	if (opt->sql) {
+	if (opt->report.kind != REPORT_NONE) {
+		/* 1 (nothing found) fails the exit status too */
+		ret = report_run(&opt->report, run_sql, &t, sh.out, &sh.spec)
+			      ? -1 : 0;
+	} else if (opt->sql) {
 		ret = shell_run_text(&sh, opt->sql);
 	} else if (opt->file && strcmp(opt->file, "-")) {
 		FILE *in = fopen(opt->file, "re");

@@ -27,6 +27,9 @@ struct output {
 	char **sample;			/* column mode: rendered rows held back */
 	size_t sample_rows;		/* rows in sample */
 	bool streaming;			/* column mode: sample written out */
+	const struct output_sink *sink;	/* not NULL: rows go to callbacks */
+	void *sink_ctx;			/* their first argument */
+	int sink_ncols;			/* columns of the sink's result */
 };
 
 static const char *null_text(const struct output *o)
@@ -366,6 +369,24 @@ struct output *output_new(const struct output_spec *spec, FILE *out)
 	return o;
 }
 
+struct output *output_new_sink(const struct output_sink *cb, void *ctx)
+{
+	struct output *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->sink = cb;
+	o->sink_ctx = ctx;
+	return o;
+}
+
+static int sink_result(int ret)
+{
+	if (ret < 0 && !errno)
+		errno = EIO;
+	return ret < 0 ? -1 : 0;
+}
+
 /* Drops the current result's state, written or not. */
 static void reset(struct output *o)
 {
@@ -390,6 +411,11 @@ int output_begin(struct output *o, const struct output_column *cols,
 	if (ncols < 1) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (o->sink) {
+		o->sink_ncols = ncols;
+		errno = 0;
+		return sink_result(o->sink->begin(o->sink_ctx, cols, ncols));
 	}
 	o->names = calloc(ncols, sizeof(*o->names));
 	o->widths = calloc(ncols, sizeof(*o->widths));
@@ -419,6 +445,11 @@ int output_row(struct output *o, const struct output_value *values)
 {
 	int ret = 0;
 
+	if (o->sink) {
+		errno = 0;
+		return sink_result(o->sink->row(o->sink_ctx, values,
+						o->sink_ncols));
+	}
 	switch (o->spec.mode) {
 	case OUTPUT_COLUMN:
 		ret = column_row(o, values);
@@ -444,6 +475,10 @@ int output_end(struct output *o)
 {
 	int ret = 0;
 
+	if (o->sink) {
+		errno = 0;
+		return sink_result(o->sink->end(o->sink_ctx));
+	}
 	if (o->spec.mode == OUTPUT_COLUMN && !o->streaming && o->sample_rows)
 		ret = column_flush(o);
 	else if (o->spec.mode == OUTPUT_JSON && o->nrows)

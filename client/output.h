@@ -79,4 +79,20 @@ int output_end(struct output *o);
 /* Frees the formatter (and a result left unfinished).  Accepts NULL. */
 void output_free(struct output *o);
 
+/* A sink: an output whose results go to callbacks instead of a stream,
+ * for code that consumes rows itself (commq's reports).  The same three
+ * calls above drive it, so a sink is handed to local_run()/remote_run()
+ * like any formatter.  A callback returns 0, or -1 with errno set; that
+ * -1 comes back from output_begin/row/end (a failed row stops the query
+ * with "printing results: ..."). */
+struct output_sink {
+	int (*begin)(void *ctx, const struct output_column *cols, int ncols);
+	int (*row)(void *ctx, const struct output_value *values, int ncols);
+	int (*end)(void *ctx);
+};
+
+/* Returns a sink calling cb with ctx (either may need to outlive it), or
+ * NULL with errno set.  Free it with output_free(). */
+struct output *output_new_sink(const struct output_sink *cb, void *ctx);
+
 #endif

@@ -86,9 +86,9 @@ static const char help_text[] =
 	".quit, .exit           leave\n"
 	".schema [TABLE]        CREATE statements, of TABLE (a LIKE pattern)\n"
 	"                       and its indexes and triggers, or of all but\n"
-	"                       the internal ev_* tables\n"
+	"                       the internal ev_* and dv_* tables\n"
 	".tables [PATTERN]      tables and views (LIKE PATTERN), without the\n"
-	"                       internal ev_* and sqlite_* ones\n"
+	"                       internal ev_*, dv_* and sqlite_* ones\n"
 	"Statements end with ';'; several may share a line.\n";
 
 static const struct {
@@ -186,11 +186,13 @@ static int dot_tables(struct shell *sh, char **argv, int argc)
 			 " and name like %s escape '\\'", quoted);
 	}
 	/* GLOB, not LIKE: in LIKE '_' matches any character, and 'ev_%'
-	 * would hide the events table too. */
+	 * would hide the events table too.  ev_* hold the events, dv_* the
+	 * derived tables, under the views of the same names. */
 	snprintf(sql, sizeof(sql),
 		 "select name from sqlite_schema "
 		 "where type in ('table', 'view') and name not glob 'sqlite_*' "
-		 "and name not glob 'ev_*'%s order by 1", pattern);
+		 "and name not glob 'ev_*' and name not glob 'dv_*'%s "
+		 "order by 1", pattern);
 	return run_listing(sh, sql);
 }
 
@@ -209,7 +211,8 @@ static int dot_schema(struct shell *sh, char **argv, int argc)
 			 "(name like %s escape '\\' or tbl_name like %s "
 			 "escape '\\')", quoted, quoted);
 	} else {
-		snprintf(which, sizeof(which), "tbl_name not glob 'ev_*'");
+		snprintf(which, sizeof(which), "tbl_name not glob 'ev_*' "
+			 "and tbl_name not glob 'dv_*'");
 	}
 	snprintf(sql, sizeof(sql),
 		 "select sql || ';' from sqlite_schema "

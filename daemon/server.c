@@ -375,10 +375,11 @@ static void rows_close(struct conn *c, struct rows_frame *f)
 	f->open = 0;
 }
 
+/* The last frame of a query is only queued here: the worker sends it
+ * after the connection is free for the next query (see worker_main). */
 static void send_error(struct conn *c, int code, int offset, const char *msg)
 {
 	proto_put_error(&c->out, code, offset, msg);
-	flush_out(c);
 }
 
 static void run_job(struct job *j)
@@ -484,7 +485,6 @@ static void run_job(struct job *j)
 	}
 	sqlite3_finalize(st);
 	proto_put_end(&c->out, rows, (now_ns() - start) / 1000);
-	flush_out(c);
 }
 
 static void *worker_main(void *arg)
@@ -506,11 +506,21 @@ static void *worker_main(void *arg)
 			s->tail = NULL;
 		pthread_mutex_unlock(&s->lock);
 
+		struct proto_buf last = { 0 };
+
 		if (!j->conn->closed)
 			run_job(j);
+		/* Free before the final frame goes out (a client may send its
+		 * next query the moment it reads the 'E'), and the frame taken
+		 * out of the connection's buffer, which the next query owns. */
+		last = j->conn->out;
+		memset(&j->conn->out, 0, sizeof(j->conn->out));
 		pthread_mutex_lock(&j->conn->lock);
 		j->conn->busy = 0;
 		pthread_mutex_unlock(&j->conn->lock);
+		if (!j->conn->closed && !last.oom && last.len)
+			bufferevent_write(j->conn->bev, last.data, last.len);
+		proto_buf_free(&last);
 		conn_put(j->conn);
 		free(j);
 	}
@@ -528,47 +538,70 @@ static void protocol_error(struct conn *c, const char *msg)
 	bufferevent_disable(c->bev, EV_READ);
 }
 
+int server_parse_request(const uint8_t *data, size_t len,
+			 struct server_request *q)
+{
+	const uint8_t *payload;
+	struct proto_reader r;
+	size_t plen, flen;
+	uint8_t type;
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	rc = proto_frame_peek(data, len, &type, &payload, &plen, &flen);
+	if (rc < 0) {
+		q->error = "bad frame length";
+		return -1;
+	}
+	if (rc > 0) {
+		if (len >= 4)
+			q->frame_len = 4 + (size_t)((uint32_t)data[0] << 24 |
+						    (uint32_t)data[1] << 16 |
+						    (uint32_t)data[2] << 8 | data[3]);
+		return 1;
+	}
+	if (type != PROTO_QUERY) {
+		q->error = "unexpected frame type";
+		return -1;
+	}
+	proto_reader_init(&r, payload, plen);
+	q->row_limit = proto_get_u32(&r);
+	q->timeout_ms = proto_get_u32(&r);
+	proto_get_rest(&r, &q->sql, &q->sql_len);
+	if (r.bad) {
+		q->error = "malformed query frame";
+		return -1;
+	}
+	q->frame_len = flen;
+	return 0;
+}
+
 static void on_read(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 
 	while (!c->closing) {
-		size_t have = evbuffer_get_length(in), plen, flen;
-		const uint8_t *payload;
-		struct proto_reader r;
-		uint8_t hdr[4], type;
-		uint8_t *data;
-		uint32_t n;
+		size_t have = evbuffer_get_length(in);
+		struct server_request q;
+		uint8_t hdr[4], *data;
 		struct job *j;
-		const char *sql;
-		size_t sql_len;
+		int rc;
 
 		if (have < 4)
 			return;
 		evbuffer_copyout(in, hdr, 4);
-		n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
-		if (n == 0 || n > PROTO_MAX_FRAME) {
-			protocol_error(c, "bad frame length");
+		rc = server_parse_request(hdr, 4, &q);
+		if (rc < 0) {
+			protocol_error(c, q.error);
 			return;
 		}
-		if (have < 4 + (size_t)n)
+		if (have < q.frame_len)
 			return;
-		data = evbuffer_pullup(in, 4 + (ssize_t)n);
-		if (!data || proto_frame_peek(data, 4 + n, &type, &payload, &plen, &flen)) {
-			protocol_error(c, "bad frame");
-			return;
-		}
-		if (type != PROTO_QUERY) {
-			protocol_error(c, "unexpected frame type");
-			return;
-		}
-		proto_reader_init(&r, payload, plen);
-		uint32_t limit = proto_get_u32(&r), timeout = proto_get_u32(&r);
-
-		proto_get_rest(&r, &sql, &sql_len);
-		if (r.bad) {
-			protocol_error(c, "malformed query frame");
+		data = evbuffer_pullup(in, (ssize_t)q.frame_len);
+		rc = data ? server_parse_request(data, q.frame_len, &q) : 1;
+		if (rc) {
+			protocol_error(c, rc < 0 ? q.error : "bad frame");
 			return;
 		}
 		pthread_mutex_lock(&c->lock);
@@ -577,7 +610,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 			protocol_error(c, "one query at a time per connection");
 			return;
 		}
-		j = malloc(sizeof(*j) + sql_len + 1);
+		j = malloc(sizeof(*j) + q.sql_len + 1);
 		if (!j) {
 			pthread_mutex_unlock(&c->lock);
 			protocol_error(c, "out of memory");
@@ -588,12 +621,12 @@ static void on_read(struct bufferevent *bev, void *arg)
 		pthread_mutex_unlock(&c->lock);
 		j->next = NULL;
 		j->conn = c;
-		j->row_limit = limit;
-		j->timeout_ms = timeout;
-		j->sql_len = sql_len;
-		memcpy(j->sql, sql, sql_len);
-		j->sql[sql_len] = '\0';
-		evbuffer_drain(in, flen);
+		j->row_limit = q.row_limit;
+		j->timeout_ms = q.timeout_ms;
+		j->sql_len = q.sql_len;
+		memcpy(j->sql, q.sql, q.sql_len);
+		j->sql[q.sql_len] = '\0';
+		evbuffer_drain(in, q.frame_len);
 
 		pthread_mutex_lock(&c->srv->lock);
 		if (c->srv->tail)

@@ -1,0 +1,669 @@
+/* report.c — see report.h.
+ *
+ * The SQL of each report is built here as text and sent like any other
+ * query; --sql prints that same text.  Conventions shared by the reports:
+ *
+ *   - the window [lo, hi) of --from/--to is a CTE w(lo, hi); a time
+ *     relative to the capture start ('+2s') is base + offset in the SQL
+ *     itself (report_base_sql), so the printed SQL stands alone;
+ *   - a slice counts for the part of it inside the window
+ *     (min(end, hi) - max(ts, lo));
+ *   - durations are shown in ms and latencies in µs, rounded to the ns
+ *     they were measured in (3 decimals).
+ */
+#include "report.h"
+
+#include "log.h"
+#include "timeline.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- strings ---- */
+
+void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0,
+			      fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = true;
+			return;
+		}
+		if (b->s && (size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap : 256;
+		char *s;
+
+		while (cap < b->len + (size_t)n + 1)
+			cap *= 2;
+		s = realloc(b->s, cap);
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		if (!b->s)
+			s[0] = '\0';
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+void sbuf_sql_string(struct sbuf *b, const char *s)
+{
+	sbuf_printf(b, "'");
+	for (const char *q; (q = strchr(s, '\'')); s = q + 1)
+		sbuf_printf(b, "%.*s''", (int)(q - s), s);
+	sbuf_printf(b, "%s'", s);
+}
+
+void sbuf_free(struct sbuf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- names and arguments ---- */
+
+static const char *const kind_names[] = {
+	[REPORT_TOP] = "top",
+	[REPORT_LATENCY] = "latency",
+	[REPORT_HISTORY] = "history",
+	[REPORT_LOST] = "lost",
+	[REPORT_TIMELINE] = "timeline",
+};
+
+enum report_kind report_kind(const char *name)
+{
+	for (size_t k = 1; k < sizeof(kind_names) / sizeof(*kind_names); k++)
+		if (!strcmp(name, kind_names[k]))
+			return (enum report_kind)k;
+	return REPORT_NONE;
+}
+
+const char *report_name(enum report_kind kind)
+{
+	return kind > REPORT_NONE && kind <= REPORT_TIMELINE ? kind_names[kind]
+							     : "?";
+}
+
+int report_parse_by(const char *s, enum report_by *by)
+{
+	if (!strcmp(s, "comm"))
+		*by = REPORT_BY_COMM;
+	else if (!strcmp(s, "process"))
+		*by = REPORT_BY_PROCESS;
+	else if (!strcmp(s, "cpu"))
+		*by = REPORT_BY_CPU;
+	else
+		return -1;
+	return 0;
+}
+
+/* A number with an optional fraction, then an optional unit: s, ms, us
+ * (or µs), ns.  Without a unit it is seconds, except an integer of 10 or
+ * more digits, which is a timestamp in ns as the ts columns print it.
+ * A leading '+' makes it relative to the capture start.  Exact: the
+ * digits are scaled as decimals, never through a double. */
+int report_parse_time(const char *s, struct report_time *t, const char **why)
+{
+	static const struct {
+		const char *name;
+		int exp;		/* ns = value * 10^exp */
+	} units[] = {
+		{ "s", 9 }, { "ms", 6 }, { "us", 3 }, { "\xc2\xb5s", 3 },
+		{ "ns", 0 },
+	};
+	const char *p = s, *int_digits, *frac_digits = NULL;
+	size_t nint = 0, nfrac = 0;
+	int exp = -1;
+	uint64_t v = 0;
+
+	*why = "a time is a number with a unit (1.5s, 150ms, 20us, 123ns), "
+	       "optionally after '+' (from the capture start)";
+	memset(t, 0, sizeof(*t));
+	if (*p == '+') {
+		t->relative = true;
+		p++;
+	}
+	int_digits = p;
+	while (isdigit((unsigned char)*p))
+		p++, nint++;
+	if (*p == '.') {
+		frac_digits = ++p;
+		while (isdigit((unsigned char)*p))
+			p++, nfrac++;
+	}
+	if (!nint && !nfrac)
+		return -1;
+	if (!*p) {
+		exp = !frac_digits && nint >= 10 ? 0 : 9;
+	} else {
+		for (size_t k = 0; k < sizeof(units) / sizeof(*units); k++)
+			if (!strcmp(p, units[k].name))
+				exp = units[k].exp;
+		if (exp < 0)
+			return -1;
+	}
+	/* integer digits, then as many fraction digits as the unit has
+	 * decimal places of ns; the rest must be zeros */
+	for (size_t i = 0; i < nint + (size_t)exp; i++) {
+		unsigned d = 0;
+
+		if (i < nint)
+			d = (unsigned)(int_digits[i] - '0');
+		else if (i - nint < nfrac)
+			d = (unsigned)(frac_digits[i - nint] - '0');
+		if (v > ((uint64_t)INT64_MAX - d) / 10) {
+			*why = "the time is too large";
+			return -1;
+		}
+		v = v * 10 + d;
+	}
+	for (size_t i = (size_t)exp; i < nfrac; i++)
+		if (frac_digits[i] != '0') {
+			*why = "a time is at most precise to the nanosecond";
+			return -1;
+		}
+	t->set = true;
+	t->ns = (int64_t)v;
+	return 0;
+}
+
+int report_check(const struct report_args *a)
+{
+	const char *name = report_name(a->kind);
+
+	if (a->kind != REPORT_TOP && a->by != REPORT_BY_COMM) {
+		log_error("--by is for 'commq top', not '%s'", name);
+		return -1;
+	}
+	if ((a->from.set || a->to.set) && (a->kind == REPORT_HISTORY ||
+					   a->kind == REPORT_LOST)) {
+		log_error("--from and --to are for top, latency and timeline, "
+			  "not '%s'", name);
+		return -1;
+	}
+	if (a->comm && a->kind != REPORT_LATENCY) {
+		log_error("--comm is for 'commq latency', not '%s'", name);
+		return -1;
+	}
+	if ((a->output || a->width) && a->kind != REPORT_TIMELINE) {
+		log_error("-o and --width are for 'commq timeline', not '%s'",
+			  name);
+		return -1;
+	}
+	if (a->has_pid && a->kind != REPORT_HISTORY) {
+		log_error("'commq %s' takes no argument", name);
+		return -1;
+	}
+	if (a->kind == REPORT_HISTORY && !a->has_pid) {
+		log_error("'commq history' needs a PID");
+		return -1;
+	}
+	if (a->kind == REPORT_TIMELINE && !a->output && !a->print_sql) {
+		log_error("'commq timeline' needs -o FILE (.svg, .html, or - "
+			  "for SVG on stdout)");
+		return -1;
+	}
+	if (a->from.set && a->to.set && a->from.relative == a->to.relative &&
+	    a->from.ns >= a->to.ns) {
+		log_error("--from must be before --to");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- SQL pieces ---- */
+
+const char report_base_sql[] =
+	"coalesce((SELECT min(start_ts) FROM capture), "
+	"(SELECT min(ts) FROM sched))";
+
+void report_time_sql(struct sbuf *b, const struct report_time *t)
+{
+	if (t->relative)
+		sbuf_printf(b, "(%s + %" PRId64 ")", report_base_sql, t->ns);
+	else
+		sbuf_printf(b, "%" PRId64, t->ns);
+}
+
+/* WITH w(lo, hi): the window, whole when --from/--to are not given. */
+static void window_cte(struct sbuf *b, const struct report_args *a)
+{
+	sbuf_printf(b, "WITH w(lo, hi) AS (SELECT ");
+	if (a->from.set)
+		report_time_sql(b, &a->from);
+	else
+		sbuf_printf(b, "0");
+	sbuf_printf(b, ", ");
+	if (a->to.set)
+		report_time_sql(b, &a->to);
+	else
+		sbuf_printf(b, "9223372036854775807");
+	sbuf_printf(b, ")");
+}
+
+/* The part of slice s inside the window; and the slices that have one. */
+#define CLIPPED "min(s.ts + s.dur, w.hi) - max(s.ts, w.lo)"
+#define IN_WINDOW "s.ts < w.hi AND s.ts + s.dur > w.lo"
+
+static void top_sql(struct sbuf *b, const struct report_args *a)
+{
+	window_cte(b, a);
+	switch (a->by) {
+	case REPORT_BY_COMM:
+		sbuf_printf(b, ",\n"
+"s AS (SELECT s.comm, s.pid, " CLIPPED " AS t\n"
+"      FROM sched s, w WHERE " IN_WINDOW ")\n"
+"SELECT comm, count(DISTINCT pid) AS pids,\n"
+"       round(sum(t) / 1e6, 3) AS time_ms,\n"
+"       round(100.0 * sum(t) / sum(sum(t)) OVER (), 2) AS share_pct,\n"
+"       count(*) AS switches\n"
+"FROM s GROUP BY comm ORDER BY sum(t) DESC, comm;\n");
+		break;
+	case REPORT_BY_PROCESS:
+		/* Each slice to the comm_history row of its pid at its start
+		 * (the pid's first row when it began before any), then per
+		 * row named by the thread group leader (the process_comm
+		 * view); a task whose tgid is unknown keeps its own name,
+		 * and so does the idle task (pid 0, one per CPU). */
+		sbuf_printf(b, ",\n"
+"s AS (SELECT s.pid, s.comm, " CLIPPED " AS t,\n"
+"             CASE WHEN s.pid <> 0 THEN coalesce(\n"
+"               (SELECT h.id FROM comm_history h\n"
+"                WHERE h.pid = s.pid AND h.start_ts <= s.ts\n"
+"                ORDER BY h.start_ts DESC LIMIT 1),\n"
+"               (SELECT h.id FROM comm_history h WHERE h.pid = s.pid\n"
+"                ORDER BY h.start_ts LIMIT 1)) END AS hid\n"
+"      FROM sched s, w WHERE " IN_WINDOW "),\n"
+"g AS (SELECT hid, pid, comm, sum(t) AS t, count(*) AS n\n"
+"      FROM s GROUP BY hid, pid, comm)\n"
+"SELECT CASE WHEN g.pid = 0 THEN g.comm\n"
+"            ELSE coalesce(p.process_comm, g.comm) END AS process,\n"
+"       count(DISTINCT g.pid) AS threads,\n"
+"       round(sum(g.t) / 1e6, 3) AS time_ms,\n"
+"       round(100.0 * sum(g.t) / sum(sum(g.t)) OVER (), 2) AS share_pct,\n"
+"       sum(g.n) AS switches\n"
+"FROM g LEFT JOIN process_comm p ON p.id = g.hid\n"
+"GROUP BY process ORDER BY sum(g.t) DESC, process;\n");
+		break;
+	case REPORT_BY_CPU:
+		sbuf_printf(b, ",\n"
+"s AS (SELECT s.cpu, s.pid, " CLIPPED " AS t\n"
+"      FROM sched s, w WHERE " IN_WINDOW ")\n"
+"SELECT cpu,\n"
+"       round(sum(CASE WHEN pid <> 0 THEN t ELSE 0 END) / 1e6, 3) AS busy_ms,\n"
+"       round(sum(CASE WHEN pid = 0 THEN t ELSE 0 END) / 1e6, 3) AS idle_ms,\n"
+"       round(100.0 * sum(CASE WHEN pid <> 0 THEN t ELSE 0 END) / sum(t), 2)"
+" AS busy_pct,\n"
+"       count(*) AS switches,\n"
+"       count(DISTINCT nullif(pid, 0)) AS tasks\n"
+"FROM s GROUP BY cpu ORDER BY cpu;\n");
+		break;
+	}
+}
+
+/* The wakeups the latency report looks at. */
+static void latency_source(struct sbuf *b, const struct report_args *a)
+{
+	window_cte(b, a);
+	sbuf_printf(b, ",\nl AS (SELECT l.latency FROM wakeup_latency l, w\n"
+		       "      WHERE l.ts >= w.lo AND l.ts < w.hi");
+	if (a->comm) {
+		sbuf_printf(b, " AND l.comm = ");
+		sbuf_sql_string(b, a->comm);
+	}
+	sbuf_printf(b, ")");
+}
+
+/* Highest log2 slot of the histogram: 2^40 µs is 12 days. */
+#define LATENCY_SLOTS 40
+
+/* log2 buckets of µs as bcc's runqlat: slot 0 holds 0 and 1 µs, slot k
+ * holds [2^k, 2^(k+1) - 1].  The slot is counted with comparisons
+ * (SQLite's log2() is optional), from slot 0 up to the highest used one. */
+static void histogram_sql(struct sbuf *b, const struct report_args *a)
+{
+	latency_source(b, a);
+	sbuf_printf(b, ",\nb AS (SELECT ");
+	for (int k = 1; k <= LATENCY_SLOTS; k++)
+		sbuf_printf(b, "%s(latency >= %lld)", k == 1 ? "" :
+			    k % 5 == 1 ? "\n             + " : " + ",
+			    (1LL << k) * 1000);
+	sbuf_printf(b, " AS slot,\n"
+"             count(*) AS n FROM l GROUP BY slot),\n"
+"r(slot) AS (SELECT 0 WHERE EXISTS (SELECT 1 FROM b)\n"
+"            UNION ALL SELECT slot + 1 FROM r\n"
+"            WHERE slot < (SELECT max(slot) FROM b))\n"
+"SELECT CASE WHEN r.slot = 0 THEN 0 ELSE 1 << r.slot END AS usecs_lo,\n"
+"       (1 << (r.slot + 1)) - 1 AS usecs_hi,\n"
+"       coalesce(b.n, 0) AS count\n"
+"FROM r LEFT JOIN b USING (slot) ORDER BY r.slot;\n");
+}
+
+/* Nearest-rank percentiles: the value at rank ceil(p/100 * n), from one
+ * ordering of the latencies (row_number over them). */
+static void percentiles_sql(struct sbuf *b, const struct report_args *a)
+{
+	static const int pcts[] = { 50, 90, 99 };
+
+	latency_source(b, a);
+	sbuf_printf(b, ",\n"
+"o AS (SELECT latency, row_number() OVER (ORDER BY latency) AS rank,\n"
+"             count(*) OVER () AS n FROM l)\n"
+"SELECT count(*) AS wakeups,\n"
+"       round(min(latency) / 1e3, 3) AS min_us,\n"
+"       round(avg(latency) / 1e3, 3) AS avg_us,\n");
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(*pcts); i++)
+		sbuf_printf(b,
+"       round(max(CASE WHEN rank = (n * %d + 99) / 100 THEN latency END)"
+" / 1e3, 3) AS p%d_us,\n", pcts[i], pcts[i]);
+	sbuf_printf(b, "       round(max(latency) / 1e3, 3) AS max_us\nFROM o;\n");
+}
+
+/* Every name of pid, lifetime by lifetime: a lifetime starts at a row
+ * made by a fork (task_newtask, sched_process_fork) or one that does not
+ * continue the row before it. */
+static void history_sql(struct sbuf *b, const struct report_args *a)
+{
+	sbuf_printf(b,
+"WITH h AS (\n"
+"  SELECT id, pid, tgid, comm, start_ts, end_ts, source,\n"
+"         CASE WHEN lag(end_ts) OVER o IS start_ts\n"
+"               AND source NOT IN ('task_newtask', 'sched_process_fork')\n"
+"              THEN 0 ELSE 1 END AS new\n"
+"  FROM comm_history WHERE pid = %" PRId64 "\n"
+"  WINDOW o AS (ORDER BY start_ts, id))\n"
+"SELECT sum(new) OVER (ORDER BY start_ts, id) AS lifetime,\n"
+"       pid, tgid, comm, start_ts, end_ts,\n"
+"       round((end_ts - start_ts) / 1e6, 3) AS dur_ms, source\n"
+"FROM h ORDER BY start_ts, id;\n", a->pid);
+}
+
+/* Per CPU: the loss records and the events they counted (a record with
+ * no count is an unknown number), when, the sched slices a loss fell
+ * into, and the kernel's own counters of a live capture; then all CPUs. */
+static void lost_sql(struct sbuf *b)
+{
+	sbuf_printf(b,
+"WITH l AS (SELECT cpu, count(*) AS records, sum(count) AS events,\n"
+"                  sum(count IS NULL) AS unknown, min(ts) AS first_ts,\n"
+"                  max(ts) AS last_ts\n"
+"           FROM lost_events GROUP BY cpu),\n"
+"k AS (SELECT cpu,\n"
+"             sum(CASE WHEN name = 'kernel_dropped_events' THEN value END)"
+" AS dropped,\n"
+"             sum(CASE WHEN name = 'kernel_overrun' THEN value END)"
+" AS overrun\n"
+"      FROM stats\n"
+"      WHERE name IN ('kernel_dropped_events', 'kernel_overrun') AND cpu >= 0\n"
+"      GROUP BY cpu),\n"
+"x AS (SELECT cpu, count(*) AS n FROM sched WHERE lost GROUP BY cpu),\n"
+"c AS (SELECT cpu FROM l UNION SELECT cpu FROM k UNION SELECT cpu FROM x),\n"
+"per AS (SELECT 0 AS o, c.cpu, coalesce(l.records, 0) AS records,\n"
+"               coalesce(l.events, 0) AS events_lost,\n"
+"               coalesce(l.unknown, 0) AS unknown_count,\n"
+"               l.first_ts, l.last_ts, coalesce(x.n, 0) AS lost_slices,\n"
+"               k.dropped AS kernel_dropped, k.overrun AS kernel_overrun\n"
+"        FROM c LEFT JOIN l ON l.cpu IS c.cpu LEFT JOIN k ON k.cpu IS c.cpu\n"
+"        LEFT JOIN x ON x.cpu IS c.cpu)\n"
+"SELECT cpu, records, events_lost, unknown_count, first_ts, last_ts,\n"
+"       lost_slices, kernel_dropped, kernel_overrun\n"
+"FROM (SELECT * FROM per\n"
+"      UNION ALL\n"
+"      SELECT 1, 'all', coalesce(sum(records), 0), coalesce(sum(events_lost), 0),\n"
+"             coalesce(sum(unknown_count), 0), min(first_ts), max(last_ts),\n"
+"             coalesce(sum(lost_slices), 0), sum(kernel_dropped),\n"
+"             sum(kernel_overrun)\n"
+"      FROM per)\n"
+"ORDER BY o, cpu;\n");
+}
+
+/* ---- running ---- */
+
+int64_t report_int(const struct output_value *v, int64_t def)
+{
+	if (v->type == OUTPUT_NULL || !v->text)
+		return def;
+	return strtoll(v->text, NULL, 10);
+}
+
+int report_query(report_run_fn *run, void *run_ctx, const char *sql,
+		 const struct output_sink *cb, void *ctx,
+		 struct report_sink_error *serr)
+{
+	struct query_error err = { .offset = -1 };
+	struct output *o = output_new_sink(cb, ctx);
+	int ret;
+
+	if (!o) {
+		log_error("%s", strerror(errno));
+		return -1;
+	}
+	serr->msg[0] = '\0';
+	ret = run(run_ctx, sql, o, &err);
+	output_free(o);
+	if (ret < 0)
+		log_error("%s", serr->msg[0] ? serr->msg : err.msg);
+	return ret;
+}
+
+static int run_tabular(report_run_fn *run, void *ctx, const char *sql,
+		       struct output *out)
+{
+	struct query_error err = { .offset = -1 };
+
+	if (run(ctx, sql, out, &err) < 0) {
+		fflush(stdout);
+		log_error("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* history: the formatter's rows, counted on the way. */
+struct counting {
+	struct output *out;
+	uint64_t rows;
+};
+
+static int count_begin(void *ctx, const struct output_column *cols, int n)
+{
+	return output_begin(((struct counting *)ctx)->out, cols, n);
+}
+
+static int count_row(void *ctx, const struct output_value *v, int n)
+{
+	struct counting *c = ctx;
+
+	(void)n;
+	c->rows++;
+	return output_row(c->out, v);
+}
+
+static int count_end(void *ctx)
+{
+	return output_end(((struct counting *)ctx)->out);
+}
+
+static const struct output_sink counting_sink = {
+	count_begin, count_row, count_end,
+};
+
+/* latency in column mode: the histogram's rows, kept to be drawn when
+ * the next result (the percentiles) begins, which goes to the formatter. */
+struct histogram {
+	struct report_sink_error err;
+	struct output *out;		/* the formatter */
+	const char *comm;		/* --comm, for the chart's title */
+	int result;			/* 0: the histogram, 1: the rest */
+	int n;
+	int64_t lo[LATENCY_SLOTS + 2], hi[LATENCY_SLOTS + 2];
+	int64_t count[LATENCY_SLOTS + 2];
+};
+
+static void print_histogram(const struct histogram *h, const char *comm);
+
+static int hist_begin(void *ctx, const struct output_column *cols, int n)
+{
+	struct histogram *h = ctx;
+
+	if (h->result++ > 0) {
+		if (h->n)
+			print_histogram(h, h->comm);
+		return output_begin(h->out, cols, n);
+	}
+	if (n != 3) {
+		snprintf(h->err.msg, sizeof(h->err.msg),
+			 "latency: the histogram came with %d columns, not 3", n);
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static int hist_row(void *ctx, const struct output_value *v, int n)
+{
+	struct histogram *h = ctx;
+
+	(void)n;
+	if (h->result > 1)
+		return output_row(h->out, v);
+	if (h->n >= LATENCY_SLOTS + 2) {
+		snprintf(h->err.msg, sizeof(h->err.msg),
+			 "latency: more histogram rows than slots");
+		errno = EPROTO;
+		return -1;
+	}
+	h->lo[h->n] = report_int(&v[0], 0);
+	h->hi[h->n] = report_int(&v[1], 0);
+	h->count[h->n] = report_int(&v[2], 0);
+	h->n++;
+	return 0;
+}
+
+static int hist_end(void *ctx)
+{
+	struct histogram *h = ctx;
+
+	return h->result > 1 ? output_end(h->out) : 0;
+}
+
+static const struct output_sink histogram_sink = {
+	hist_begin, hist_row, hist_end,
+};
+
+/* As bcc's print_log2_hist: a 40-character bar scaled to the fullest
+ * bucket. */
+static void print_histogram(const struct histogram *h, const char *comm)
+{
+	enum { BAR = 40 };
+	int64_t max = 0;
+
+	for (int i = 0; i < h->n; i++)
+		if (h->count[i] > max)
+			max = h->count[i];
+	if (comm)
+		printf("comm = %s\n", comm);
+	printf("%*s%-*s : count    distribution\n", 5, "", 19, "usecs");
+	for (int i = 0; i < h->n; i++) {
+		int stars = max ? (int)(h->count[i] * BAR / max) : 0;
+
+		printf("%10" PRId64 " -> %-10" PRId64 " : %-8" PRId64 " |",
+		       h->lo[i], h->hi[i], h->count[i]);
+		for (int k = 0; k < BAR; k++)
+			putchar(k < stars ? '*' : ' ');
+		printf("|\n");
+	}
+	printf("\n");
+}
+
+/* One batch of two statements: the histogram, then the percentiles. */
+static int latency_run(const struct report_args *a, report_run_fn *run,
+		       void *ctx, struct output *out,
+		       const struct output_spec *spec, const char *sql)
+{
+	struct histogram h = { .out = out, .comm = a->comm };
+
+	if (spec->mode != OUTPUT_COLUMN)
+		return run_tabular(run, ctx, sql, out);
+	return report_query(run, ctx, sql, &histogram_sink, &h, &h.err);
+}
+
+int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
+	       struct output *out, const struct output_spec *spec)
+{
+	struct sbuf sql = { 0 };
+	int ret = -1;
+
+	if (a->kind == REPORT_TIMELINE)
+		return timeline_run(a, run, ctx);
+	switch (a->kind) {
+	case REPORT_TOP:
+		top_sql(&sql, a);
+		break;
+	case REPORT_LATENCY:
+		histogram_sql(&sql, a);
+		percentiles_sql(&sql, a);
+		break;
+	case REPORT_HISTORY:
+		history_sql(&sql, a);
+		break;
+	case REPORT_LOST:
+		lost_sql(&sql);
+		break;
+	default:
+		log_error("no such report");
+		return -1;
+	}
+	if (sql.oom) {
+		log_error("%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (a->print_sql) {
+		fputs(sql.s, stdout);
+		ret = 0;
+		goto out;
+	}
+	switch (a->kind) {
+	case REPORT_LATENCY:
+		ret = latency_run(a, run, ctx, out, spec, sql.s);
+		break;
+	case REPORT_HISTORY: {
+		struct counting c = { .out = out };
+		struct report_sink_error serr;
+
+		ret = report_query(run, ctx, sql.s, &counting_sink, &c, &serr);
+		if (ret == 0 && !c.rows) {
+			fflush(stdout);
+			log_error("pid %" PRId64 ": no comm_history rows",
+				  a->pid);
+			ret = 1;
+		}
+		break;
+	}
+	default:
+		ret = run_tabular(run, ctx, sql.s, out);
+		break;
+	}
+out:
+	sbuf_free(&sql);
+	return ret;
+}

@@ -1,0 +1,117 @@
+/* report.h — commq's reports: `commq top|latency|history|lost|timeline`.
+ *
+ * Every report is plain SQL over the tables of DESIGN.md section 4, sent
+ * the same way as a query typed by hand (--db file or the daemon's
+ * socket), so a report works wherever a query does, under the same
+ * --limit and --timeout.  With --sql the SQL is printed instead of run; it
+ * is complete (no placeholders) and runs as it is in the sqlite3 shell.
+ *
+ * Tabular results go through the normal formatter (column, csv, json,
+ * ...).  Two things are drawn by the client from rows it streams: the
+ * latency histogram's bar chart (text, in column mode) and the timeline
+ * picture (timeline.h).
+ */
+#ifndef COMMQ_REPORT_H
+#define COMMQ_REPORT_H
+
+#include "output.h"
+#include "query.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum report_kind {
+	REPORT_NONE,
+	REPORT_TOP,
+	REPORT_LATENCY,
+	REPORT_HISTORY,
+	REPORT_LOST,
+	REPORT_TIMELINE,
+};
+
+enum report_by { REPORT_BY_COMM, REPORT_BY_PROCESS, REPORT_BY_CPU };
+
+/* A time given to --from/--to.  Absolute: ns of the trace clock.
+ * Relative ('+'): ns after the capture start, which the SQL looks up. */
+struct report_time {
+	bool set;
+	bool relative;
+	int64_t ns;
+};
+
+struct report_args {
+	enum report_kind kind;
+	enum report_by by;		/* top --by */
+	struct report_time from, to;	/* top, latency, timeline */
+	const char *comm;		/* latency --comm */
+	int64_t pid;			/* history PID */
+	bool has_pid;
+	const char *output;		/* timeline -o FILE ('-': stdout) */
+	int width;			/* timeline --width, 0: default */
+	bool print_sql;			/* --sql */
+};
+
+/* Runs one batch of SQL, printing its results to out, without logging:
+ * returns 0, or -1 with err set. */
+typedef int report_run_fn(void *ctx, const char *sql, struct output *out,
+			  struct query_error *err);
+
+/* The report named name, or REPORT_NONE. */
+enum report_kind report_kind(const char *name);
+
+/* The report's name, for messages. */
+const char *report_name(enum report_kind kind);
+
+/* Parses a time for --from/--to (the rule is in commq --help).  Returns
+ * 0, or -1 with *why saying what is wrong. */
+int report_parse_time(const char *s, struct report_time *t, const char **why);
+
+/* Parses --by's value.  Returns 0 or -1. */
+int report_parse_by(const char *s, enum report_by *by);
+
+/* Checks that the options given suit the report; returns 0, or -1 after
+ * logging what does not. */
+int report_check(const struct report_args *a);
+
+/* Runs (or with print_sql prints) the report; tabular results go to out,
+ * whose spec is given so the report knows the mode.  Logs its errors.
+ * Returns 0, -1 on error, or 1 when it found nothing to report where
+ * that is worth a non-zero status (history of an unknown pid). */
+int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
+	       struct output *out, const struct output_spec *spec);
+
+/* ---- shared with timeline.c ---- */
+
+/* A growing NUL-terminated string; on allocation failure it keeps what
+ * it had and sets oom. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Appends s as an SQL string literal ('it''s'). */
+void sbuf_sql_string(struct sbuf *b, const char *s);
+void sbuf_free(struct sbuf *b);
+
+/* SQL for the capture start: the base of '+' times. */
+extern const char report_base_sql[];
+
+/* Appends the SQL value of t (a literal, or base + offset). */
+void report_time_sql(struct sbuf *b, const struct report_time *t);
+
+/* Runs sql through run into a sink built from cb and ctx; logs an error
+ * (the sink's own message when it set one).  Returns 0 or -1. */
+struct report_sink_error {
+	char msg[256];			/* set by a callback that fails */
+};
+int report_query(report_run_fn *run, void *run_ctx, const char *sql,
+		 const struct output_sink *cb, void *ctx,
+		 struct report_sink_error *serr);
+
+/* The value of an integer column, or def when NULL. */
+int64_t report_int(const struct output_value *v, int64_t def);
+
+#endif

@@ -1,0 +1,82 @@
+#!/bin/bash
+# commq history PID: every comm_history row of the pid in time order, with
+# its duration and source, numbered by lifetime (a fork starts one, and so
+# does a row that does not continue the one before); names that are
+# hostile to parsers print intact; an unknown pid exits 1; the socket
+# answers the same as --db.
+set -euo pipefail
+# shellcheck source=tests/reports/lib.sh
+source "$(dirname "$0")/lib.sh"
+import sched-rename
+DB=$T/sched-rename.db
+TAB=$'\t'
+
+# The renamed shell of sched-rename.dat (tests/data/README.md).
+pid=$(ref "$DB" "select pid from comm_history where comm = 'x [001] 1.5: y'
+	order by start_ts limit 1")
+[[ -n $pid ]] || fail "sched-rename.dat: no 'x [001] 1.5: y' in comm_history"
+
+# check_history NAME DB PID LIFETIMES — commq's rows are the pid's
+# comm_history rows (awk computes the durations), with LIFETIMES (one
+# number per row, space-separated) in the first column.
+check_history() {
+	local name=$1 db=$2 pid=$3 lifetimes=$4
+	ref -separator "$TAB" "$db" "select pid, tgid, comm, start_ts, end_ts, source
+		from comm_history where pid = $pid order by start_ts, id" |
+		awk -F'\t' -v OFS='\t' -v l="$lifetimes" '
+		BEGIN { split(l, life, " ") }
+		{ d = $5 == "" ? "" : sprintf("%.3f", ($5 - $4) / 1e6)
+		  print life[NR], $1, $2, $3, $4, $5, d, $6 }' >"$T/expected"
+	commq_ok "$name" --db "$db" -list -separator "$TAB" history "$pid"
+	# dur_ms as printed by SQLite's round(): compare within 1 µs
+	awk -F'\t' -v OFS='\t' '{ $7 = $7 == "" ? "" : sprintf("%.0f", $7 * 1000); print }' \
+		"$T/expected" >"$T/e"
+	awk -F'\t' -v OFS='\t' '{ $7 = $7 == "" ? "" : sprintf("%.0f", $7 * 1000); print }' \
+		"$T/got" >"$T/g"
+	expect_same "$name" "$T/e" "$T/g"
+}
+
+rows=$(ref "$DB" "select count(*) from comm_history where pid = $pid")
+((rows >= 8)) || fail "history: expected the shell's 8 or more names, got $rows"
+check_history history_renames "$DB" "$pid" "$(yes 1 | head -n "$rows" | tr '\n' ' ')"
+# every name, hostile ones included, in order
+commq_ok history_names --db "$DB" -csv history "$pid"
+expect_eq history_names \
+	'trace-cmd sh "name one" two:2 br]ack[et last sh after-exec "x [001] 1.5: y"' \
+	"$(cut -d, -f4 "$T/got" | tr '\n' ' ' | sed 's/ $//')"
+commq_ok history_header --db "$DB" history "$pid"
+expect_eq history_header "lifetime pid tgid comm start_ts end_ts dur_ms source" \
+	"$(head -n 1 "$T/got" | tr -s ' ' | sed 's/ $//')"
+
+# A pid used again: a fork, then an exec'd name; and a row that starts
+# after a gap.  Lifetimes 1 (the original rows), 2, 2, 3.
+cp "$DB" "$T/reuse.db"
+last=$(ref "$DB" "select max(end_ts) from comm_history where pid = $pid")
+ref "$T/reuse.db" "insert into comm_history (pid, tgid, comm, start_ts, end_ts, source)
+	values ($pid, $pid, 'reborn', $((last + 1000)), $((last + 5000)), 'task_newtask'),
+	       ($pid, $pid, 'execd', $((last + 5000)), $((last + 9000)), 'sched_process_exec'),
+	       ($pid, $pid, 'gap', $((last + 20000)), NULL, 'sched_waking')"
+check_history history_lifetimes "$T/reuse.db" "$pid" \
+	"$(yes 1 | head -n "$rows" | tr '\n' ' ') 2 2 3"
+commq_ok history_open_row --db "$T/reuse.db" -csv history "$pid"
+expect_eq history_open_row "3,$pid,$pid,gap,$((last + 20000)),,,sched_waking" \
+	"$(tail -n 1 "$T/got")"
+
+# an unknown pid: nothing printed, exit 1, and why
+expect_failure history_unknown 1 "pid 99999999: no comm_history rows" \
+	--db "$DB" history 99999999
+expect_eq "history_unknown prints nothing" "" "$(cat "$T/out")"
+expect_failure history_not_a_pid 2 "not a pid: 12x" --db "$DB" history 12x
+expect_failure history_needs_pid 2 "needs a PID" --db "$DB" history
+expect_failure history_one_pid 2 "unexpected argument: 2" --db "$DB" history 1 2
+
+# the socket answers as the file does
+start_fake_server "$T/reuse.db"
+commq_ok history_file --db "$T/reuse.db" -json history "$pid"
+cp "$T/got" "$T/file"
+commq_ok history_socket --socket "$SOCK" -json history "$pid"
+expect_same history_socket_same_as_file "$T/file" "$T/got"
+expect_failure history_socket_unknown 1 "no comm_history rows" \
+	--socket "$SOCK" history 99999999
+
+finish

@@ -1,0 +1,148 @@
+#!/bin/bash
+# commq latency: the log2 histogram (µs, runqlat's buckets) and the
+# nearest-rank percentiles equal what awk computes from the raw
+# wakeup_latency rows, for all wakeups, one comm, and a time window; the
+# bar chart is scaled to the fullest bucket; -csv and -json give rows; the
+# socket answers the same as --db.
+set -euo pipefail
+# shellcheck source=tests/reports/lib.sh
+source "$(dirname "$0")/lib.sh"
+import sched-v7
+import sched-drops
+
+# expected_histogram < latencies (ns, one a line) — "lo,hi,count" rows
+# from slot 0 to the highest used, as runqlat prints them.
+expected_histogram() {
+	awk '
+	{
+		us = int($1 / 1000); slot = 0
+		while (us >= 2) { us = int(us / 2); slot++ }
+		n[slot]++; if (slot > max) max = slot; any = 1
+	}
+	END {
+		if (!any) exit
+		for (s = 0; s <= max; s++)
+			printf "%.0f,%.0f,%d\n", s ? 2 ^ s : 0, 2 ^ (s + 1) - 1, n[s]
+	}'
+}
+
+# expected_stats < latencies — "count,min,avg,p50,p90,p99,max" in ns,
+# percentiles by nearest rank: the value at rank ceil(p/100 * n).
+expected_stats() {
+	sort -n | awk '
+	{ v[NR] = $1; sum += $1 }
+	END {
+		n = NR
+		if (!n) { print "0,,,,,,"; exit }
+		printf "%d,%s,%.6f", n, v[1], sum / n
+		split("50 90 99", p, " ")
+		for (i = 1; i <= 3; i++) {
+			r = int((n * p[i] + 99) / 100)
+			printf ",%s", v[r]
+		}
+		printf ",%s\n", v[n]
+	}'
+}
+
+# check_stats NAME EXPECTED GOT — GOT is the report's last csv line
+# (wakeups,min_us,avg_us,p50_us,p90_us,p99_us,max_us).
+check_stats() {
+	local out
+	out=$(awk -F, -v e="$2" -v g="$3" 'BEGIN {
+		split(e, x, ","); split(g, y, ",")
+		split("wakeups min avg p50 p90 p99 max", name, " ")
+		if (x[1] != y[1]) print "wakeups " y[1] " != " x[1]
+		for (i = 2; i <= 7; i++) {
+			if (x[i] == "" || y[i] == "") {
+				if (x[i] != y[i]) print name[i] ": " y[i] " != " x[i]
+				continue
+			}
+			d = y[i] * 1000 - x[i]; if (d < 0) d = -d
+			if (d > (i == 3 ? 0.51 : 0.001))
+				print name[i] ": " y[i] " us != " x[i] " ns"
+		}
+	}')
+	[[ -z $out ]] || fail "$1: $out"
+}
+
+for fixture in sched-v7 sched-drops; do
+	DB=$T/$fixture.db
+	base=$(ref "$DB" "select min(start_ts) from capture")
+	for filter in all comm window; do
+		case $filter in
+		all)
+			where=1 args=() ;;
+		comm)
+			where="comm = 'sched-messaging'"
+			args=(--comm sched-messaging) ;;
+		window)
+			where="ts >= $((base + 10000000)) and ts < $((base + 30000000))"
+			args=(--from +10ms --to +30ms) ;;
+		esac
+		name="latency $fixture $filter"
+		ref "$DB" "select latency from wakeup_latency where $where" \
+			>"$T/latencies"
+		[[ -s $T/latencies ]] || fail "$name: the fixture has no wakeups"
+		expected_histogram <"$T/latencies" >"$T/expected"
+		commq_ok "$name" --db "$DB" -csv latency "${args[@]}"
+		# csv: the histogram's rows, then the statistics' row
+		head -n -1 "$T/got" >"$T/hist"
+		expect_same "$name: histogram" "$T/expected" "$T/hist"
+		check_stats "$name: percentiles" \
+			"$(expected_stats <"$T/latencies")" "$(tail -n 1 "$T/got")"
+		# column mode: the same counts as a bar chart, 40 stars for
+		# the fullest bucket, the others in proportion (rounded down)
+		commq_ok "$name (chart)" --db "$DB" latency "${args[@]}"
+		awk -F'[:|]' '/->/ {
+			split($1, r, "->"); gsub(/ /, "", r[1]); gsub(/ /, "", r[2])
+			gsub(/ /, "", $2); stars = $3; gsub(/[^*]/, "", stars)
+			print r[1] "," r[2] "," $2 "," length(stars) "," length($3)
+		}' "$T/got" >"$T/chart"
+		max=$(cut -d, -f3 "$T/expected" | sort -n | tail -n 1)
+		awk -F, -v max="$max" '{ printf "%s,%d,40\n", $0, int($3 * 40 / max) }' \
+			"$T/expected" >"$T/expected_chart"
+		expect_same "$name: bar chart" "$T/expected_chart" "$T/chart"
+		grep -q '^     usecs               : count    distribution$' "$T/got" ||
+			fail "$name: the chart has no runqlat header"
+		grep -q '^wakeups  *min_us  *avg_us  *p50_us  *p90_us  *p99_us  *max_us' "$T/got" ||
+			fail "$name: no percentile table after the chart"
+	done
+done
+
+DB=$T/sched-v7.db
+# json: two arrays, each valid
+commq_ok latency_json --db "$DB" -json latency
+expect_eq "latency json arrays" 2 "$(grep -c '^\[' "$T/got")"
+awk '/^\[/ { n++ } { print > (dir "/part" n ".json") }' dir="$T" "$T/got"
+for part in 1 2; do
+	expect_eq "latency json $part valid" 1 \
+		"$(ref :memory: "select json_valid(readfile('$T/part$part.json'))")"
+done
+grep -q '^\[{"usecs_lo":0,"usecs_hi":1,"count":[0-9]*},$' "$T/part1.json" ||
+	fail "latency json: histogram keys: $(head -n 1 "$T/part1.json")"
+grep -q '^\[{"wakeups":[0-9]*,"min_us":' "$T/part2.json" ||
+	fail "latency json: statistics keys: $(head -n 1 "$T/part2.json")"
+
+# nothing to count: no chart, a row of zero wakeups
+commq_ok latency_none --db "$DB" latency --comm no-such-comm
+grep -q distribution "$T/got" && fail "latency_none: a chart with no wakeups"
+commq_ok latency_none_csv --db "$DB" -csv latency --comm no-such-comm
+expect_eq latency_none_csv "0,,,,,," "$(cat "$T/got")"
+# a quote in the name is SQL-quoted, not SQL
+commq_ok latency_quote --db "$DB" -csv latency --comm "it's"
+expect_eq latency_quote "0,,,,,," "$(cat "$T/got")"
+
+# the socket answers as the file does
+start_fake_server "$DB"
+for args in "" "--comm sched-messaging" "--from +5ms --to +15ms"; do
+	for mode in -column -csv; do
+		# shellcheck disable=SC2086
+		commq_ok "latency_file $args $mode" --db "$DB" $mode latency $args
+		cp "$T/got" "$T/file"
+		# shellcheck disable=SC2086
+		commq_ok "latency_socket $args $mode" --socket "$SOCK" $mode latency $args
+		expect_same "latency_socket_same_as_file $args $mode" "$T/file" "$T/got"
+	done
+done
+
+finish

@@ -1,0 +1,127 @@
+# shellcheck shell=bash
+# lib.sh — sourced by the report tests (commq top, latency, history, lost,
+# timeline): a scratch directory, fixtures imported with the real commd,
+# and checks that say what they expected and what they got.  The expected
+# figures come from the sqlite3 shell or awk, computed another way than
+# the report's own SQL.  Each script runs every check, then fails if any
+# did.  A missing tool is a failure that names the package to install.
+#
+# Environment (COMMD_TEST_ENV): COMMD, COMMQ, TESTDATA, SRCDIR; and
+# FAKE_SERVER (tests/client/fake-server.c) for socket mode.
+
+: "${COMMD:?COMMD must name the commd binary}"
+: "${COMMQ:?COMMQ must name the commq binary}"
+: "${TESTDATA:?TESTDATA must name tests/data}"
+
+TEST_NAME=$(basename "$0" .sh)
+T=$(mktemp -d "${TMPDIR:-/tmp}/commq-$TEST_NAME.XXXXXX")
+SOCK=
+FAKE_PID=
+failures=0
+
+cleanup() {
+	if [[ -n $FAKE_PID ]]; then
+		kill "$FAKE_PID" 2>/dev/null || true
+		wait "$FAKE_PID" 2>/dev/null || true
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# need TOOL PACKAGE — a tool the test cannot do without.
+need() {
+	if ! command -v "$1" >/dev/null; then
+		echo "FAIL $TEST_NAME needs '$1': install the Debian package $2" >&2
+		exit 1
+	fi
+}
+need sqlite3 sqlite3
+need awk mawk
+
+fail() {
+	printf 'FAIL %s\n' "$1" >&2
+	failures=$((failures + 1))
+}
+
+# expect_eq NAME EXPECTED GOT
+expect_eq() {
+	if [[ "$2" != "$3" ]]; then
+		fail "$1: expected [$2], got [$3]"
+	fi
+}
+
+# expect_same NAME EXPECTED_FILE GOT_FILE
+expect_same() {
+	if ! cmp -s "$2" "$3"; then
+		fail "$1: expected (<) vs got (>):"
+		diff "$2" "$3" | head -n 30 >&2 || true
+	fi
+}
+
+# ref DB SQL... — the sqlite3 shell with no ~/.sqliterc.
+ref() {
+	sqlite3 -init /dev/null -batch "$@"
+}
+
+# commq_ok NAME ARGS... — commq's stdout to $T/got; a failure is recorded
+# with its stderr.
+commq_ok() {
+	local name=$1 rc=0
+	shift
+	timeout 120 "$COMMQ" "$@" >"$T/got" 2>"$T/err" </dev/null || rc=$?
+	if ((rc)); then
+		fail "$name: expected exit 0, got $rc: $(cat "$T/err")"
+	fi
+}
+
+# expect_failure NAME STATUS MESSAGE ARGS... — commq exits STATUS and its
+# stderr says MESSAGE.
+expect_failure() {
+	local name=$1 status=$2 message=$3 rc=0
+	shift 3
+	timeout 60 "$COMMQ" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
+	expect_eq "$name: exit status" "$status" "$rc"
+	grep -qF -- "$message" "$T/err" ||
+		fail "$name: expected stderr to say [$message], got [$(cat "$T/err")]"
+}
+
+# import NAME — tests/data/NAME.dat imported into $T/NAME.db.
+import() {
+	if ! "$COMMD" import "$TESTDATA/$1.dat" -o "$T/$1.db" \
+		>"$T/import.log" 2>&1; then
+		echo "FAIL importing $1.dat: $(cat "$T/import.log")" >&2
+		exit 1
+	fi
+}
+
+# start_fake_server DB — serves DB on $SOCK (any SQL is run on it, as
+# commd's server would).
+start_fake_server() {
+	: "${FAKE_SERVER:?FAKE_SERVER must name the fake-server of tests/client}"
+	SOCK=$T/sock
+	"$FAKE_SERVER" "$SOCK" "$1" 2>>"$T/server.log" &
+	FAKE_PID=$!
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[[ -S $SOCK ]] && return 0
+		sleep 0.05
+	done
+	echo "FAIL fake-server did not start: $(cat "$T/server.log")" >&2
+	exit 1
+}
+
+# near NAME EXPECTED GOT TOLERANCE — numbers equal within TOLERANCE.
+near() {
+	if ! awk -v a="$2" -v b="$3" -v t="$4" \
+		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= t) }'; then
+		fail "$1: expected $2 (within $4), got $3"
+	fi
+}
+
+finish() {
+	if ((failures)); then
+		echo "$TEST_NAME: $failures check(s) failed" >&2
+		exit 1
+	fi
+	echo "$TEST_NAME: all checks passed"
+}

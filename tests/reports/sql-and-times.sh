@@ -1,0 +1,126 @@
+#!/bin/bash
+# --sql prints each report's SQL without touching a database; that SQL
+# runs as it is in the sqlite3 shell and gives what the report prints.
+# Times for --from/--to: units, bare seconds, ns timestamps, '+' from the
+# capture start (else from the first slice), and clear refusals.
+set -euo pipefail
+# shellcheck source=tests/reports/lib.sh
+source "$(dirname "$0")/lib.sh"
+import sched-drops
+DB=$T/sched-drops.db
+pid=$(ref "$DB" "select pid from comm_history where comm = 'sched-messaging' limit 1")
+
+reports=(
+	"top"
+	"top --by process --from +10ms --to +50ms"
+	"top --by cpu --from 181.1 --to 181.15s"
+	"latency"
+	"latency --comm sched-messaging --from +20ms"
+	"history $pid"
+	"lost"
+)
+# Printing the SQL needs no database: not even a socket.
+export COMMD_SOCKET=$T/no-such-socket
+for r in "${reports[@]}"; do
+	# shellcheck disable=SC2086
+	commq_ok "sql $r" --sql $r
+	cp "$T/got" "$T/q.sql"
+	[[ -s $T/q.sql ]] || fail "sql $r: nothing printed"
+	expect_eq "sql $r: ends a statement" ";" "$(tail -c 2 "$T/q.sql" | head -c 1)"
+	ref -csv "$DB" <"$T/q.sql" >"$T/expected" 2>"$T/sqlite.err" ||
+		fail "sql $r: sqlite3 refused it: $(cat "$T/sqlite.err")"
+	# shellcheck disable=SC2086
+	commq_ok "run $r" --db "$DB" -csv $r
+	expect_same "sql $r: sqlite3 gives what the report prints" \
+		"$T/expected" "$T/got"
+done
+# the timeline's SQL: five statements that sqlite3 runs
+commq_ok "sql timeline" --sql timeline --from +1ms
+ref -csv "$DB" <"$T/got" >"$T/rows" 2>"$T/sqlite.err" ||
+	fail "sql timeline: sqlite3 refused it: $(cat "$T/sqlite.err")"
+base=$(ref "$DB" "select min(start_ts) from capture")
+expect_eq "sql timeline: the window first" "$((base + 1000000))" \
+	"$(head -n 1 "$T/rows" | cut -d, -f1)"
+expect_eq "sql timeline: statements" 5 "$(grep -c ';$' "$T/got")"
+# --sql after the report's options, before them, with -o: all the same
+commq_ok "sql order" top --by cpu --sql
+cp "$T/got" "$T/a"
+commq_ok "sql order 2" --sql top --by=cpu
+expect_same "sql anywhere" "$T/a" "$T/got"
+unset COMMD_SOCKET
+
+# time_sql TIME — the SQL value --from TIME gives the window.
+time_sql() {
+	"$COMMQ" --sql top --from "$1" 2>&1 | head -n 1 |
+		sed -n 's/^WITH w(lo, hi) AS (SELECT \(.*\), 9223372036854775807),$/\1/p'
+}
+rel="(coalesce((SELECT min(start_ts) FROM capture), (SELECT min(ts) FROM sched)) +"
+while read -r input want; do
+	[[ $want == REL* ]] && want="$rel ${want#REL })"
+	expect_eq "time $input" "$want" "$(time_sql "$input")"
+done <<EOF
+1.5 1500000000
+2 2000000000
+.5 500000000
+5. 5000000000
+1.5s 1500000000
+150ms 150000000
+0.25ms 250000
+20us 20000
+20µs 20000
+1.5us 1500
+123ns 123
+0ns 0
+0.000000001 1
+0.000000001s 1
+999999999 999999999000000000
+171094783149 171094783149
+1234567890 1234567890
++2s REL 2000000000
++150ms REL 150000000
++0 REL 0
++1234567890 REL 1234567890
+EOF
+
+for bad in "" abc 1x 1.5ns 1.0000000001s 1e3 -1 + +s 1.2.3 "1 s" 10S 9223372036854775808ns 181073560268s; do
+	expect_failure "bad time [$bad]" 2 "--from" --db "$DB" top --from "$bad"
+done
+expect_failure "time too large" 2 "too large" --sql top --to 9223372036854775808ns
+expect_failure "sub-ns" 2 "precise to the nanosecond" --sql top --to 1.5ns
+expect_failure "from after to" 2 "--from must be before --to" --sql top --from 2s --to 1s
+expect_failure "empty window" 2 "--from must be before --to" --sql top --from +1ms --to +1ms
+
+# '+' counts from the capture start, else from the first slice
+commq_ok rel_capture --db "$DB" -csv top --from +10ms --to +20ms
+cp "$T/got" "$T/rel"
+commq_ok abs_capture --db "$DB" -csv top --from "$((base + 10000000))" \
+	--to "$((base + 20000000))ns"
+expect_same "'+' from capture.start_ts" "$T/got" "$T/rel"
+cp "$DB" "$T/nocapture.db"
+ref "$T/nocapture.db" "delete from capture"
+first=$(ref "$DB" "select min(ts) from sched")
+((first > base)) || fail "the first slice should come after the capture start"
+commq_ok rel_sched --db "$T/nocapture.db" -csv top --from +10ms --to +20ms
+cp "$T/got" "$T/rel"
+commq_ok abs_sched --db "$T/nocapture.db" -csv top --from "$((first + 10000000))ns" \
+	--to "$((first + 20000000))ns"
+expect_same "'+' from the first slice without a capture row" "$T/got" "$T/rel"
+
+# the rule is in --help
+"$COMMQ" --help >"$T/help"
+for word in "Times T" "+2s" "10" "capture start" "top [--by comm|process|cpu]" \
+	"latency [--comm NAME]" "history PID" "timeline [--from T] [--to T] -o FILE"; do
+	grep -qF -- "$word" "$T/help" || fail "--help does not say [$word]"
+done
+
+# report options belong to reports
+expect_failure "report option with SQL" 2 "option for reports only: --by" \
+	--db "$DB" --by cpu "select 1"
+expect_failure "-- makes it SQL" 1 "syntax error" --db "$DB" -- top
+expect_failure "comm is latency's" 2 "--comm is for 'commq latency'" --sql top --comm x
+expect_failure "by is top's" 2 "--by is for 'commq top'" --sql latency --by cpu
+expect_failure "-o is timeline's" 2 "-o and --width are for 'commq timeline'" --sql lost -o x.svg
+expect_failure "no -f" 2 "a report reads no -f" --sql lost -f x.sql
+expect_failure "bad --by" 2 "--by takes comm, process or cpu" --sql top --by pid
+
+finish

@@ -1,0 +1,23 @@
+# Report tests: commq top, latency, history, lost and timeline on fixtures
+# imported with the real commd (tests/data), checked against figures the
+# sqlite3 shell or awk compute another way; over the socket with
+# tests/client's fake-server too.  timeline.sh needs xmllint (Debian
+# package libxml2-utils), chromium.sh Debian's chromium; a missing tool
+# fails the test and names its package.  Included from tests/CMakeLists.txt.
+
+set(_report_tests
+  reports_top top
+  reports_latency latency
+  reports_history history
+  reports_lost lost
+  reports_sql_and_times sql-and-times
+  reports_timeline timeline
+  reports_timeline_chromium chromium)
+while(_report_tests)
+  list(POP_FRONT _report_tests _name _script)
+  add_test(NAME ${_name}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${_script}.sh)
+  set_tests_properties(${_name} PROPERTIES
+    ENVIRONMENT "${COMMD_TEST_ENV};FAKE_SERVER=$<TARGET_FILE:commq_fake_server>"
+    LABELS client TIMEOUT 300)
+endwhile()

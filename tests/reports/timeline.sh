@@ -1,0 +1,201 @@
+#!/bin/bash
+# commq timeline: the SVG is well-formed XML with one lane per CPU, a
+# bounded number of slice rects (at most one per pixel column and lane),
+# one colour per comm that stays the same in every picture, idle grey,
+# wakeup ticks on the lanes of the CPUs that have wakeups, hatched losses
+# where sched-drops.dat lost events, a time axis, and a legend led by the
+# busiest comm.  A trace a thousand times bigger gives a file of the same
+# order.  HTML, stdout, --from/--to, the socket, and refusals that leave
+# an existing file alone.
+set -euo pipefail
+# shellcheck source=tests/reports/lib.sh
+source "$(dirname "$0")/lib.sh"
+need xmllint libxml2-utils
+import sched-v7
+import sched-drops
+import sched-rename
+PLOT_W=1112	# the default 1200 px less the margins (timeline.c)
+
+# lanes SVG — the lanes' CPUs, one a line
+lanes() {
+	grep -o '<g class="lane" data-cpu="[0-9]*"' "$1" | grep -o '[0-9]*' || true
+}
+
+# colours SVG — "comm<TAB>#colour" for every slice rect, sorted, unique
+colours() {
+	grep -o '<rect class="s" [^>]*fill="#[0-9a-f]*"[^>]*><title>[^<]*</title>' "$1" |
+		sed 's/.*fill="\(#[0-9a-f]*\)".*<title>\(.*\)<\/title>/\2\t\1/' |
+		sort -u || true
+}
+
+# check_svg NAME SVG DB — the structure of a whole-capture picture of DB.
+check_svg() {
+	local name=$1 svg=$2 db=$3 n rects
+	xmllint --noout "$svg" 2>"$T/xml.err" ||
+		fail "$name: not well-formed XML: $(head -n 3 "$T/xml.err")"
+	ref "$db" "select cpu from sched union select cpu from lost_events
+		where cpu is not null order by cpu" >"$T/cpus"
+	lanes "$svg" >"$T/lanes"
+	expect_same "$name: one lane per CPU" "$T/cpus" "$T/lanes"
+	n=$(wc -l <"$T/cpus")
+	rects=$(grep -c '<rect class="s" ' "$svg" || true)
+	((rects > 0)) || fail "$name: no slice rects"
+	((rects <= n * PLOT_W)) ||
+		fail "$name: $rects slice rects for $n lanes of $PLOT_W px"
+	# lane by lane, at most one rect of each kind per pixel column
+	awk -v w="$PLOT_W" '
+		/<g class="lane"/ { lane++; delete k }
+		/<rect class="(s|idle|lost|lostev)" / {
+			match($0, /class="[a-z]*"/); c = substr($0, RSTART, RLENGTH)
+			if (++k[c] > w) { print "lane " lane " " c " > " w; exit 1 }
+		}' "$svg" >"$T/awk.out" || fail "$name: $(cat "$T/awk.out")"
+	# a comm has one colour
+	colours "$svg" >"$T/colours"
+	expect_eq "$name: one colour per comm" \
+		"$(cut -f1 "$T/colours" | sort | uniq -d)" ""
+	# idle is grey and drawn
+	grep -q '<rect class="idle" [^>]*fill="#e4e4e4"' "$svg" ||
+		fail "$name: no idle rects"
+	# wakeup ticks on the lanes of the CPUs that have wakeups
+	ref "$db" "select distinct cpu from wakeup_latency order by cpu" >"$T/wcpus"
+	awk '/<g class="lane"/ { match($0, /data-cpu="[0-9]*"/)
+		cpu = substr($0, RSTART + 10, RLENGTH - 11) }
+		/<path class="wake"/ { print cpu }' "$svg" >"$T/wlanes"
+	expect_same "$name: wakeup ticks on the CPUs with wakeups" "$T/wcpus" "$T/wlanes"
+	# a time axis with ticks, labelled from the capture start
+	n=$(grep -o '<text x="[0-9.]*" y="[0-9]*" text-anchor="middle">+[0-9.]*m\?s</text>' \
+		"$svg" | wc -l)
+	((n >= 4 && n <= 30)) || fail "$name: $n time axis labels"
+	grep -q 'text-anchor="middle">+0ms</text>' "$svg" ||
+		fail "$name: the axis does not start at +0ms"
+	# the legend: the busiest comm first, with its time
+	expected=$(ref "$db" "select comm || ' ' || printf('%.3f', sum(dur) / 1e6) || ' ms'
+		from sched where pid <> 0 group by comm order by sum(dur) desc, comm limit 1")
+	expect_eq "$name: legend" "$expected" \
+		"$(grep -o '<g class="key"[^>]*><rect[^>]*/><text[^>]*>[^<]*' "$svg" |
+		   head -n 1 | sed 's/.*>//')"
+}
+
+for fixture in sched-v7 sched-drops sched-rename; do
+	commq_ok "timeline $fixture" --db "$T/$fixture.db" timeline -o "$T/$fixture.svg"
+	check_svg "timeline $fixture" "$T/$fixture.svg" "$T/$fixture.db"
+	ls "$T/$fixture.svg".* >/dev/null 2>&1 && fail "timeline $fixture: temp file left"
+done
+
+# the same picture every time; the colours are the name's, whatever the
+# window or the trace
+commq_ok timeline_again --db "$T/sched-v7.db" timeline -o "$T/again.svg"
+cmp -s "$T/sched-v7.svg" "$T/again.svg" || fail "timeline: two renders differ"
+commq_ok timeline_window --db "$T/sched-v7.db" timeline --from +15ms --to +25ms \
+	-o "$T/window.svg"
+check_colours() {
+	colours "$2" >"$T/c1"
+	colours "$3" >"$T/c2"
+	join -t $'\t' "$T/c1" "$T/c2" | awk -F'\t' '$2 != $3' >"$T/clash"
+	[[ -s $T/clash ]] && fail "$1: colours changed: $(cat "$T/clash")"
+	[[ -n $(join -t $'\t' "$T/c1" "$T/c2") ]] || fail "$1: no comm in common"
+}
+check_colours "colours across windows" "$T/sched-v7.svg" "$T/window.svg"
+check_colours "colours across traces" "$T/sched-v7.svg" "$T/sched-drops.svg"
+grep -q "data-lo=\"$(($(ref "$T/sched-v7.db" "select min(start_ts) from capture") + 15000000))\"" \
+	"$T/window.svg" || fail "timeline --from: the window does not start at +15ms"
+grep -q 'text-anchor="middle">+16ms</text>' "$T/window.svg" ||
+	fail "timeline --from: no +16ms tick"
+
+# losses: the loss records hatched on their CPUs' lanes (sched-drops.dat
+# has them on both), slices with a loss inside hatched too; none where
+# nothing was lost
+for cpu in $(ref "$T/sched-drops.db" "select distinct cpu from lost_events order by cpu"); do
+	awk -v cpu="$cpu" '/<g class="lane"/ { on = index($0, "data-cpu=\"" cpu "\"") > 0 }
+		on && /<rect class="lostev" [^>]*fill="url\(#hatch\)"/ { found = 1 }
+		END { exit !found }' "$T/sched-drops.svg" ||
+		fail "timeline sched-drops: no hatched loss on CPU $cpu"
+done
+grep -q '<pattern id="hatch"' "$T/sched-drops.svg" || fail "timeline: no hatch pattern"
+grep -q '<rect class="lost" [^>]*fill="url(#hatch-slice)"' "$T/sched-drops.svg" ||
+	fail "timeline sched-drops: slices with a loss inside are not hatched"
+grep -q 'class="lostev"' "$T/sched-v7.svg" && fail "timeline sched-v7: losses drawn"
+
+# names that are markup, controls or not UTF-8 stay well-formed
+cp "$T/sched-rename.db" "$T/hostile.db"
+ref "$T/hostile.db" "update comm_history set comm = '<a href=\"x\">&amp;' || char(1) ||
+	cast(x'ff' as text) || 'é' where comm = 'sleep'"
+commq_ok timeline_hostile --db "$T/hostile.db" timeline -o "$T/hostile.svg"
+xmllint --noout "$T/hostile.svg" 2>"$T/xml.err" ||
+	fail "timeline hostile names: not well-formed: $(head -n 3 "$T/xml.err")"
+grep -qF '&lt;a href=&quot;x&quot;&gt;&amp;amp;??é' "$T/hostile.svg" ||
+	fail "timeline hostile names: not escaped as expected"
+
+# synthetic DB — a database with only what the timeline reads, made as
+# plain tables named like commd's views: the tables under them are
+# commd's business.
+synthetic() {
+	ref "$1" "
+	create table capture (id integer primary key, source text, kernel text,
+		host text, start_ts integer, end_ts integer, events text);
+	create table sched (ts integer, dur integer, cpu integer, pid integer,
+		comm text, prio integer, end_state integer, lost integer);
+	create table wakeup_latency (ts integer, pid integer, comm text,
+		cpu integer, latency integer, waker_pid integer, waker_comm text);
+	create table lost_events (cpu integer, ts integer, count integer);
+	create table comm_history (id integer primary key, pid integer,
+		tgid integer, comm text, start_ts integer, end_ts integer,
+		source text);"
+}
+
+# a trace a thousand times bigger than sched-v7.dat: 1000 comms on 16
+# CPUs, a million slices and 100000 wakeups in 39 ms, then 1 ms of idle;
+# the file stays small and the rects bounded
+synthetic "$T/big.db"
+ref "$T/big.db" "
+	insert into capture values (1, 'synthetic', null, null, 1000000000,
+		1040000000, null);
+	insert into sched
+	with recursive n(i) as (select 0 union all select i + 1 from n where i < 999999)
+	select 1000000000 + i * 39, 20 + i % 50, i % 16, 1000 + i * 7919 % 1000,
+	       'task-' || (i * 7919 % 1000), 120, 1, i % 9973 = 0 from n;
+	insert into sched
+	with recursive n(i) as (select 0 union all select i + 1 from n where i < 15)
+	select 1039000000, 1000000, i, 0, 'swapper/' || i, 120, null, 0 from n;
+	insert into wakeup_latency
+	select ts, pid, comm, cpu, 1000, null, null from sched where rowid % 10 = 0;
+	insert into lost_events values (3, 1020000000, 5), (null, 1030000000, null);"
+commq_ok timeline_big --db "$T/big.db" timeline -o "$T/big.svg"
+check_svg "timeline big" "$T/big.svg" "$T/big.db"
+size=$(stat -c %s "$T/big.svg")
+((size < 3000000)) || fail "timeline big: $size bytes"
+commq_ok timeline_big_html --db "$T/big.db" timeline -o "$T/big.html"
+size=$(stat -c %s "$T/big.html")
+((size < 3000000)) || fail "timeline big html: $size bytes"
+
+# HTML: the same picture inline, with the zoom script
+commq_ok timeline_html --db "$T/sched-drops.db" timeline -o "$T/drops.html"
+xmllint --html --noout "$T/drops.html" 2>"$T/xml.err" ||
+	fail "timeline html: $(head -n 3 "$T/xml.err")"
+grep -q '^<!DOCTYPE html>' "$T/drops.html" || fail "timeline html: no doctype"
+grep -q "addEventListener('wheel'" "$T/drops.html" || fail "timeline html: no zoom"
+lanes "$T/drops.html" >"$T/lanes"
+lanes "$T/sched-drops.svg" >"$T/cpus"
+expect_same "timeline html lanes" "$T/cpus" "$T/lanes"
+# -o - : SVG on stdout
+commq_ok timeline_stdout --db "$T/sched-v7.db" timeline -o -
+expect_same "timeline -o -" "$T/sched-v7.svg" "$T/got"
+# over the socket: the same picture
+start_fake_server "$T/sched-drops.db"
+commq_ok timeline_socket --socket "$SOCK" timeline -o "$T/socket.svg"
+expect_same "timeline socket same as file" "$T/sched-drops.svg" "$T/socket.svg"
+
+# refusals; an existing picture stays when a new one cannot be made
+expect_failure "timeline without -o" 2 "needs -o FILE" --db "$T/sched-v7.db" timeline
+expect_failure "timeline bad dir" 1 "No such file or directory" \
+	--db "$T/sched-v7.db" timeline -o "$T/no/such/dir.svg"
+expect_failure "timeline width" 1 "--width" --db "$T/sched-v7.db" timeline \
+	--width 10 -o "$T/x.svg"
+synthetic "$T/empty.db"
+cp "$T/sched-v7.svg" "$T/keep.svg"
+expect_failure "timeline nothing" 1 "nothing to draw" --db "$T/empty.db" \
+	timeline -o "$T/keep.svg"
+cmp -s "$T/keep.svg" "$T/sched-v7.svg" || fail "timeline: a failed render touched the file"
+ls "$T"/keep.svg.* >/dev/null 2>&1 && fail "timeline: a failed render left a temp file"
+
+finish
