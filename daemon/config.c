@@ -91,6 +91,13 @@ int config_load(const char *path, int required, struct daemon_opts *o,
 				break;
 			}
 			o->buffer_kb = (size_t)v;
+		} else if (!strcmp(key, "max-db-mb")) {
+			if (to_long(val, 0, 1L << 30, &v)) {
+				snprintf(err, errlen, "%s:%d: max-db-mb: '%s' is not a size in MiB", path, n, val);
+				rc = -1;
+				break;
+			}
+			o->max_db_mb = (size_t)v;
 		} else if (!strcmp(key, "commit-ms")) {
 			if (to_long(val, 1, 3600000, &v)) {
 				snprintf(err, errlen, "%s:%d: commit-ms: '%s' is not in [1, 3600000]", path, n, val);

@@ -1,6 +1,6 @@
 /* config.h — /etc/commd/commd.conf: the daemon's options as
  * `name = value` lines (the long option names without dashes: db,
- * instance, buffer-kb, events, commit-ms, socket), '#' comments, blank
+ * instance, buffer-kb, events, commit-ms, socket, max-db-mb), '#' comments, blank
  * lines. The command line overrides the file. */
 #ifndef COMMD_CONFIG_H
 #define COMMD_CONFIG_H

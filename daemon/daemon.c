@@ -360,6 +360,7 @@ int daemon_run(const struct daemon_opts *o)
 		if (c.server < 0)
 			goto out;
 	}
+	store_set_max_bytes(c.store, (uint64_t)o->max_db_mb << 20);
 	c.live = live_open(&lo, err, sizeof(err));
 	if (!c.live) {
 		log_error("%s", err);

@@ -12,6 +12,7 @@ struct daemon_opts {
 	const char *events;	/* NULL: the default sched + task set */
 	size_t buffer_kb;	/* per CPU */
 	int commit_ms;
+	size_t max_db_mb;	/* retention; 0 keeps everything */
 	int foreground;
 };
 
@@ -20,6 +21,7 @@ struct daemon_opts {
 #define DAEMON_DEFAULT_SOCKET "/run/commd/commd.sock"
 #define DAEMON_DEFAULT_BUFFER_KB 16384
 #define DAEMON_DEFAULT_COMMIT_MS 1000
+#define DAEMON_DEFAULT_MAX_DB_MB 2048
 
 /* Returns the process exit status. */
 int daemon_run(const struct daemon_opts *o);

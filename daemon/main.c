@@ -20,6 +20,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: commd [--foreground] [--db PATH] [--instance NAME] [--buffer-kb N]\n"
 		"             [--events LIST] [--commit-ms N] [--socket PATH|none]\n"
+		"             [--max-db-mb N]   (default %d; 0: keep everything)\n"
 		"             [--config FILE]   (default " CONFIG_DEFAULT_PATH ")\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
 		"       commd --help | --version\n"
@@ -27,7 +28,7 @@ static void usage(FILE *f)
 		"Without a subcommand commd captures the scheduler trace of this machine\n"
 		"into PATH (default %s) through its own tracefs instance\n"
 		"(default '%s') until SIGTERM or SIGINT.\n",
-		DAEMON_DEFAULT_DB, DAEMON_DEFAULT_INSTANCE);
+		DAEMON_DEFAULT_MAX_DB_MB, DAEMON_DEFAULT_DB, DAEMON_DEFAULT_INSTANCE);
 }
 
 static int number(const char *opt, const char *s, long min, long max, long *out)
@@ -54,6 +55,7 @@ static int cmd_daemon(int argc, char **argv)
 		{ "commit-ms", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'C' },
+		{ "max-db-mb", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -64,6 +66,7 @@ static int cmd_daemon(int argc, char **argv)
 		.socket = DAEMON_DEFAULT_SOCKET,
 		.buffer_kb = DAEMON_DEFAULT_BUFFER_KB,
 		.commit_ms = DAEMON_DEFAULT_COMMIT_MS,
+		.max_db_mb = DAEMON_DEFAULT_MAX_DB_MB,
 	};
 	const char *config = CONFIG_DEFAULT_PATH;
 	int config_given = 0;
@@ -111,6 +114,11 @@ static int cmd_daemon(int argc, char **argv)
 			break;
 		case 's': o.socket = optarg; break;
 		case 'C': break;	/* read above */
+		case 'M':
+			if (number("--max-db-mb", optarg, 0, 1L << 30, &v))
+				return 2;
+			o.max_db_mb = (size_t)v;
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("commd %s\n", COMMD_VERSION); return 0;
 		default: usage(stderr); return 2;

@@ -2,6 +2,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,8 @@ struct store {
 	int retain;
 	struct batch *held, *held_tail;
 	int paused;
+	uint64_t max_bytes;		/* retention: 0 = keep everything */
+	uint64_t trim_checked;		/* time() of the last size check */
 	int busy;			/* the writer is running a batch */
 	int stop;
 	int failed;			/* sticky: the writer hit an error */
@@ -354,6 +357,8 @@ static int flush_events(struct store *s, const struct batch *b)
 
 /* Runs one operation on the connection (writer thread, or the caller
  * when no writer runs). */
+static void trim(struct store *s);
+
 static int run_op(struct store *s, const struct op *o, const struct batch *b)
 {
 	sqlite3_stmt *st;
@@ -408,9 +413,96 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 	case OP_COMMIT:
 		if (flush_events(s, b))
 			return -1;
-		return step(s, s->misc[ST_COMMIT], "COMMIT");
+		if (step(s, s->misc[ST_COMMIT], "COMMIT"))
+			return -1;
+		if (s->max_bytes)
+			trim(s);
+		return 0;
 	}
 	return 0;
+}
+
+/* Retention: when the data outgrows max_bytes, the oldest part of the
+ * time covered goes — enough to fall to 90% of the limit, at least a
+ * tenth — table by table, in one transaction. Freed pages are reused, so
+ * the file stops growing; what was cut is recorded in stats. Checked at
+ * most once a second, after a commit, by the writer itself. */
+static const char *const trimmed_tables[] = {
+	"ev_sched_switch", "ev_sched_wakeup", "ev_sched_wakeup_new",
+	"ev_sched_waking", "ev_sched_process_fork", "ev_sched_process_exec",
+	"ev_sched_process_exit", "ev_sched_process_free", "ev_sched_migrate_task",
+	"ev_task_rename", "ev_task_newtask", "ev_sched_stat_runtime", "ev_other",
+	"dv_sched", "dv_wakeup_latency", NULL
+};
+
+static int64_t one_int(struct store *s, const char *sql, int64_t arg, int *ok)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = 0;
+
+	*ok = 0;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, arg);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*ok = sqlite3_column_type(st, 0) != SQLITE_NULL;
+		v = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void trim(struct store *s)
+{
+	int64_t pages, free_pages, psize, first, last, cutoff, edge, used;
+	double cut;
+	uint64_t now = (uint64_t)time(NULL);
+	char sql[256];
+	int ok;
+
+	if (now < s->trim_checked + 1)
+		return;
+	s->trim_checked = now;
+	pages = one_int(s, "PRAGMA page_count", 0, &ok);
+	free_pages = one_int(s, "PRAGMA freelist_count", 0, &ok);
+	psize = one_int(s, "PRAGMA page_size", 0, &ok);
+	used = (pages - free_pages) * psize;
+	if (used <= (int64_t)s->max_bytes)
+		return;
+	cut = 1.0 - 0.9 * (double)s->max_bytes / (double)used;
+	if (cut < 0.1)
+		cut = 0.1;
+	first = one_int(s, "SELECT ts FROM ev_sched_switch ORDER BY rowid LIMIT 1", 0, &ok);
+	if (!ok)
+		return;
+	last = one_int(s, "SELECT ts FROM ev_sched_switch ORDER BY rowid DESC LIMIT 1", 0, &ok);
+	if (!ok || last <= first)
+		return;
+	cutoff = first + (int64_t)((double)(last - first) * cut) + 1;
+	if (exec(s, "BEGIN"))
+		return;
+	for (int i = 0; trimmed_tables[i]; i++) {
+		/* Rows go in time order: the first row at or after the
+		 * cutoff bounds a rowid range delete (no ts index needed). */
+		snprintf(sql, sizeof(sql), "SELECT rowid FROM %s WHERE ts >= ? LIMIT 1",
+			 trimmed_tables[i]);
+		edge = one_int(s, sql, cutoff, &ok);
+		if (ok)
+			snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE rowid < %lld",
+				 trimmed_tables[i], (long long)edge);
+		else
+			snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE ts < %lld",
+				 trimmed_tables[i], (long long)cutoff);
+		if (exec(s, sql))
+			goto fail;
+	}
+	snprintf(sql, sizeof(sql), "INSERT INTO stats VALUES (NULL, 'retention_cutoff_ts',"
+		 " NULL, %lld)", (long long)cutoff);
+	if (exec(s, sql) || exec(s, "COMMIT"))
+		goto fail;
+	return;
+fail:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 static void recycle(struct store *s, struct batch *b)
@@ -1150,4 +1242,9 @@ int store_busy(struct store *s)
 	b = s->busy || s->full;
 	pthread_mutex_unlock(&s->lock);
 	return b;
+}
+
+void store_set_max_bytes(struct store *s, uint64_t max_bytes)
+{
+	s->max_bytes = max_bytes;
 }

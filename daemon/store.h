@@ -96,6 +96,10 @@ void store_retry(struct store *s);
 /* The writer has work queued or running. */
 int store_busy(struct store *s);
 
+/* Retention (STORE_LIVE): keep the data under max_bytes by deleting the
+ * oldest events (a tenth of the time covered at a time); 0 keeps all. */
+void store_set_max_bytes(struct store *s, uint64_t max_bytes);
+
 /* Schema version the binary writes (PRAGMA user_version). */
 int store_schema_version(void);
 
