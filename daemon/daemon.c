@@ -106,6 +106,14 @@ static void share_db(const char *db)
 	}
 	if (chown(db, 0, gr->gr_gid) == 0)
 		chmod(db, 0640);
+	/* and the WAL files already made for this database */
+	for (int i = 0; i < 2; i++) {
+		char side[PATH_MAX + 8];
+
+		snprintf(side, sizeof(side), "%s%s", db, i ? "-shm" : "-wal");
+		if (chown(side, 0, gr->gr_gid) == 0)
+			chmod(side, 0640);
+	}
 }
 
 static int on_record(void *ctx, const void *data, int size, int cpu,

@@ -3,6 +3,7 @@
 #include "live.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -37,6 +38,8 @@ struct cpu {
 	void *event;			/* current event of head, NULL = none */
 	unsigned long long ts;
 	int64_t missed;			/* flagged on head's first event */
+	int cut;			/* a page was cut short (corrupt): the
+					 * next page's first event says so */
 	uint64_t watermark;		/* no later event can come before this */
 };
 
@@ -199,9 +202,17 @@ struct live *live_open(const struct live_opts *o, char *err, size_t errlen)
 			 strerror(errno));
 		return NULL;
 	}
-	if (access(dir, W_OK)) {
-		snprintf(err, errlen, "%s: %s (commd needs root)", dir, strerror(errno));
-		return NULL;
+	/* Only the instances folder is written: under systemd's
+	 * ProtectKernelTunables= the tracefs root itself is read-only. */
+	{
+		char inst_dir[PATH_MAX];
+
+		snprintf(inst_dir, sizeof(inst_dir), "%s/instances", dir);
+		if (access(inst_dir, W_OK)) {
+			snprintf(err, errlen, "%s: %s (commd needs root)", inst_dir,
+				 strerror(errno));
+			return NULL;
+		}
 	}
 	l = calloc(1, sizeof(*l));
 	if (!l || !(l->name = strdup(o->instance))) {
@@ -306,17 +317,144 @@ static void page_put(struct live *l, struct page *p)
 	l->free_pages = p;
 }
 
+/* The ring-buffer page format (kernel/trace/ring_buffer.c; kbuffer reads
+ * the same): a u64 timestamp, a long "commit" (bytes of events, with the
+ * missed-events flags above them), then the events. */
+#define COMMIT_MASK ((1u << 27) - 1)
+#define MISSING_EVENTS (1ull << 31)
+#define MISSING_STORED (1ull << 30)
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* kbuffer trusts the page: a commit past the bytes read, or an event
+ * length that runs past the commit or back onto itself, makes it read
+ * outside the page or loop for ever. The page comes from the kernel, but
+ * costs one pass over the event headers to check, walking them as kbuffer
+ * will: a page that does not hold together is cut at its last good event
+ * (its commit rewritten, in our copy). Returns 1 when it was cut. */
+static int page_check(struct live *l, struct page *p)
+{
+	int long_size = tep_get_long_size(l->tep);
+	size_t hdr, avail;
+	uint64_t flags;
+	uint32_t size, off = 0;
+	int cut = 0, rewrite = 0;
+
+	if (!long_size)
+		long_size = tep_get_header_page_size(l->tep);
+	hdr = long_size == 8 ? 16 : 12;
+	if ((size_t)p->len < hdr) {
+		memset(p->data + 8, 0, hdr - 8);	/* no events */
+		return 1;
+	}
+	if (long_size == 8) {
+		memcpy(&flags, p->data + 8, 8);
+	} else {
+		flags = rd32(p->data + 8);
+	}
+	size = (uint32_t)flags & COMMIT_MASK;
+	avail = (size_t)p->len - hdr;
+	if (size > avail) {
+		size = (uint32_t)avail;
+		cut = 1;
+	}
+	if ((flags & MISSING_EVENTS) && (flags & MISSING_STORED) &&
+	    size + (size_t)long_size > avail) {
+		flags &= ~MISSING_STORED;	/* the count is not there */
+		cut = 1;
+	}
+	while (off < size) {
+		const unsigned char *e = p->data + hdr + off;
+		uint32_t type_len, next;
+		int32_t len = 0;
+
+		if (size - off < 4)
+			break;
+		type_len = rd32(e) & 31;
+		if (type_len == 0 || type_len >= KBUFFER_TYPE_PADDING) {
+			if (size - off < 8) {
+				/* Padding too short for a length: the end. */
+				if (type_len == KBUFFER_TYPE_PADDING) {
+					size = off;
+					rewrite = 1;
+				}
+				break;
+			}
+			len = (int32_t)rd32(e + 4);
+		}
+		switch (type_len) {
+		case KBUFFER_TYPE_PADDING:
+			/* The rest of the page, or a discarded event. */
+			next = off + 4 + (uint32_t)len;
+			if (len < 0 || next <= off)
+				goto bad;
+			break;
+		case KBUFFER_TYPE_TIME_EXTEND:
+		case KBUFFER_TYPE_TIME_STAMP:
+			next = off + 8;
+			break;
+		case 0:
+			if (len < 4 || len > (int32_t)(size - off))
+				goto bad;
+			next = off + 8 + (((uint32_t)len - 4 + 3) & ~3u);
+			if (next > size)
+				goto bad;
+			break;
+		default:
+			next = off + 4 + type_len * 4;
+			if (next > size)
+				goto bad;
+			break;
+		}
+		off = next;
+		continue;
+bad:
+		break;
+	}
+	if (off < size) {
+		size = off;
+		cut = 1;
+		/* A stored count would be read at the new end. */
+		flags &= ~MISSING_STORED;
+	}
+	if (cut || rewrite) {
+		flags = (flags & ~(uint64_t)COMMIT_MASK) | size;
+		if (long_size == 8) {
+			memcpy(p->data + 8, &flags, 8);
+		} else {
+			uint32_t f32 = (uint32_t)flags;
+
+			memcpy(p->data + 8, &f32, 4);
+		}
+	}
+	return cut;
+}
+
 /* Positions the CPU on the first event of its head page, dropping pages
  * that turn out empty. */
 static void cpu_load(struct live *l, struct cpu *c)
 {
 	while (c->head) {
+		int cut = page_check(l, c->head);
+
 		if (kbuffer_load_subbuffer(c->kbuf, c->head->data) == 0) {
 			c->missed = kbuffer_missed_events(c->kbuf);
 			c->event = kbuffer_read_event(c->kbuf, &c->ts);
-			if (c->event)
+			if (c->event) {
+				/* What a cut page lost comes before this. */
+				if (c->cut && !c->missed)
+					c->missed = -1;
+				c->cut = cut;
 				return;
+			}
 		}
+		c->cut |= cut;
 		struct page *p = c->head;
 
 		c->head = p->next;

@@ -1,0 +1,53 @@
+# bash completion for commd(8)                             -*- shell-script -*-
+
+_commd()
+{
+	local cur prev words cword
+	if declare -F _init_completion >/dev/null; then
+		_init_completion -n : || return
+	else
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD-1]}
+	fi
+
+	case $prev in
+	--db|-o|--output|--config|--socket)
+		if declare -F _filedir >/dev/null; then _filedir; else
+			COMPREPLY=($(compgen -f -- "$cur")); fi
+		return
+		;;
+	--events)
+		# system:event,system:event... (available_events is root's)
+		local events=/sys/kernel/tracing/available_events pre=
+		[[ $cur == *,* ]] && pre=${cur%,*},
+		[[ -r $events ]] &&
+			COMPREPLY=($(compgen -P "$pre" -W "$(<$events)" -- "${cur##*,}"))
+		declare -F __ltrim_colon_completions >/dev/null &&
+			__ltrim_colon_completions "$cur"
+		return
+		;;
+	--instance|--buffer-kb|--commit-ms)
+		return
+		;;
+	esac
+
+	if [[ ${COMP_WORDS[1]} == import ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '-o --output --force --progress --no-progress --help' -- "$cur"))
+		elif declare -F _filedir >/dev/null; then
+			_filedir dat
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W '--foreground --db --instance --buffer-kb
+			--events --commit-ms --socket --config --help --version' -- "$cur"))
+	elif [[ $cword -eq 1 || $COMP_CWORD -eq 1 ]]; then
+		COMPREPLY=($(compgen -W 'import' -- "$cur"))
+	fi
+} &&
+	complete -F _commd commd
+
+# ex: filetype=sh

@@ -1,0 +1,95 @@
+# bash completion for commq(1)                             -*- shell-script -*-
+# Options, files for --db/-f, sockets for --socket, reports and their
+# options, and table names (and a few SQL words) for the SQL argument.
+
+_commq_tables="sched_switch sched_wakeup sched_wakeup_new sched_waking
+sched_process_fork sched_process_exec sched_process_exit sched_process_free
+sched_migrate_task sched_stat_runtime task_rename task_newtask events
+comm_history sched wakeup_latency lost_events stats capture"
+
+_commq_files()
+{
+	if declare -F _filedir >/dev/null; then _filedir; else
+		COMPREPLY=($(compgen -f -- "$cur")); fi
+}
+
+_commq()
+{
+	local cur prev words cword
+	if declare -F _init_completion >/dev/null; then
+		_init_completion || return
+	else
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD-1]}
+	fi
+
+	case $prev in
+	--db|-db)
+		if declare -F _filedir >/dev/null; then
+			_filedir '@(db|sqlite|sqlite3)'
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return
+		;;
+	-f|--f|-file|--file)
+		_commq_files
+		return
+		;;
+	--socket|-socket)
+		if declare -F _filedir >/dev/null; then _filedir sock; else
+			COMPREPLY=($(compgen -f -- "$cur")); fi
+		return
+		;;
+	--limit|-limit|--timeout|-timeout|-separator|--separator|-nullvalue|--nullvalue)
+		return
+		;;
+	esac
+
+	# A report and its options.
+	local i report=
+	for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
+		case ${COMP_WORDS[i]} in
+		top|latency|history|lost|timeline) report=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	case $prev in
+	--by) COMPREPLY=($(compgen -W 'comm process cpu' -- "$cur")); return ;;
+	--from|--to|--comm|--width) return ;;
+	-o) [[ $report == timeline ]] && { _commq_files; return; } ;;
+	esac
+	if [[ -n $report ]]; then
+		local opts=
+		case $report in
+		top) opts='--by --from --to --sql' ;;
+		latency) opts='--comm --from --to --sql' ;;
+		timeline) opts='--from --to -o --width --sql' ;;
+		*) opts='--sql' ;;
+		esac
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		return
+	fi
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W '--socket --db -f --file --limit --timeout
+			-column -table -list -csv -json -line -header -noheader
+			-separator -nullvalue --help' -- "$cur"))
+		return
+	fi
+	if [[ $cur != *[[:space:]]* ]]; then
+		local r
+		for r in top latency history lost timeline; do
+			[[ $r == "$cur"* ]] && COMPREPLY+=("$r")
+		done
+	fi
+
+	# The SQL: a table name after the last blank of the word.
+	local word=${cur##*[[:space:],(]} head w
+	head=${cur%"$word"}
+	for w in $_commq_tables select from where group order by count join limit; do
+		[[ $w == "$word"* ]] && COMPREPLY+=("$head$w")
+	done
+} &&
+	complete -F _commq commq
+
+# ex: filetype=sh
