@@ -631,19 +631,24 @@ static int submit(struct store *s)
 		return rc;
 	}
 	pthread_mutex_lock(&s->lock);
-	/* A paused writer holds its batches: more are made rather than wait
-	 * for it (the caller stops reading once it sees the pause). */
-	if (!s->spare && (s->nfull < MAX_BATCHES || s->paused)) {
-		struct batch *nb = calloc(1, sizeof(*nb));
+	/* Batches held for the open transaction come back only after its
+	 * COMMIT, which may still be in the caller's hands: so whenever
+	 * fewer than MAX_BATCHES wait for the writer (or it is paused), a
+	 * new one is made rather than waiting for a spare that would never
+	 * come. */
+	while (!s->spare) {
+		if (s->nfull < MAX_BATCHES || s->paused) {
+			struct batch *nb = calloc(1, sizeof(*nb));
 
-		if (nb) {
-			s->nbatches++;
-			nb->next = s->spare;
-			s->spare = nb;
+			if (nb) {
+				s->nbatches++;
+				nb->next = s->spare;
+				s->spare = nb;
+				break;
+			}
 		}
-	}
-	while (!s->spare)
 		pthread_cond_wait(&s->cond, &s->lock);
+	}
 	b->next = NULL;
 	if (s->full_tail)
 		s->full_tail->next = b;
