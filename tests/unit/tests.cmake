@@ -8,3 +8,6 @@ function(commd_unit name)
 endfunction()
 commd_unit(test_decode)
 commd_unit(test_resolve)
+commd_unit(test_store_faults)
+set_tests_properties(test_store_faults PROPERTIES
+  ENVIRONMENT "TESTDATA=${CMAKE_SOURCE_DIR}/tests/data" TIMEOUT 600)

@@ -1,0 +1,265 @@
+/* Fault injection: SQLite's allocator fails the Nth allocation (once, or
+ * from then on), N swept over an import and over live batches. Every run
+ * must end in success or a clean error — no crash, no leak (ASan), no
+ * partial output — and a live store must retry the failed batch and lose
+ * nothing once memory is back. Needs tests/data (TESTDATA). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "check.h"
+#include "import.h"
+#include "pipeline.h"
+#include "store.h"
+#include "tracedat.h"
+
+static sqlite3_mem_methods real;
+static long countdown = -1;	/* allocations left before failing; -1 never */
+static int persistent;		/* keep failing once failed */
+static long allocs;
+
+static void *fail_malloc(int n)
+{
+	allocs++;
+	if (countdown == 0) {
+		if (!persistent)
+			countdown = -1;
+		return NULL;
+	}
+	if (countdown > 0)
+		countdown--;
+	return real.xMalloc(n);
+}
+
+static void *fail_realloc(void *p, int n)
+{
+	allocs++;
+	if (countdown == 0) {
+		if (!persistent)
+			countdown = -1;
+		return NULL;
+	}
+	if (countdown > 0)
+		countdown--;
+	return real.xRealloc(p, n);
+}
+
+static void arm(long n, int keep)
+{
+	countdown = n;
+	persistent = keep;
+}
+
+static char dir[] = "/tmp/commd-faults.XXXXXX";
+static char trace[4096];
+
+static int file_exists(const char *p)
+{
+	return access(p, F_OK) == 0;
+}
+
+static int integrity_ok(const char *db)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	int ok = 0;
+
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		ok = !strcmp((const char *)sqlite3_column_text(st, 0), "ok");
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return ok;
+}
+
+/* The import: every N either imports fully or fails leaving no output. */
+static void faults_import_fails_cleanly_or_succeeds(void)
+{
+	struct import_opts o = { .progress = 0, .in_process = 1, .force = 1 };
+	char out[4200];
+	long total, step, n, ok = 0, failed = 0;
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/import.db", dir);
+	o.input = trace;
+	o.output = out;
+	arm(-1, 0);
+	allocs = 0;
+	CHECK_INT(import_run(&o), 0);
+	total = allocs;
+	CHECK(total > 100);
+	step = total / 150 + 1;
+	for (int keep = 0; keep < 2; keep++) {
+		for (n = 0; n < total; n += (n < 200 ? 1 : step)) {
+			unlink(out);
+			arm(n, keep);
+			rc = import_run(&o);
+			arm(-1, 0);
+			if (rc == 0) {
+				ok++;
+				if (!integrity_ok(out)) {
+					check_failures++;
+					fprintf(stderr, "import with allocation %ld failing: output "
+						"not sound\n", n);
+				}
+			} else {
+				failed++;
+				if (file_exists(out)) {
+					check_failures++;
+					fprintf(stderr, "import with allocation %ld failing: a "
+						"failed import left %s\n", n, out);
+				}
+			}
+		}
+	}
+	fprintf(stderr, "import: %ld allocations; swept: %ld imported, %ld clean errors\n",
+		total, ok, failed);
+	CHECK(failed > 0);
+}
+
+struct feed {
+	struct pipeline *p;
+	struct store *s;
+	long records;
+};
+
+static int feed_record(void *ctx, const void *data, int size, int cpu,
+		       uint64_t ts, int64_t missed)
+{
+	struct feed *f = ctx;
+
+	(void)missed;
+	f->records++;
+	pipeline_record(f->p, data, size, cpu, ts);
+	/* small transactions: many commits to fail in */
+	if (f->records % 500 == 0) {
+		pipeline_sync_names(f->p);
+		store_commit_async(f->s);
+		store_begin(f->s);
+	}
+	return 0;
+}
+
+static long count_rows(const char *db)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	long n = -1;
+
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, "SELECT (SELECT count(*) FROM ev_sched_switch) + "
+			       "(SELECT count(*) FROM ev_sched_waking) + "
+			       "(SELECT count(*) FROM ev_sched_wakeup)", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+/* Live batches: a failed write pauses the store; once allocations succeed
+ * again, store_retry writes everything, nothing lost or doubled. */
+static void faults_live_batches_retry_and_lose_nothing(void)
+{
+	char db[4200], err[256];
+	long expected = -1, n;
+	int rounds = 0;
+
+	snprintf(db, sizeof(db), "%s/live.db", dir);
+	/* n = -1 first: the fault-free count the others must match */
+	for (n = -1; n < 40000; n = n < 0 ? 50 : n * 3 / 2 + 7, rounds++) {
+		struct tracedat *t = tracedat_open(trace, err, sizeof(err));
+		struct feed f = { 0 };
+		long got;
+		int retries = 0;
+
+		unlink(db);
+		f.s = store_open(db, STORE_LIVE, err, sizeof(err));
+		if (!t || !f.s) {
+			check_failures++;
+			fprintf(stderr, "setup failed: %s\n", err);
+			tracedat_close(t);
+			store_close(f.s);
+			return;
+		}
+		f.p = pipeline_new(tracedat_tep(t), f.s, err, sizeof(err));
+		store_begin(f.s);
+		arm(n, 1);			/* fail from the Nth on ... */
+		if (n < 0)
+			arm(-1, 0);
+		tracedat_iterate(t, feed_record, &f);
+		pipeline_sync_names(f.p);
+		store_commit_async(f.s);
+		arm(-1, 0);			/* ... until memory is back */
+		/* drain: retry while paused */
+		while (store_busy(f.s) || store_paused(f.s)) {
+			if (store_paused(f.s)) {
+				store_retry(f.s);
+				retries++;
+			}
+			usleep(1000);
+			if (retries > 1000)
+				break;
+		}
+		/* An empty transaction: waits for the writer, says if it
+		 * still fails. */
+		if (store_begin(f.s) || store_commit(f.s)) {
+			check_failures++;
+			fprintf(stderr, "live with allocation %ld failing: final commit: %s "
+				"(paused %d, retries %d)\n", n, store_errmsg(f.s),
+				store_paused(f.s), retries);
+		}
+		pipeline_free(f.p);
+		CHECK_INT(store_close(f.s), 0);
+		tracedat_close(t);
+		got = count_rows(db);
+		if (expected < 0)
+			expected = got;
+		if (got != expected || !integrity_ok(db)) {
+			check_failures++;
+			fprintf(stderr, "live with allocation %ld failing: %ld rows (expected %ld), "
+				"integrity %s\n", n, got, expected, integrity_ok(db) ? "ok" : "BAD");
+		}
+	}
+	fprintf(stderr, "live: %d rounds, %ld rows each\n", rounds, expected);
+	CHECK(expected > 0);
+}
+
+int main(void)
+{
+	const char *data = getenv("TESTDATA");
+
+	if (!data) {
+		fprintf(stderr, "TESTDATA not set\n");
+		return 1;
+	}
+	snprintf(trace, sizeof(trace), "%s/sched-v7.dat", data);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	sqlite3_config(SQLITE_CONFIG_GETMALLOC, &real);
+	{
+		sqlite3_mem_methods m = real;
+
+		m.xMalloc = fail_malloc;
+		m.xRealloc = fail_realloc;
+		sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
+	}
+	if (!getenv("FAULTS_LIVE_ONLY"))
+		RUN(faults_import_fails_cleanly_or_succeeds);
+	RUN(faults_live_batches_retry_and_lose_nothing);
+	{
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			fprintf(stderr, "could not remove %s\n", dir);
+	}
+	return check_done("test_store_faults");
+}
