@@ -784,6 +784,9 @@ struct store *store_open(const char *path, enum store_mode mode,
 	static const char live_pragmas[] =
 		"PRAGMA journal_mode = WAL;"
 		"PRAGMA synchronous = NORMAL;"
+		/* The WAL grows to the largest transaction (a retention cut);
+		 * after a checkpoint it is truncated back to this. */
+		"PRAGMA journal_size_limit = 16777216;"
 		"PRAGMA busy_timeout = 5000;";
 	struct store *s;
 	int i;
