@@ -78,8 +78,18 @@ static void watch_server(struct capture *c, uint64_t now)
 static void stop_server(struct capture *c)
 {
 	if (c->server > 0) {
+		/* It cuts its queries off at once; a server that does not go
+		 * within 5 s is killed. */
 		kill(c->server, SIGTERM);
-		waitpid(c->server, NULL, 0);
+		for (int i = 0; i < 500 && waitpid(c->server, NULL, WNOHANG) == 0; i++) {
+			struct timespec t = { 0, 10000000 };
+
+			nanosleep(&t, NULL);
+			if (i == 499) {
+				kill(c->server, SIGKILL);
+				waitpid(c->server, NULL, 0);
+			}
+		}
 		c->server = 0;
 	}
 	if (c->listen_fd >= 0)

@@ -30,6 +30,11 @@
 #include "protocol.h"
 #include "sqlfuncs.h"
 
+#define MAX_WORKERS 64
+
+/* Set when the server is told to stop: running queries are cut off and
+ * waits for slow clients end, so stopping takes no longer than a step. */
+static volatile int stopping;
 #define OUT_HIGH (1u << 20)	/* a worker waits while this much is unsent */
 #define OUT_LOW (256u << 10)
 
@@ -186,7 +191,8 @@ struct server {
 	struct event_base *base;
 	struct evconnlistener *listener;
 	pthread_t *threads;
-	int nthreads;
+	int nthreads;		/* started, at most MAX_WORKERS */
+	int idle;		/* waiting for a job */
 	pthread_mutex_t lock;
 	pthread_cond_t work;
 	struct job *head, *tail;
@@ -254,7 +260,7 @@ static int flush_out(struct conn *c)
 			t.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&c->drained, &c->lock, &t);
-		if (now_ns() > c->deadline_ns) {
+		if (now_ns() > c->deadline_ns || stopping) {
 			c->timed_out = 1;
 			break;
 		}
@@ -294,7 +300,7 @@ static int progress(void *arg)
 {
 	struct conn *c = arg;
 
-	if (c->closed)
+	if (c->closed || stopping)
 		return 1;
 	if (now_ns() > c->deadline_ns) {
 		c->timed_out = 1;
@@ -415,7 +421,9 @@ static void run_job(struct job *j)
 						     : sqlite3_errmsg(c->db));
 			return;
 		}
-		if (!st) {		/* blank or a comment */
+		if (!st) {		/* blank, a comment, or a NUL byte */
+			if (tail <= sql)
+				break;	/* no progress: the rest is not SQL */
 			sql = tail;
 			continue;
 		}
@@ -494,8 +502,10 @@ static void *worker_main(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&s->lock);
+		s->idle++;
 		while (!s->head && !s->stop)
 			pthread_cond_wait(&s->work, &s->lock);
+		s->idle--;
 		if (!s->head) {
 			pthread_mutex_unlock(&s->lock);
 			return NULL;
@@ -634,6 +644,13 @@ static void on_read(struct bufferevent *bev, void *arg)
 		else
 			c->srv->head = j;
 		c->srv->tail = j;
+		/* A worker stuck on a client that does not read (until its
+		 * deadline) must not make others wait: when none is idle,
+		 * one more is started, up to MAX_WORKERS. */
+		if (!c->srv->idle && c->srv->nthreads < MAX_WORKERS &&
+		    pthread_create(&c->srv->threads[c->srv->nthreads], NULL,
+				   worker_main, c->srv) == 0)
+			c->srv->nthreads++;
 		pthread_cond_signal(&c->srv->work);
 		pthread_mutex_unlock(&c->srv->lock);
 	}
@@ -802,18 +819,18 @@ int server_run(const struct server_opts *o)
 		log_error("serve: cannot set up the event loop");
 		goto out;
 	}
-	s.nthreads = o->workers > 0 ? o->workers : 4;
-	s.threads = calloc((size_t)s.nthreads, sizeof(*s.threads));
+	s.threads = calloc(MAX_WORKERS, sizeof(*s.threads));
 	if (!s.threads)
 		goto out;
-	for (int i = 0; i < s.nthreads; i++)
-		if (pthread_create(&s.threads[i], NULL, worker_main, &s)) {
-			s.nthreads = i;
+	for (int i = 0, n = o->workers > 0 ? o->workers : 4; i < n && i < MAX_WORKERS; i++) {
+		if (pthread_create(&s.threads[i], NULL, worker_main, &s))
 			goto out;
-		}
+		s.nthreads = i + 1;
+	}
 	event_base_dispatch(s.base);
 	rc = 0;
 out:
+	stopping = 1;
 	pthread_mutex_lock(&s.lock);
 	s.stop = 1;
 	pthread_cond_broadcast(&s.work);

@@ -1,0 +1,360 @@
+# lib.sh - shared helpers of the query-server tests (source it, don't run it).
+#
+# These tests run the real commd as root on the real tracefs, each with its
+# own instances commd-srvtest-<test pid>-<n> and its own mktemp -d
+# directory, and talk to its query server (`commd serve`) over the socket
+# with commq and with rawclient (tests/server/rawclient.c). They FAIL
+# (never skip) when not root or when tracefs is not usable.
+#
+# Environment: COMMD, COMMQ, RAWCLIENT (required), TESTDATA, SRCDIR;
+# SERVER_KEEP=1 keeps the temporary directory.
+#
+# Every check records a failure with fail() (what, expected, got) and
+# returns, so one run reports every mismatch; abort() ends the test when
+# nothing after would mean anything; finish() last.
+#
+# The EXIT trap ALWAYS kills (SIGKILL, by pid) every commd and helper the
+# test started and the query servers of its databases, removes every
+# instance commd-srvtest-<pid>-* left behind, runs the test's own
+# CLEANUP_HOOKS (users and groups it created) and removes the directory.
+
+# shellcheck disable=SC2034 # LAST_OK, STOP_RC, STOP_MS: for the callers
+set -euo pipefail
+
+: "${COMMD:?COMMD not set (run through ctest, or export COMMD=build/commd)}"
+: "${COMMQ:?COMMQ not set (run through ctest, or export COMMQ=build/commq)}"
+: "${RAWCLIENT:?RAWCLIENT not set (run through ctest, or build tests/server/rawclient.c)}"
+
+T=/sys/kernel/tracing
+TEST_NAME=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/commd-$TEST_NAME.XXXXXX")
+# The query server runs as an unprivileged user: it must reach the
+# database (in $TMP/db-N) and the socket (in $TMP/run).
+chmod 0755 "$TMP"
+FAILURES=0
+CHECKS=0
+COMMD_PIDS=()		# every commd this test started
+HELPER_PIDS=()		# every other background process it started
+CLEANUP_HOOKS=()	# commands the trap runs (eval) before removing $TMP
+INST_PREFIX=commd-srvtest-$$
+
+# Runaway SQL: never ends by itself.
+RUNAWAY="with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c"
+
+log() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
+
+# fail WHAT EXPECTED GOT
+fail() {
+	FAILURES=$((FAILURES + 1))
+	printf 'FAIL %s\n    expected: %s\n    got:      %s\n' "$1" "$2" "$3" >&2
+}
+
+# check_eq WHAT EXPECTED GOT (always returns 0; LAST_OK 1 when it passed)
+check_eq() {
+	CHECKS=$((CHECKS + 1))
+	LAST_OK=1
+	if [ "$2" != "$3" ]; then
+		LAST_OK=0
+		fail "$1" "$2" "$3"
+	fi
+	return 0
+}
+
+# check_true WHAT EXPECTED GOT COMMAND...: COMMAND must succeed.
+check_true() {
+	local what=$1 exp=$2 got=$3
+	shift 3
+	CHECKS=$((CHECKS + 1))
+	LAST_OK=1
+	if ! "$@"; then
+		LAST_OK=0
+		fail "$what" "$exp" "$got"
+	fi
+	return 0
+}
+
+# check_match WHAT REGEX GOT: GOT matches the extended REGEX.
+check_match() {
+	check_true "$1" "matching /$2/" "$3" grep -Eq -- "$2" <<< "$3"
+}
+
+abort() {
+	CHECKS=$((CHECKS + 1))
+	fail "$@"
+	finish
+}
+
+finish() {
+	if [ "$FAILURES" -gt 0 ]; then
+		echo "$TEST_NAME: $FAILURES of $CHECKS checks FAILED" >&2
+		exit 1
+	fi
+	echo "$TEST_NAME: all $CHECKS checks passed"
+	exit 0
+}
+
+_alive() {	# PID: running (not gone, not a zombie)
+	local st
+	st=$(awk '{print $3}' "/proc/$1/stat" 2> /dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# serve_pids DB: pids of `commd serve ... --db DB` (DB may be a pattern).
+serve_pids() {
+	local p c
+	for p in /proc/[0-9]*; do
+		c=$( { tr '\0' ' ' < "$p/cmdline"; } 2> /dev/null) || continue
+		# $1 unquoted: a pattern (the cleanup passes "$TMP/*")
+		# shellcheck disable=SC2053,SC2027
+		if [[ $c == "commd serve "*"--db "$1" "* ]]; then
+			printf '%s\n' "${p#/proc/}"
+		fi
+	done
+}
+
+# serve_pid DB: the one query server of DB ("" when none, "a b" when several).
+serve_pid() {
+	serve_pids "$1" | tr '\n' ' ' | sed 's/ $//'
+}
+
+# wait_serve DB [SECONDS] [NOT_PID]: waits for exactly one query server
+# of DB (other than NOT_PID); echoes its pid, or "" after SECONDS (5).
+wait_serve() {
+	local i p limit=$(( ${2:-5} * 20 ))
+	for ((i = 0; i < limit; i++)); do
+		p=$(serve_pid "$1")
+		if [ -n "$p" ] && [ "$p" = "${p%% *}" ] && [ "$p" != "${3:-}" ]; then
+			echo "$p"
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo ""
+}
+
+_cleanup() {
+	local rc=$? p d i h
+	trap - EXIT
+	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
+		if _alive "$p"; then
+			kill -KILL "$p" 2> /dev/null || true
+		fi
+	done
+	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
+		wait "$p" 2> /dev/null || true
+	done
+	for p in $(serve_pids "$TMP/*"); do
+		echo "$TEST_NAME: cleanup: killing query server $p left by a commd" >&2
+		kill -KILL "$p" 2> /dev/null || true
+	done
+	for d in "$T/instances/$INST_PREFIX"-*; do
+		[ -d "$d" ] || continue
+		for i in $(seq 20); do
+			rmdir "$d" 2> /dev/null && break
+			sleep 0.5
+		done
+		if [ -d "$d" ]; then
+			echo "$TEST_NAME: cleanup: cannot remove $d" >&2
+			rc=1
+		fi
+	done
+	for h in "${CLEANUP_HOOKS[@]}"; do
+		eval "$h" || echo "$TEST_NAME: cleanup: '$h' failed" >&2
+	done
+	if [ "${SERVER_KEEP:-0}" = 1 ]; then
+		echo "$TEST_NAME: kept $TMP" >&2
+	else
+		rm -rf "$TMP"
+	fi
+	exit "$rc"
+}
+trap _cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ctest kills a test at its TIMEOUT (300 s) without running this trap:
+# end the test ourselves first (SERVER_WATCHDOG seconds, 270), so the trap
+# always cleans up.
+# (Short sleeps with no hold on the output: once the trap kills this
+# watchdog, nothing keeps ctest's pipes open.)
+( for _ in $(seq "${SERVER_WATCHDOG:-270}"); do sleep 1 > /dev/null 2>&1; done
+  echo "$TEST_NAME: still running after ${SERVER_WATCHDOG:-270} s: stopping (cleanup follows)" >&2
+  kill -TERM $$ ) < /dev/null > /dev/null &
+HELPER_PIDS+=($!)
+
+inst() { printf '%s-%s' "$INST_PREFIX" "$1"; }
+
+# need_live: root and a usable tracefs, or the test fails.
+need_live() {
+	local probe=$T/instances/$INST_PREFIX-probe
+	[ "$(id -u)" = 0 ] || abort "running as root (the server tests start commd, which needs uid 0)" "uid 0" "uid $(id -u)"
+	if [ ! -d "$T/instances" ]; then
+		mount -t tracefs nodev "$T" 2> "$TMP/mount.err" || true
+	fi
+	[ -d "$T/instances" ] || abort "tracefs at $T" "mounted (or mountable) with instances/" \
+		"no $T/instances; mount -t tracefs: $(cat "$TMP/mount.err" 2> /dev/null)"
+	if ! mkdir "$probe" 2> "$TMP/probe.err"; then
+		abort "creating a tracefs instance ($probe)" "mkdir succeeds" "$(cat "$TMP/probe.err")"
+	fi
+	rmdir "$probe" || abort "removing the probe instance $probe" "rmdir succeeds" "failed"
+	[ -x "$RAWCLIENT" ] || abort "rawclient" "executable at \$RAWCLIENT" "'$RAWCLIENT'"
+	command -v sqlite3 > /dev/null || abort "sqlite3 shell" "in PATH" "missing"
+	command -v setpriv > /dev/null || abort "setpriv (util-linux)" "in PATH" "missing"
+}
+
+# start_commd N [ARGS...]: starts commd --foreground with instance N,
+# database $TMP/db-N/N.db, socket $TMP/run/N.sock (stderr in $TMP/N.err)
+# in the background; sets COMMD_PID, DB, SOCK, ERR.
+start_commd() {
+	local n=$1
+	shift
+	mkdir -p "$TMP/db-$n" "$TMP/run"
+	chmod 0755 "$TMP/db-$n" "$TMP/run"
+	DB=$TMP/db-$n/$n.db
+	SOCK=$TMP/run/$n.sock
+	ERR=$TMP/$n.err
+	"$COMMD" --foreground --db "$DB" --instance "$(inst "$n")" \
+		--socket "$SOCK" "$@" 2> "$ERR" < /dev/null &
+	COMMD_PID=$!
+	COMMD_PIDS+=("$COMMD_PID")
+}
+
+# start_ready N [ARGS...]: start_commd, then waits (30 s) for "capturing
+# into", the socket and its query server; aborts the test otherwise.
+# Sets SERVE_PID too.
+start_ready() {
+	local i
+	start_commd "$@"
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^commd: capturing into ' "$ERR" 2> /dev/null && break
+		_alive "$COMMD_PID" || break
+		sleep 0.05
+	done
+	grep -q '^commd: capturing into ' "$ERR" 2> /dev/null ||
+		abort "commd (instance $(inst "$1")) becomes ready within 30 s" \
+			"'commd: capturing into ...' on stderr" \
+			"$(_alive "$COMMD_PID" && echo "still not ready" || echo "exited"); stderr: $(head -c 2000 "$ERR")"
+	[ -S "$SOCK" ] || abort "socket $SOCK after start" "a socket file" "$(ls -l "$SOCK" 2>&1)"
+	SERVE_PID=$(wait_serve "$DB" 5)
+	[ -n "$SERVE_PID" ] || abort "one query server (commd serve --db $DB) after start" \
+		"one process" "'$(serve_pid "$DB")'"
+}
+
+# stop_commd PID SIGNAL [SECONDS]: sends SIGNAL, waits (120 s) for the
+# exit; STOP_RC its status or "timeout" (then SIGKILLed), STOP_MS the time.
+stop_commd() {
+	local pid=$1 sig=$2 limit=$(( ${3:-120} * 20 )) i t0
+	t0=$(date +%s%N)
+	kill "-$sig" "$pid"
+	for ((i = 0; i < limit; i++)); do
+		_alive "$pid" || break
+		sleep 0.05
+	done
+	STOP_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+	if _alive "$pid"; then
+		kill -KILL "$pid" 2> /dev/null || true
+		wait "$pid" 2> /dev/null || true
+		STOP_RC=timeout
+	else
+		STOP_RC=0
+		wait "$pid" 2> /dev/null || STOP_RC=$?
+	fi
+}
+
+# sq SQL [OPTIONS...]: commq over the socket $SOCK; sets SQ_RC, SQ_OUT,
+# SQ_ERR, SQ_MS (never fails the script).
+sq() {
+	local sql=$1 t0
+	shift
+	t0=$(date +%s%N)
+	SQ_RC=0
+	timeout -s KILL 30 "$COMMQ" --socket "$SOCK" "$@" "$sql" > "$TMP/sq.out" 2> "$TMP/sq.err" || SQ_RC=$?
+	SQ_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+	SQ_OUT=$(cat "$TMP/sq.out")
+	SQ_ERR=$(head -c 2000 "$TMP/sq.err")
+	if [ "$SQ_RC" = 137 ]; then
+		SQ_ERR="(commq killed after 30 s) $SQ_ERR"
+		log "commq --socket $* '${sql:0:80}' got no answer in 30 s; $(server_state)"
+	fi
+}
+
+# server_state: what the query server(s) of $DB are doing (diagnostics).
+server_state() {
+	local p t
+	for p in $(serve_pids "$DB"); do
+		printf 'query server %s threads:' "$p"
+		for t in /proc/"$p"/task/*; do
+			printf ' %s:%s:%s' "${t##*/}" "$(awk '{print $3}' "$t/stat" 2> /dev/null)" "$(cat "$t/wchan" 2> /dev/null)"
+		done
+		printf '; fds %s; ' "$(fd_count "$p")"
+	done
+	printf 'load %s' "$(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# dq SQL [OPTIONS...]: the same through commq --db $DB (read-only file).
+dq() {
+	local sql=$1
+	shift
+	DQ_RC=0
+	timeout -s KILL 60 "$COMMQ" --db "$DB" "$@" "$sql" > "$TMP/dq.out" 2> "$TMP/dq.err" || DQ_RC=$?
+	DQ_OUT=$(cat "$TMP/dq.out")
+	DQ_ERR=$(head -c 2000 "$TMP/dq.err")
+}
+
+# q SQL: the sqlite3 shell on $DB, read-only (the reference).
+q() {
+	sqlite3 -readonly -batch -noheader "$DB" "$1"
+}
+
+# switches: committed sched_switch rows (through sqlite3 on the file).
+switches() {
+	q "SELECT count(*) FROM ev_sched_switch"
+}
+
+# small_load: some scheduling (forks, execs, switches) for a moment.
+small_load() {
+	local i
+	for i in $(seq 100); do
+		/bin/true
+	done
+	sleep 0.3
+}
+
+# stable_ts: a timestamp T such that every event with ts < T is committed
+# and there are events before it: the newest committed ts minus half a
+# second, taken after a load and two commits, returned after three
+# commits more.
+stable_ts() {
+	local t
+	small_load
+	sleep 2.2
+	t=$(q "SELECT max(ts) - 500000000 FROM ev_sched_switch")
+	sleep 3.2
+	echo "$t"
+}
+
+# reap PID...: SIGKILLs background helpers and waits for them, quietly.
+reap() {
+	local p
+	for p in "$@"; do
+		kill -KILL "$p" 2> /dev/null || true
+	done
+	for p in "$@"; do
+		{ wait "$p"; } 2> /dev/null || true
+	done
+}
+
+# proc_field PID FIELD: a /proc/PID/status field's value.
+proc_field() {
+	awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ /, ""); print; exit }' "/proc/$1/status" 2> /dev/null
+}
+
+# fd_count PID: open fds of PID.
+fd_count() {
+	find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2> /dev/null | wc -l
+}
+
+# now_ms: monotonic-enough wall time in ms.
+now_ms() {
+	echo $(( $(date +%s%N) / 1000000 ))
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# server-concurrency.sh - queries run side by side, and beside capture
+# (server.h: "a long query never delays another client's short one";
+# DESIGN.md section 1: "a slow query ... never stalls ingestion"):
+#
+#  1. a runaway query (--timeout 5) runs in the background; meanwhile a
+#     short query from another client answers in < 1 s, several times over,
+#     and the runaway is cut off at ~5 s with a time-out error;
+#  2. capture keeps committing while the runaway runs (sched_switch rows
+#     and the newest ts grow between 1 s and 4 s into it);
+#  3. 20 clients at once (each its own query over a fixed range, plus its
+#     own number) all get exactly the right answer, and so do 20 clients
+#     at once while a runaway runs; capture grows across them.
+#
+# Needs root and tracefs (FAILS without them).
+. "$(dirname "$0")/lib.sh"
+
+need_live
+start_ready 1
+serve=$SERVE_PID
+T=$(stable_ts)
+ref=$(q "select count(*) from ev_sched_switch where ts < $T")
+refc=$(q "select comm || ',' || count(*) from sched_switch where ts < $T group by comm order by count(*) desc, comm limit 3")
+[ "$ref" -gt 0 ] || abort "sched_switch rows before T=$T" "> 0" "$ref"
+
+# --- 1. a long query does not delay a short one ----------------------------------
+long_start() {	# OUTFILE TIMEOUT: the runaway in the background; sets LONG_PID
+	( t0=$(date +%s%N)
+	  rc=0
+	  "$COMMQ" --socket "$SOCK" --timeout "$2" "$RUNAWAY" > "$1.out" 2> "$1.err" || rc=$?
+	  echo "$rc $(( ($(date +%s%N) - t0) / 1000000 ))" > "$1.rc" ) &
+	LONG_PID=$!
+	HELPER_PIDS+=("$LONG_PID")
+}
+long_start "$TMP/long1" 5
+sleep 0.5
+n1=$(switches)
+ts1=$(q "select max(ts) from ev_sched_switch")
+for i in 1 2 3 4 5; do
+	sq "select count(*) from sched_switch where ts < $T" -list -noheader
+	check_eq "short query $i while a runaway runs: answer" "0 $ref" "$SQ_RC $SQ_OUT"
+	check_true "short query $i while a runaway runs: answered in < 1 s" "< 1000 ms" "$SQ_MS ms" [ "$SQ_MS" -lt 1000 ]
+	sleep 0.5
+done
+check_eq "the runaway is still running during the short queries" running \
+	"$(_alive "$LONG_PID" && echo running || echo "finished: $(cat "$TMP/long1.rc" 2> /dev/null)")"
+sleep 1
+n2=$(switches)
+ts2=$(q "select max(ts) from ev_sched_switch")
+check_true "capture commits while the runaway runs: sched_switch rows grow" "> $n1" "$n2" [ "$n2" -gt "$n1" ]
+check_true "capture commits while the runaway runs: the newest ts grows" "> $ts1" "$ts2" [ "$ts2" -gt "$ts1" ]
+wait "$LONG_PID" || true
+read -r lrc lms < "$TMP/long1.rc"
+check_eq "runaway --timeout 5: exit status" 1 "$lrc"
+check_match "runaway --timeout 5: timed out" "time[ds]? ?out|deadline" "$(cat "$TMP/long1.err")"
+check_true "runaway --timeout 5: cut off between 4.5 and 7 s" "4500..7000 ms" "$lms ms" \
+	[ "$lms" -ge 4500 ] && [ "$lms" -le 7000 ]
+
+# Two runaways at once, and still a short query answers at once.
+long_start "$TMP/long2" 4
+p2=$LONG_PID
+long_start "$TMP/long3" 4
+p3=$LONG_PID
+sleep 0.5
+sq "select 42" -list -noheader
+check_eq "short query beside two runaways: answer" "0 42" "$SQ_RC $SQ_OUT"
+check_true "short query beside two runaways: answered in < 1 s" "< 1000 ms" "$SQ_MS ms" [ "$SQ_MS" -lt 1000 ]
+wait "$p2" "$p3" || true
+
+# --- 3. 20 clients at once -----------------------------------------------------------
+many() {	# TAG: 20 clients at once; checks every answer
+	local tag=$1 i pids=() rc got exp
+	for i in $(seq 20); do
+		( rc=0
+		  "$COMMQ" --socket "$SOCK" -list -noheader \
+			"select $i, count(*) from sched_switch where ts < $T; select comm || ',' || count(*) from sched_switch where ts < $T group by comm order by count(*) desc, comm limit 3" \
+			> "$TMP/many-$tag-$i.out" 2> "$TMP/many-$tag-$i.err" || rc=$?
+		  echo "$rc" > "$TMP/many-$tag-$i.rc" ) &
+		pids+=($!)
+		HELPER_PIDS+=($!)
+	done
+	wait "${pids[@]}" || true
+	for i in $(seq 20); do
+		got="exit $(cat "$TMP/many-$tag-$i.rc" 2> /dev/null): $(cat "$TMP/many-$tag-$i.out" "$TMP/many-$tag-$i.err" 2> /dev/null)"
+		exp="exit 0: $i|$ref
+$refc"
+		check_eq "$tag: client $i of 20 at once: its answer" "$exp" "$got"
+	done
+}
+n1=$(switches)
+t0=$(now_ms)
+many "20 clients"
+log "20 clients at once: $(( $(now_ms) - t0 )) ms"
+long_start "$TMP/long4" 5
+sleep 0.3
+t0=$(now_ms)
+many "20 clients beside a runaway"
+ms=$(( $(now_ms) - t0 ))
+check_true "20 clients beside a runaway: all answered in < 3 s" "< 3000 ms" "$ms ms" [ "$ms" -lt 3000 ]
+wait "$LONG_PID" || true
+sleep 1.2
+n2=$(switches)
+check_true "capture grows across the 20-client rounds" "> $n1" "$n2" [ "$n2" -gt "$n1" ]
+check_eq "the same query server process throughout" "$serve" "$(serve_pid "$DB")"
+stop_commd "$COMMD_PID" TERM 60
+check_eq "SIGTERM: exit status" 0 "$STOP_RC"
+finish
