@@ -69,17 +69,21 @@ while :; do
 done
 
 # Figures and a picture.
-awk -F, 'NR > 1 { n++; for (i = 2; i <= 8; i++) v[i, n] = $i; t[n] = $1 }
-	END {
-		split("commd_rss_kb commd_fds serve_rss_kb serve_fds wal_bytes db_bytes switch_rowid", name, " ")
-		printf "%-14s %12s %12s %12s %14s\n", "sample", "min", "median", "max", "2nd-half-growth"
-		for (i = 2; i <= 8; i++) {
-			delete a; for (j = 1; j <= n; j++) a[j] = v[i, j]
-			m = asort(a)
-			h = int(n / 2) + 1
-			printf "%-14s %12d %12d %12d %14d\n", name[i - 1], a[1], a[int((m + 1) / 2)], a[m], v[i, n] - v[i, h]
-		}
-	}' "$csv"
+summary() {	# min, median, max and 2nd-half growth of each column
+	local i name n half
+	n=$(($(wc -l < "$csv") - 1))
+	half=$((n / 2 + 1))
+	printf "%-14s %12s %12s %12s %14s\n" sample min median max 2nd-half-growth
+	for i in 2 3 4 5 6 7 8; do
+		name=$(head -1 "$csv" | cut -d, -f"$i")
+		tail -n +2 "$csv" | cut -d, -f"$i" | tr -d ' ' | sort -n > "$work/col"
+		printf "%-14s %12s %12s %12s %14s\n" "$name" "$(head -1 "$work/col")" \
+			"$(sed -n "$(( (n + 1) / 2 ))p" "$work/col")" "$(tail -1 "$work/col")" \
+			"$(( $(tail -n +2 "$csv" | sed -n "${n}p" | cut -d, -f"$i" | tr -d ' ') - \
+			     $(tail -n +2 "$csv" | sed -n "${half}p" | cut -d, -f"$i" | tr -d ' ') ))"
+	done
+}
+summary
 awk -F, -v W=800 -v H=420 'NR > 1 { n++; t[n] = $1; r[n] = $2; s[n] = $4; w[n] = $6 / 1024; d[n] = $7 / 1024; if ($1 > tm) tm = $1
 		for (k = 2; k <= 7; k++) if (k != 3 && k != 5) { x = (k >= 6) ? $k / 1024 : $k; if (x > ym) ym = x } }
 	END {

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,8 @@ struct store {
 	int paused;
 	uint64_t max_bytes;		/* retention: 0 = keep everything */
 	uint64_t trim_checked;		/* time() of the last size check */
+	uint64_t ckpt_checked;		/* time() of the last WAL check */
+	char wal_path[4096];
 	int busy;			/* the writer is running a batch */
 	int stop;
 	int failed;			/* sticky: the writer hit an error */
@@ -358,6 +361,7 @@ static int flush_events(struct store *s, const struct batch *b)
 /* Runs one operation on the connection (writer thread, or the caller
  * when no writer runs). */
 static void trim(struct store *s);
+static void checkpoint(struct store *s);
 
 static int run_op(struct store *s, const struct op *o, const struct batch *b)
 {
@@ -417,6 +421,8 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 			return -1;
 		if (s->max_bytes)
 			trim(s);
+		if (s->retain)
+			checkpoint(s);
 		return 0;
 	}
 	return 0;
@@ -503,6 +509,25 @@ static void trim(struct store *s)
 	return;
 fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* SQLite's automatic checkpoints are passive: with readers always
+ * somewhere in the WAL (a client querying in a loop), it is never reset
+ * and grows without bound. Every 10 s, past 32 MiB, the writer waits a
+ * moment (300 ms at most) for a gap between readers and truncates it. */
+static void checkpoint(struct store *s)
+{
+	uint64_t now = (uint64_t)time(NULL);
+	struct stat st;
+
+	if (now < s->ckpt_checked + 10)
+		return;
+	s->ckpt_checked = now;
+	if (stat(s->wal_path, &st) || st.st_size < (32 << 20))
+		return;
+	sqlite3_busy_timeout(s->db, 300);
+	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(s->db, 5000);
 }
 
 static void recycle(struct store *s, struct batch *b)
@@ -841,6 +866,7 @@ struct store *store_open(const char *path, enum store_mode mode,
 	    max_id(s, "event_types", &s->type_base))
 		goto fail;
 	s->retain = mode == STORE_LIVE;
+	snprintf(s->wal_path, sizeof(s->wal_path), "%s-wal", path);
 	if (pthread_create(&s->writer, NULL, writer_main, s) == 0)
 		s->threaded = 1;	/* else: write in the caller, slower */
 	return s;
