@@ -117,6 +117,7 @@ struct store {
 	struct batch *full, *full_tail;	/* queued for the writer, in order */
 	struct batch *spare;		/* written, free for reuse */
 	int nbatches;			/* allocated */
+	int nspare;			/* on the spare list */
 	int nfull;			/* queued */
 	/* STORE_LIVE keeps the batches of the open transaction until its
 	 * COMMIT succeeds: when a write fails (a full disk, an I/O error,
@@ -530,13 +531,26 @@ static void checkpoint(struct store *s)
 	sqlite3_busy_timeout(s->db, 5000);
 }
 
+static void free_batch(struct batch *b);
+
+/* Batches made during a burst (the writer behind: a retention cut, a
+ * checkpoint) go back to the allocator once it is over, so memory follows
+ * the load instead of its peak. Called locked. */
+#define SPARE_BATCHES 4
+
 static void recycle(struct store *s, struct batch *b)
 {
+	if (s->nspare >= SPARE_BATCHES) {
+		free_batch(b);
+		s->nbatches--;
+		return;
+	}
 	b->nops = 0;
 	b->start = 0;
 	b->text_len = 0;
 	b->next = s->spare;
 	s->spare = b;
+	s->nspare++;
 }
 
 static int run_batch(struct store *s, struct batch *b)
@@ -669,6 +683,7 @@ static int submit(struct store *s)
 				s->nbatches++;
 				nb->next = s->spare;
 				s->spare = nb;
+				s->nspare++;
 				break;
 			}
 		}
@@ -684,6 +699,7 @@ static int submit(struct store *s)
 	s->fill = s->spare;
 	s->spare = s->fill->next;
 	s->fill->next = NULL;
+	s->nspare--;
 	rc = s->failed && !s->retain ? -1 : 0;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
@@ -830,6 +846,7 @@ struct store *store_open(const char *path, enum store_mode mode,
 	s->fill = calloc(1, sizeof(*s->fill));
 	s->spare = calloc(1, sizeof(*s->spare));
 	s->nbatches = 2;
+	s->nspare = 1;
 	if (!s->fill || !s->spare) {
 		snprintf(s->err, sizeof(s->err), "out of memory");
 		goto fail;
