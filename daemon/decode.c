@@ -229,7 +229,8 @@ static void add_layout(struct decode *d, struct tep_event *ev)
 	struct layout *l;
 	size_t i, j;
 
-	if (ev->id < 0 || ev->id > d->max_id)
+	/* A corrupt file may give two formats one id: the first one wins. */
+	if (ev->id < 0 || ev->id > d->max_id || d->by_id[ev->id])
 		return;
 	l = calloc(1, sizeof(*l));
 	if (!l)

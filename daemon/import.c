@@ -237,14 +237,14 @@ static void relay_read(struct relay *r, int fd)
 	}
 }
 
-static void relay_flush(struct relay *r, int crashed)
+/* Only commd's own lines reach the user, crash or not: libtracecmd
+ * prints complaints of its own ("mmap: ...", "Can not mmap file, will
+ * read instead") on files it then reads or rejects cleanly. */
+static void relay_flush(struct relay *r)
 {
 	char *line, *save = NULL;
 
-	if (r->held && !crashed) {
-		if (write(STDERR_FILENO, r->held, r->len) < 0)
-			r->len = 0;
-	} else if (r->held) {
+	if (r->held) {
 		for (line = strtok_r(r->held, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save))
 			if (!strncmp(line, "commd: ", 7) || !strncmp(line, "<", 1))
@@ -253,19 +253,37 @@ static void relay_flush(struct relay *r, int crashed)
 	free(r->held);
 }
 
+/* ASan reserves terabytes of address space for its shadow memory: with
+ * an address-space limit it could not even start. */
+#if defined(__SANITIZE_ADDRESS__)
+#define IMPORT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IMPORT_ASAN 1
+#endif
+#endif
+
 /* Limits for the parsing child: generous for real files, fatal for a
- * parser stuck in a loop. */
+ * parser stuck in a loop or allocating what a corrupt size field says. */
 static void limit_child(const char *input)
 {
 	struct rlimit rl;
 	struct stat st;
-	rlim_t cpu = 120;
+	rlim_t cpu = 120, size = 0;
 
 	if (stat(input, &st) == 0)
-		cpu += (rlim_t)(st.st_size >> 20);	/* +1 s per MiB */
+		size = (rlim_t)st.st_size;
+	cpu += size >> 20;	/* +1 s per MiB */
 	rl.rlim_cur = cpu;
 	rl.rlim_max = cpu + 5;
 	setrlimit(RLIMIT_CPU, &rl);
+#ifndef IMPORT_ASAN
+	/* Address space: 4 GiB plus twice the file (libtracecmd may hold a
+	 * decompressed copy of a section). A malloc of what a corrupt size
+	 * field says then fails instead of taking the machine's memory. */
+	rl.rlim_cur = rl.rlim_max = ((rlim_t)4 << 30) + 2 * size;
+	setrlimit(RLIMIT_AS, &rl);
+#endif
 }
 
 int import_run(const struct import_opts *o)
@@ -304,10 +322,10 @@ int import_run(const struct import_opts *o)
 		int pfd[2];
 
 		/* The child's stderr comes through us: progress is passed on
-		 * as it comes, the rest when the child is done — and only
-		 * commd's own lines if it crashed (a library's or a
-		 * sanitizer's report of the crash is not the user's business:
-		 * the file is corrupt, one line says so). */
+		 * as it comes, the rest when the child is done — only
+		 * commd's own lines (a library's complaints or a sanitizer's
+		 * report of a crash are not the user's business: the file is
+		 * corrupt, one line says so). */
 		child.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
 		fflush(NULL);
 		if (pipe2(pfd, O_CLOEXEC)) {
@@ -320,6 +338,12 @@ int import_run(const struct import_opts *o)
 			return 1;
 		}
 		if (pid == 0) {
+			/* Nothing of the import goes to stdout; libtracecmd
+			 * printf()s some complaints there. */
+			int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+			if (null >= 0)
+				dup2(null, STDOUT_FILENO);
 			dup2(pfd[1], STDERR_FILENO);
 			limit_child(o->input);
 			_exit(import_into(&child, tmp));
@@ -336,7 +360,7 @@ int import_run(const struct import_opts *o)
 			if (interrupted)
 				kill(pid, SIGTERM);
 		}
-		relay_flush(&rl, WIFSIGNALED(status));
+		relay_flush(&rl);
 		if (WIFSIGNALED(status)) {
 			int sig = WTERMSIG(status);
 

@@ -231,8 +231,10 @@ static inline void bind_opt(sqlite3_stmt *st, int col, const struct op *o,
 static inline void bind_text(sqlite3_stmt *st, int col, const struct batch *b,
 			     uint32_t off, uint32_t len, int present)
 {
+	/* An empty name (prctl(PR_SET_NAME, "")) is text, not NULL: a batch
+	 * whose texts are all empty has no arena at all. */
 	if (present)
-		sqlite3_bind_text(st, col, b->text + off, (int)len, SQLITE_STATIC);
+		sqlite3_bind_text(st, col, len ? b->text + off : "", (int)len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, col);
 }
@@ -752,7 +754,8 @@ static uint32_t add_text(struct store *s, const char *text, size_t len)
 		b->text_cap = cap;
 	}
 	off = (uint32_t)b->text_len;
-	memcpy(b->text + off, text, len);
+	if (len)
+		memcpy(b->text + off, text, len);
 	b->text_len += len;
 	return off;
 }
@@ -1212,18 +1215,20 @@ int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked
 		"ev_sched_stat_runtime", "ev_other", NULL
 	};
 	sqlite3_stmt *st = NULL;
-	int64_t last = -1, id = -1;
+	int64_t last = -1, id = -1, start = -1;
 	char sql[160];
 
 	*marked = 0;
 	if (drain(s))
 		return -1;
 	/* A capture without an end was killed. */
-	if (sqlite3_prepare_v2(s->db, "SELECT id FROM capture WHERE end_ts IS NULL"
+	if (sqlite3_prepare_v2(s->db, "SELECT id, start_ts FROM capture WHERE end_ts IS NULL"
 			       " ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
 		return fail(s, "reading captures");
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_step(st) == SQLITE_ROW) {
 		id = sqlite3_column_int64(st, 0);
+		start = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
 	if (id < 0)
 		return 0;
@@ -1237,8 +1242,10 @@ int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked
 			last = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
 	}
-	if (last < 0)
-		last = (int64_t)now;
+	/* No event of its own stored: it ended where it started (the last
+	 * event found may be an older capture's). */
+	if (last < start)
+		last = start;
 	if (exec(s, "BEGIN"))
 		return -1;
 	snprintf(sql, sizeof(sql), "UPDATE capture SET end_ts = %lld WHERE id = %lld",

@@ -86,10 +86,26 @@ struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 	/* libtracecmd reports its own troubles on stderr; ours is the one
 	 * line the user needs. */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	t->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
-					TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	/* tracecmd_open is these two steps, but when the second fails half
+	 * way (a CPU's data past the end of a truncated file, say) it closes
+	 * a handle whose per-CPU lists were never set up and crashes
+	 * (libtracecmd 1.3). Such a handle is left to the process's exit
+	 * instead — the import parses in a child of its own — all but its
+	 * event formats, which are freed now. */
+	t->handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
+					     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->handle) {
 		snprintf(err, errlen, "corrupt trace.dat (headers or sections unreadable)");
+		goto fail;
+	}
+	if (tracecmd_init_data(t->handle) < 0) {
+		struct tep_handle *tep = tracecmd_get_tep(t->handle);
+
+		if (tep)
+			tep_free(tep);
+		t->handle = NULL;
+		snprintf(err, errlen, "corrupt trace.dat (CPU data unreadable: "
+			 "truncated or bad offsets)");
 		goto fail;
 	}
 	if (!tracecmd_get_tep(t->handle)) {
