@@ -206,13 +206,17 @@ struct live *live_open(const struct live_opts *o, char *err, size_t errlen)
 	 * ProtectKernelTunables= the tracefs root itself is read-only. */
 	{
 		char inst_dir[PATH_MAX];
+		int denied;
 
 		snprintf(inst_dir, sizeof(inst_dir), "%s/instances", dir);
-		if (access(inst_dir, W_OK)) {
+		denied = access(inst_dir, W_OK);
+		if (denied)
 			snprintf(err, errlen, "%s: %s (commd needs root)", inst_dir,
 				 strerror(errno));
+		free((char *)dir);	/* the caller's copy (libtracefs strdup()s it) */
+		dir = NULL;
+		if (denied)
 			return NULL;
-		}
 	}
 	l = calloc(1, sizeof(*l));
 	if (!l || !(l->name = strdup(o->instance))) {
@@ -230,7 +234,8 @@ struct live *live_open(const struct live_opts *o, char *err, size_t errlen)
 	}
 	l->tep = tracefs_local_events_system(NULL, systems);
 	if (!l->tep) {
-		snprintf(err, errlen, "cannot read the event formats from %s", dir);
+		snprintf(err, errlen, "cannot read the event formats from %s",
+			 tracefs_tracing_dir());
 		goto fail;
 	}
 	/* The instance is ours to configure: off while we set it up, the
