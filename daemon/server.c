@@ -249,10 +249,17 @@ static int flush_out(struct conn *c)
 		bufferevent_write(c->bev, c->out.data, c->out.len);
 		proto_buf_reset(&c->out);
 	}
-	pthread_mutex_lock(&c->lock);
-	while (!c->closed && evbuffer_get_length(out) > OUT_HIGH) {
+	/* The output's length is read without c->lock held: the loop's
+	 * write callback holds the bufferevent's lock when it takes c->lock,
+	 * so taking them the other way round here would deadlock. A wakeup
+	 * missed in between costs at most the 100 ms of the timed wait. */
+	for (;;) {
+		size_t pending = evbuffer_get_length(out);
 		struct timespec t;
 
+		pthread_mutex_lock(&c->lock);
+		if (c->closed || pending <= OUT_HIGH)
+			break;
 		clock_gettime(CLOCK_REALTIME, &t);
 		t.tv_nsec += 100000000;
 		if (t.tv_nsec >= 1000000000) {
@@ -264,6 +271,7 @@ static int flush_out(struct conn *c)
 			c->timed_out = 1;
 			break;
 		}
+		pthread_mutex_unlock(&c->lock);
 	}
 	gone = c->closed || c->timed_out;
 	pthread_mutex_unlock(&c->lock);

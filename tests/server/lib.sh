@@ -16,7 +16,14 @@
 # The EXIT trap ALWAYS kills (SIGKILL, by pid) every commd and helper the
 # test started and the query servers of its databases, removes every
 # instance commd-srvtest-<pid>-* left behind, runs the test's own
-# CLEANUP_HOOKS (users and groups it created) and removes the directory.
+# CLEANUP_HOOKS and removes the directory.
+#
+# Users and groups are the test's own: as root, the script runs again in a
+# private mount namespace (unshare --mount) where /etc/passwd and
+# /etc/group are copies without any "commd" user or group, whatever the
+# machine has; a test adds its own with ns_add_group/ns_add_user. Nothing
+# outside the test ever sees them (commd looks up "commd" by name: a real
+# one made for a test would change every other commd started meanwhile).
 
 # shellcheck disable=SC2034 # LAST_OK, STOP_RC, STOP_MS: for the callers
 set -euo pipefail
@@ -25,7 +32,11 @@ set -euo pipefail
 : "${COMMQ:?COMMQ not set (run through ctest, or export COMMQ=build/commq)}"
 : "${RAWCLIENT:?RAWCLIENT not set (run through ctest, or build tests/server/rawclient.c)}"
 
-T=/sys/kernel/tracing
+if [ -z "${SERVER_IN_NS:-}" ] && [ "$(id -u)" = 0 ]; then
+	exec unshare --mount --propagation private -- env SERVER_IN_NS=1 bash "$0" "$@"
+fi
+
+TRACEFS=/sys/kernel/tracing
 TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/commd-$TEST_NAME.XXXXXX")
 # The query server runs as an unprivileged user: it must reach the
@@ -36,6 +47,7 @@ CHECKS=0
 COMMD_PIDS=()		# every commd this test started
 HELPER_PIDS=()		# every other background process it started
 CLEANUP_HOOKS=()	# commands the trap runs (eval) before removing $TMP
+NS_NEXT_ID=64000	# ids for ns_add_group/ns_add_user
 INST_PREFIX=commd-srvtest-$$
 
 # Runaway SQL: never ends by itself.
@@ -135,19 +147,21 @@ wait_serve() {
 _cleanup() {
 	local rc=$? p d i h
 	trap - EXIT
+	exec 3>&2 2> /dev/null	# no "Killed" notices from bash
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
 		if _alive "$p"; then
-			kill -KILL "$p" 2> /dev/null || true
+			kill -KILL "$p" || true
 		fi
 	done
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
-		wait "$p" 2> /dev/null || true
+		wait "$p" || true
 	done
+	exec 2>&3 3>&-
 	for p in $(serve_pids "$TMP/*"); do
 		echo "$TEST_NAME: cleanup: killing query server $p left by a commd" >&2
 		kill -KILL "$p" 2> /dev/null || true
 	done
-	for d in "$T/instances/$INST_PREFIX"-*; do
+	for d in "$TRACEFS/instances/$INST_PREFIX"-*; do
 		[ -d "$d" ] || continue
 		for i in $(seq 20); do
 			rmdir "$d" 2> /dev/null && break
@@ -181,18 +195,19 @@ trap 'exit 143' TERM
   echo "$TEST_NAME: still running after ${SERVER_WATCHDOG:-270} s: stopping (cleanup follows)" >&2
   kill -TERM $$ ) < /dev/null > /dev/null &
 HELPER_PIDS+=($!)
+disown $!	# no "Killed" notice when the trap ends it
 
 inst() { printf '%s-%s' "$INST_PREFIX" "$1"; }
 
 # need_live: root and a usable tracefs, or the test fails.
 need_live() {
-	local probe=$T/instances/$INST_PREFIX-probe
+	local probe=$TRACEFS/instances/$INST_PREFIX-probe
 	[ "$(id -u)" = 0 ] || abort "running as root (the server tests start commd, which needs uid 0)" "uid 0" "uid $(id -u)"
-	if [ ! -d "$T/instances" ]; then
-		mount -t tracefs nodev "$T" 2> "$TMP/mount.err" || true
+	if [ ! -d "$TRACEFS/instances" ]; then
+		mount -t tracefs nodev "$TRACEFS" 2> "$TMP/mount.err" || true
 	fi
-	[ -d "$T/instances" ] || abort "tracefs at $T" "mounted (or mountable) with instances/" \
-		"no $T/instances; mount -t tracefs: $(cat "$TMP/mount.err" 2> /dev/null)"
+	[ -d "$TRACEFS/instances" ] || abort "tracefs at $TRACEFS" "mounted (or mountable) with instances/" \
+		"no $TRACEFS/instances; mount -t tracefs: $(cat "$TMP/mount.err" 2> /dev/null)"
 	if ! mkdir "$probe" 2> "$TMP/probe.err"; then
 		abort "creating a tracefs instance ($probe)" "mkdir succeeds" "$(cat "$TMP/probe.err")"
 	fi
@@ -213,7 +228,7 @@ start_commd() {
 	DB=$TMP/db-$n/$n.db
 	SOCK=$TMP/run/$n.sock
 	ERR=$TMP/$n.err
-	"$COMMD" --foreground --db "$DB" --instance "$(inst "$n")" \
+	"$COMMD" --foreground --config /dev/null --db "$DB" --instance "$(inst "$n")" \
 		--socket "$SOCK" "$@" 2> "$ERR" < /dev/null &
 	COMMD_PID=$!
 	COMMD_PIDS+=("$COMMD_PID")
@@ -306,9 +321,10 @@ q() {
 	sqlite3 -readonly -batch -noheader "$DB" "$1"
 }
 
-# switches: committed sched_switch rows (through sqlite3 on the file).
+# switches: the newest committed sched_switch row (its rowid: grows with
+# every commit, costs nothing on a big table).
 switches() {
-	q "SELECT count(*) FROM ev_sched_switch"
+	q "SELECT coalesce(max(rowid), 0) FROM ev_sched_switch"
 }
 
 # small_load: some scheduling (forks, execs, switches) for a moment.
@@ -320,28 +336,31 @@ small_load() {
 	sleep 0.3
 }
 
-# stable_ts: a timestamp T such that every event with ts < T is committed
-# and there are events before it: the newest committed ts minus half a
-# second, taken after a load and two commits, returned after three
-# commits more.
-stable_ts() {
-	local t
+# fixed_range: sets R and TS, a fixed historical range of sched_switch:
+# the rows with rowid <= R (committed, never to change: at most the first
+# 20000, so that queries over it stay cheap however busy the machine is),
+# and TS, the ts of row R: every event before TS is committed too (taken
+# after a load and two commits, returned after two commits more).
+fixed_range() {
 	small_load
 	sleep 2.2
-	t=$(q "SELECT max(ts) - 500000000 FROM ev_sched_switch")
-	sleep 3.2
-	echo "$t"
+	R=$(q "SELECT min(20000, coalesce(max(rowid), 0)) FROM ev_sched_switch")
+	[ "$R" -gt 0 ] || abort "sched_switch rows after a load and two commits" "> 0" "$R"
+	TS=$(q "SELECT ts FROM ev_sched_switch WHERE rowid = $R")
+	sleep 2.2
 }
 
 # reap PID...: SIGKILLs background helpers and waits for them, quietly.
 reap() {
 	local p
+	exec 3>&2 2> /dev/null	# no "Killed" notices from bash
 	for p in "$@"; do
-		kill -KILL "$p" 2> /dev/null || true
+		kill -KILL "$p" || true
 	done
 	for p in "$@"; do
-		{ wait "$p"; } 2> /dev/null || true
+		wait "$p" || true
 	done
+	exec 2>&3 3>&-
 }
 
 # proc_field PID FIELD: a /proc/PID/status field's value.
@@ -358,3 +377,80 @@ fd_count() {
 now_ms() {
 	echo $(( $(date +%s%N) / 1000000 ))
 }
+
+# check_unprivileged WHAT PID EXPECTED_UID
+check_unprivileged() {
+	local what=$1 pid=$2 uid=$3 f
+	check_eq "$what: Uid (real, effective, saved, fs)" "$uid $uid $uid $uid" "$(proc_field "$pid" Uid | tr -s '\t ' ' ')"
+	read -r -a g <<< "$(proc_field "$pid" Gid)"
+	check_true "$what: no gid 0 (real, effective, saved, fs)" "4 gids != 0" "${g[*]}" \
+		[ "${#g[@]}" = 4 ] && [ "${g[0]}" != 0 ] && [ "${g[1]}" != 0 ] && [ "${g[2]}" != 0 ] && [ "${g[3]}" != 0 ]
+	check_true "$what: no group 0 among the supplementary groups" "no 0" "Groups: $(proc_field "$pid" Groups)" \
+		eval '! grep -qw 0 <<< "$(proc_field "$pid" Groups)"'
+	for f in CapInh CapPrm CapEff CapAmb; do
+		check_eq "$what: $f" 0000000000000000 "$(proc_field "$pid" "$f")"
+	done
+	check_eq "$what: NoNewPrivs" 1 "$(proc_field "$pid" NoNewPrivs)"
+	check_eq "$what: its parent is commd" "$COMMD_PID" "$(proc_field "$pid" PPid)"
+}
+
+# as USER GROUPS-OPTION COMMAND...: runs COMMAND as USER; sets AS_RC,
+# AS_OUT, AS_ERR.
+as() {
+	local user=$1 gopt=$2
+	shift 2
+	AS_RC=0
+	if [ "$gopt" = init ]; then
+		timeout -s KILL 30 setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups "$@" \
+			> "$TMP/as.out" 2> "$TMP/as.err" || AS_RC=$?
+	else
+		timeout -s KILL 30 setpriv --reuid="$user" --regid="$gopt" --clear-groups "$@" \
+			> "$TMP/as.out" 2> "$TMP/as.err" || AS_RC=$?
+	fi
+	AS_OUT=$(cat "$TMP/as.out")
+	AS_ERR=$(head -c 1000 "$TMP/as.err")
+}
+
+# ns_free_id: an id that no user and no group has (from 64000 up).
+ns_free_id() {
+	while getent passwd "$NS_NEXT_ID" > /dev/null || getent group "$NS_NEXT_ID" > /dev/null; do
+		NS_NEXT_ID=$((NS_NEXT_ID + 1))
+	done
+	echo "$NS_NEXT_ID"
+	NS_NEXT_ID=$((NS_NEXT_ID + 1))
+}
+
+# ns_add_group NAME [MEMBERS]: a group in this test's /etc/group.
+ns_add_group() {
+	local id
+	id=$(ns_free_id)
+	printf '%s:x:%s:%s\n' "$1" "$id" "${2:-}" >> "$TMP/etc/group"
+}
+
+# ns_add_user NAME GROUP: a user (no home, no shell) in this test's
+# /etc/passwd whose primary group is GROUP (made when absent).
+ns_add_user() {
+	local id gid
+	getent group "$2" > /dev/null || ns_add_group "$2"
+	gid=$(getent group "$2" | cut -d: -f3)
+	id=$(ns_free_id)
+	printf '%s:x:%s:%s::/nonexistent:/usr/sbin/nologin\n' "$1" "$id" "$gid" >> "$TMP/etc/passwd"
+}
+
+# Runs at once: this test's own /etc/passwd and /etc/group (see above).
+hermetic_users() {
+	local f
+	[ "$(id -u)" = 0 ] || return 0	# need_live fails the test
+	[ "${SERVER_IN_NS:-}" = 1 ] || abort "a private mount namespace" "unshare --mount worked" "not in one"
+	mkdir "$TMP/etc"
+	for f in passwd group; do
+		grep -v '^commd:' "/etc/$f" > "$TMP/etc/$f" || true
+		chmod 0644 "$TMP/etc/$f"
+		mount --bind "$TMP/etc/$f" "/etc/$f" ||
+			abort "bind-mounting a copy of /etc/$f in the test's mount namespace" "mount succeeds" "failed"
+	done
+	getent group commd > /dev/null && abort "no group commd in the test's namespace" "absent" "$(getent group commd)"
+	getent passwd commd > /dev/null && abort "no user commd in the test's namespace" "absent" "$(getent passwd commd)"
+	return 0
+}
+hermetic_users

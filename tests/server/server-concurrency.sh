@@ -8,7 +8,7 @@
 #     and the runaway is cut off at ~5 s with a time-out error;
 #  2. capture keeps committing while the runaway runs (sched_switch rows
 #     and the newest ts grow between 1 s and 4 s into it);
-#  3. 20 clients at once (each its own query over a fixed range, plus its
+#  3. 20 clients at once (each its own queries over a fixed range, plus its
 #     own number) all get exactly the right answer, and so do 20 clients
 #     at once while a runaway runs; capture grows across them.
 #
@@ -18,10 +18,10 @@
 need_live
 start_ready 1
 serve=$SERVE_PID
-T=$(stable_ts)
-ref=$(q "select count(*) from ev_sched_switch where ts < $T")
-refc=$(q "select comm || ',' || count(*) from sched_switch where ts < $T group by comm order by count(*) desc, comm limit 3")
-[ "$ref" -gt 0 ] || abort "sched_switch rows before T=$T" "> 0" "$ref"
+fixed_range
+ref=$(q "select count(*) from ev_sched_switch where rowid <= $R")
+top="select next_comm || ',' || count(*) from ev_sched_switch where rowid <= $R group by next_comm order by count(*) desc, next_comm limit 3"
+refc=$(q "$top")
 
 # --- 1. a long query does not delay a short one ----------------------------------
 long_start() {	# OUTFILE TIMEOUT: the runaway in the background; sets LONG_PID
@@ -35,9 +35,9 @@ long_start() {	# OUTFILE TIMEOUT: the runaway in the background; sets LONG_PID
 long_start "$TMP/long1" 5
 sleep 0.5
 n1=$(switches)
-ts1=$(q "select max(ts) from ev_sched_switch")
+ts1=$(q "select ts from ev_sched_switch where rowid = (select max(rowid) from ev_sched_switch)")
 for i in 1 2 3 4 5; do
-	sq "select count(*) from sched_switch where ts < $T" -list -noheader
+	sq "select count(*) from ev_sched_switch where rowid <= $R" -list -noheader
 	check_eq "short query $i while a runaway runs: answer" "0 $ref" "$SQ_RC $SQ_OUT"
 	check_true "short query $i while a runaway runs: answered in < 1 s" "< 1000 ms" "$SQ_MS ms" [ "$SQ_MS" -lt 1000 ]
 	sleep 0.5
@@ -46,7 +46,7 @@ check_eq "the runaway is still running during the short queries" running \
 	"$(_alive "$LONG_PID" && echo running || echo "finished: $(cat "$TMP/long1.rc" 2> /dev/null)")"
 sleep 1
 n2=$(switches)
-ts2=$(q "select max(ts) from ev_sched_switch")
+ts2=$(q "select ts from ev_sched_switch where rowid = (select max(rowid) from ev_sched_switch)")
 check_true "capture commits while the runaway runs: sched_switch rows grow" "> $n1" "$n2" [ "$n2" -gt "$n1" ]
 check_true "capture commits while the runaway runs: the newest ts grows" "> $ts1" "$ts2" [ "$ts2" -gt "$ts1" ]
 wait "$LONG_PID" || true
@@ -64,7 +64,8 @@ p3=$LONG_PID
 sleep 0.5
 sq "select 42" -list -noheader
 check_eq "short query beside two runaways: answer" "0 42" "$SQ_RC $SQ_OUT"
-check_true "short query beside two runaways: answered in < 1 s" "< 1000 ms" "$SQ_MS ms" [ "$SQ_MS" -lt 1000 ]
+# (Two CPU-bound runaways can fill both CPUs of a small machine: 2 s.)
+check_true "short query beside two runaways: answered in < 2 s" "< 2000 ms" "$SQ_MS ms" [ "$SQ_MS" -lt 2000 ]
 wait "$p2" "$p3" || true
 
 # --- 3. 20 clients at once -----------------------------------------------------------
@@ -73,7 +74,7 @@ many() {	# TAG: 20 clients at once; checks every answer
 	for i in $(seq 20); do
 		( rc=0
 		  "$COMMQ" --socket "$SOCK" -list -noheader \
-			"select $i, count(*) from sched_switch where ts < $T; select comm || ',' || count(*) from sched_switch where ts < $T group by comm order by count(*) desc, comm limit 3" \
+			"select $i, count(*) from ev_sched_switch where rowid <= $R; $top" \
 			> "$TMP/many-$tag-$i.out" 2> "$TMP/many-$tag-$i.err" || rc=$?
 		  echo "$rc" > "$TMP/many-$tag-$i.rc" ) &
 		pids+=($!)
