@@ -193,6 +193,7 @@ struct server {
 	pthread_t *threads;
 	int nthreads;		/* started, at most MAX_WORKERS */
 	int idle;		/* waiting for a job */
+	int queued;		/* jobs not yet taken */
 	pthread_mutex_t lock;
 	pthread_cond_t work;
 	struct job *head, *tail;
@@ -522,6 +523,7 @@ static void *worker_main(void *arg)
 		s->head = j->next;
 		if (!s->head)
 			s->tail = NULL;
+		s->queued--;
 		pthread_mutex_unlock(&s->lock);
 
 		struct proto_buf last = { 0 };
@@ -655,7 +657,10 @@ static void on_read(struct bufferevent *bev, void *arg)
 		/* A worker stuck on a client that does not read (until its
 		 * deadline) must not make others wait: when none is idle,
 		 * one more is started, up to MAX_WORKERS. */
-		if (!c->srv->idle && c->srv->nthreads < MAX_WORKERS &&
+		c->srv->queued++;
+		/* Idle workers already woken but not yet running count as
+		 * idle until they take a job: compare with the jobs queued. */
+		if (c->srv->queued > c->srv->idle && c->srv->nthreads < MAX_WORKERS &&
 		    pthread_create(&c->srv->threads[c->srv->nthreads], NULL,
 				   worker_main, c->srv) == 0)
 			c->srv->nthreads++;
