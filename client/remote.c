@@ -235,11 +235,13 @@ static enum exchange exchange(struct remote *r, struct query_error *err)
 
 	wire_start(r->wire);
 	if (send_all(r->fd, r->query.data, r->query.len) < 0) {
-		if (errno == EPIPE || errno == ECONNRESET)
-			return EXCHANGE_GONE;
-		query_error_set(err, -1, "sending to %s: %s", r->path,
-				strerror(errno));
-		return EXCHANGE_FAILED;
+		/* Closed by the server: what it said before closing (a
+		 * refusal's error frame) is still there to read. */
+		if (errno != EPIPE && errno != ECONNRESET) {
+			query_error_set(err, -1, "sending to %s: %s", r->path,
+					strerror(errno));
+			return EXCHANGE_FAILED;
+		}
 	}
 	for (;;) {
 		ssize_t n = read(r->fd, r->in, READ_SIZE);

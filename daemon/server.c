@@ -733,6 +733,14 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 	(void)sa;
 	(void)socklen;
 	if (!peer_allowed(s, fd)) {
+		struct proto_buf b = { 0 };
+
+		/* One frame that says why, if the socket takes it at once. */
+		proto_put_error(&b, PROTO_ERR_DENIED, -1,
+				"permission denied: not root, nor a member of the socket's group");
+		if (!b.oom && send(fd, b.data, b.len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+			log_debug("serve: refused peer: %s", strerror(errno));
+		proto_buf_free(&b);
 		close(fd);
 		return;
 	}
@@ -764,10 +772,16 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 }
 
 /* Root becomes the server user: supplementary groups, gid, uid, and no
- * way back (no new privileges). */
+ * way back (no new privileges).  When a group commd exists (the socket's
+ * and the shared database's group) the server is in it whatever its user:
+ * with a group but no user commd it runs as nobody with gid commd, so it
+ * can still read the database and let the socket's group in. */
 static int drop_privileges(const char *name, gid_t *group)
 {
 	const char *user = name;
+	struct group *gr = getgrnam("commd");
+	gid_t groups[2];
+	int ngroups = 1;
 	uid_t uid;
 	gid_t gid;
 
@@ -777,9 +791,14 @@ static int drop_privileges(const char *name, gid_t *group)
 		log_error("serve: no user %s", user);
 		return -1;
 	}
-	*group = gid;
+	if (gr && !name && strcmp(user, "nobody") == 0)
+		gid = gr->gr_gid;
+	groups[0] = gid;
+	if (gr && gr->gr_gid != gid)
+		groups[ngroups++] = gr->gr_gid;
+	*group = gr ? gr->gr_gid : gid;
 	if (geteuid() == 0) {
-		if (setgroups(1, &gid) || setgid(gid) || setuid(uid)) {
+		if (setgroups(ngroups, groups) || setgid(gid) || setuid(uid)) {
 			log_error("serve: cannot become %s: %s", user, strerror(errno));
 			return -1;
 		}

@@ -338,7 +338,8 @@ static void read_frames(double secs, int until_end)
 			if (until_end && (t == 'E' || t == 'X'))
 				goto out;
 		}
-		memmove(in, in + off, in_len - off);
+		if (off > 0 && in_len > off)
+			memmove(in, in + off, in_len - off);
 		in_len -= off;
 		off = 0;
 		r = fill(secs);
@@ -350,7 +351,8 @@ static void read_frames(double secs, int until_end)
 		}
 	}
 out:
-	memmove(in, in + off, in_len - off);
+	if (off > 0 && in_len > off)
+		memmove(in, in + off, in_len - off);
 	in_len -= off;
 	printf("SUMMARY frames=%llu rows=%llu bytes=%llu\n", (unsigned long long)frames,
 	       (unsigned long long)rows_seen, (unsigned long long)bytes_seen);

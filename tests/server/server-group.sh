@@ -11,8 +11,8 @@
 #     answers, through commq and a raw connection;
 #  3. a non-member and nobody are refused on connect ("Permission
 #     denied", exit status != 0); with the socket opened up (0666) a
-#     non-member is still refused by the server (SO_PEERCRED), a member
-#     still answered;
+#     non-member is still refused by the server (SO_PEERCRED) with an
+#     error frame that says why, a member still answered;
 #  4. a group commd but no user commd (the server then drops to nobody):
 #     commd still answers root and the members of commd (it shares the
 #     database with group commd, so its query server must be able to read
@@ -65,6 +65,8 @@ as srvt-other init "$COMMQ" --socket "$SOCK" "select count(*) from capture"
 check_true "socket opened up (0666): a non-member's commq: exit status != 0 (SO_PEERCRED)" "!= 0" \
 	"$AS_RC (stdout '$AS_OUT', stderr '$AS_ERR')" [ "$AS_RC" != 0 ]
 check_eq "socket opened up (0666): a non-member gets no answer" "" "$AS_OUT"
+check_match "socket opened up (0666): the server tells a non-member why (an error frame)" \
+	"permission denied: not root, nor a member" "$AS_ERR"
 as srvt-member init "$COMMQ" --socket "$SOCK" -list -noheader "select count(*) from capture"
 check_eq "socket opened up (0666): a member still gets answers" "0 $ref" "$AS_RC $AS_OUT"
 chmod 0660 "$SOCK"
