@@ -1,54 +1,105 @@
 #!/usr/bin/env bash
-# What live capture costs the traced machine: `perf bench sched messaging`
-# run bare, under commd (its own instance, into SQLite), and under
-# `trace-cmd record` of the same events (into a private instance, to a
-# trace.dat), N runs each, in one run of this script. Prints the medians,
-# the slowdown of each against bare, and the events each stored.
+# What live capture costs the traced machine. `perf bench sched messaging`
+# run RUNS times in each of four settings, interleaved, in one run:
+#   bare      no tracing;
+#   enabled   the same events enabled in a private instance, nobody reading
+#             (the tracepoints' own cost);
+#   trace-cmd `trace-cmd record -d --no-filter` of the same events into a
+#             private instance, to a trace.dat;
+#   commd     commd capturing into SQLite (default settings).
+# Prints the workload's median time in each, the CPU seconds commd and
+# trace-cmd spent (user+sys from their rusage, /usr/bin/time, children
+# included) per million events stored, and the events each lost.
 #   bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-5}
 groups=${2:-20}
-loops=${3:-500}
+loops=${3:-1000}
 "$top/scripts/setup" "$top/build"
 . "$top/scripts/tracing-guard.sh"
 work=$(mktemp -d /tmp/commd-overhead.XXXXXX)
-commd_pid=
+bg=
 cleanup() {
-	[ -n "$commd_pid" ] && kill -TERM "$commd_pid" 2>/dev/null && wait "$commd_pid" 2>/dev/null
+	[ -n "$bg" ] && kill -TERM $bg 2>/dev/null && wait 2>/dev/null
+	rmdir "$tr/instances/commd-bench-$$" 2>/dev/null || true
 	rm -rf "$work"
 	restore_tracing
 }
 trap cleanup EXIT
 events="sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,sched:sched_process_free,sched:sched_migrate_task,task:task_rename,task:task_newtask"
+kb=16384	# commd's default --buffer-kb; trace-cmd gets the same
 load() { perf bench sched messaging -g "$groups" -l "$loops" 2>/dev/null | awk '/Total time/ { print $3 }'; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# The child of /usr/bin/time (started in the background as $bg).
+child_of() { local c; until c=$(pgrep -P "$1"); do sleep 0.05; done; echo "$c"; }
+cpu_s() { awk '{ print $1 + $2 }' "$1"; }
 
-for i in $(seq "$runs"); do load; done | median > "$work/bare"
-
+: > "$work/results"
 for i in $(seq "$runs"); do
-	"$top/build/commd" --foreground --db "$work/c$i.db" --instance "commd-bench-$$" 2>"$work/commd.log" &
-	commd_pid=$!
-	until grep -q capturing "$work/commd.log"; do sleep 0.05; done
-	load
-	kill -TERM "$commd_pid"; wait "$commd_pid"; commd_pid=
-done | median > "$work/commd"
-commd_events=$(sqlite3 "$work/c1.db" "select value from stats where name='events'")
-commd_lost=$(sqlite3 "$work/c1.db" "select coalesce(sum(count),0) from lost_events")
+	echo "bare $(load)" >> "$work/results"
 
-tc_events=()
-for e in ${events//,/ }; do tc_events+=(-e "$e"); done
-for i in $(seq "$runs"); do
-	trace-cmd record -q -d --no-filter -B "$instance" -b 16384 "${tc_events[@]}" \
-		-o "$work/t$i.dat" perf bench sched messaging -g "$groups" -l "$loops" \
-		2>/dev/null | awk '/Total time/ { print $3 }'
-done | median > "$work/tracecmd"
+	# enabled, nobody reading (overwrite mode: the buffer just wraps)
+	inst=$tr/instances/commd-bench-$$
+	mkdir "$inst"
+	echo "$kb" > "$inst/buffer_size_kb"
+	for e in ${events//,/ }; do echo "$e" >> "$inst/set_event"; done
+	echo 1 > "$inst/tracing_on"
+	echo "enabled $(load)" >> "$work/results"
+	echo 0 > "$inst/tracing_on"
+	echo > "$inst/set_event"
+	rmdir "$inst"
 
-awk -v b="$(cat "$work/bare")" -v c="$(cat "$work/commd")" -v t="$(cat "$work/tracecmd")" \
-    -v ce="$commd_events" -v cl="$commd_lost" -v g="$groups" -v l="$loops" -v n="$runs" 'BEGIN {
-	printf "perf bench sched messaging -g %d -l %d, median of %d runs\n", g, l, n
-	printf "bare                 %.3f s\n", b
-	printf "under commd          %.3f s  (%+.1f%%; %d events stored, %d lost)\n", c, (c / b - 1) * 100, ce, cl
-	printf "under trace-cmd      %.3f s  (%+.1f%%)\n", t, (t / b - 1) * 100
-	printf "commd / trace-cmd    %.3f\n", c / t
-}'
+	# trace-cmd record, stopped with SIGINT after the load
+	tc=()
+	for e in ${events//,/ }; do tc+=(-e "$e"); done
+	/usr/bin/time -f "%U %S" -o "$work/tc$i.time" \
+		trace-cmd record -q -d --no-filter -B "$instance" -b "$kb" "${tc[@]}" \
+		-o "$work/t$i.dat" > "$work/tc$i.log" 2>&1 &
+	bg=$!
+	rec=$(child_of "$bg")
+	until [ "$(cat "$tr/instances/$instance/tracing_on" 2>/dev/null)" = 1 ]; do sleep 0.05; done
+	sleep 0.5
+	echo "trace-cmd $(load)" >> "$work/results"
+	kill -INT "$rec"; wait "$bg"; bg=
+	rmdir "$tr/instances/$instance" 2>/dev/null || true
+	echo "$saved_on" > "$tr/tracing_on"
+	"$top/build/commd" import --no-progress "$work/t$i.dat" -o "$work/t$i.db" 2>/dev/null
+	echo "tc_cpu $(cpu_s "$work/tc$i.time") $(sqlite3 "$work/t$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
+	rm -f "$work/t$i.dat" "$work/t$i.db"
+
+	# commd
+	/usr/bin/time -f "%U %S" -o "$work/c$i.time" \
+		"$top/build/commd" --foreground --db "$work/c$i.db" --socket "$work/c$i.sock" \
+		--instance "commd-bench-$$" 2> "$work/c$i.log" &
+	bg=$!
+	cd_pid=$(child_of "$bg")
+	until grep -q "capturing into" "$work/c$i.log"; do sleep 0.05; done
+	echo "commd $(load)" >> "$work/results"
+	kill -TERM "$cd_pid"; wait "$bg"; bg=
+	echo "commd_cpu $(cpu_s "$work/c$i.time") $(sqlite3 "$work/c$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
+	rm -f "$work/c$i.db"*
+done
+
+awk -v g="$groups" -v l="$loops" -v n="$runs" '
+function median(k,   i, j, t, m) {
+	m = cnt[k]
+	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+		if (v[k, j] < v[k, i]) { t = v[k, i]; v[k, i] = v[k, j]; v[k, j] = t }
+	return m % 2 ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2
+}
+/_cpu/ { k = $1; cpu[k] += $2; ev[k] += $3; lost[k] += $4; rec[k] += $5; next }
+{ v[$1, ++cnt[$1]] = $2 }
+END {
+	printf "perf bench sched messaging -g %d -l %d, %d runs each (interleaved), median time:\n", g, l, n
+	b = median("bare")
+	printf "  bare         %7.3f s\n", b
+	split("enabled trace-cmd commd", ks, " ")
+	for (i = 1; i <= 3; i++) {
+		t = median(ks[i]); m[ks[i]] = t
+		printf "  %-12s %7.3f s  (%+.1f%% against bare)\n", ks[i], t, (t / b - 1) * 100
+	}
+	printf "slowdown under commd / under trace-cmd: %.3f\n", (m["commd"] - b) / (m["trace-cmd"] - b)
+	printf "CPU per stored event (user+sys, all runs):\n"
+	printf "  commd        %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, ev["commd_cpu"], lost["commd_cpu"], rec["commd_cpu"]
+	printf "  trace-cmd    %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, ev["tc_cpu"], lost["tc_cpu"], rec["tc_cpu"]
+}' "$work/results"

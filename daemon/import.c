@@ -134,6 +134,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 		log_error("%s: corrupt trace.dat (%s)", o->input, err);
 		goto out;
 	}
+	if (o->no_derived)
+		pipeline_no_derived(im.pipe);
 	if (!realpath(o->input, abs))
 		snprintf(abs, sizeof(abs), "%s", o->input);
 	if (store_begin(im.store))

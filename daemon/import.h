@@ -14,6 +14,7 @@ struct import_opts {
 	int force;		/* replace an existing output */
 	int progress;		/* 1 on, 0 off, -1 when stderr is a tty */
 	int in_process;		/* no child (debugging, fuzzing) */
+	int no_derived;		/* leave sched and wakeup_latency empty */
 };
 
 /* Returns the process exit status: 0 done, 1 failed (one line logged). */

@@ -3,6 +3,7 @@
  *   commd [--foreground] [--db PATH] [--instance NAME] [--buffer-kb N]
  *         [--events LIST] [--commit-ms N] [--socket PATH]
  *   commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]
+ *                [--no-derived]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ static void usage(FILE *f)
 		"             [--max-db-mb N]   (default %d; 0: keep everything)\n"
 		"             [--config FILE]   (default " CONFIG_DEFAULT_PATH ")\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
+		"                    [--no-derived]\n"
 		"       commd --help | --version\n"
 		"\n"
 		"Without a subcommand commd captures the scheduler trace of this machine\n"
@@ -139,6 +141,7 @@ static int cmd_import(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "progress", no_argument, NULL, 'P' },
 		{ "no-progress", no_argument, NULL, 'N' },
+		{ "no-derived", no_argument, NULL, 'D' },
 		{ "in-process", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -153,6 +156,7 @@ static int cmd_import(int argc, char **argv)
 		case 'f': o.force = 1; break;
 		case 'P': o.progress = 1; break;
 		case 'N': o.progress = 0; break;
+		case 'D': o.no_derived = 1; break;
 		case 'I': o.in_process = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -301,7 +301,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
 	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
 		resolve_death(r, ev.p[0], ts, p->has_exit);
-	if (derive_event(p, &ev, hid))
+	if (p->derive && derive_event(p, &ev, hid))
 		return -1;
 	if (store_event(p->store, &ev, hid, ids, type, json, json_len))
 		return -1;
@@ -317,8 +317,15 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 {
 	p->lost_records++;
-	derive_lost(p->derive, cpu, ts);
+	if (p->derive)
+		derive_lost(p->derive, cpu, ts);
 	return store_lost(p->store, cpu, ts, count);
+}
+
+void pipeline_no_derived(struct pipeline *p)
+{
+	derive_free(p->derive);
+	p->derive = NULL;
 }
 
 int pipeline_sync_names(struct pipeline *p)
@@ -329,7 +336,8 @@ int pipeline_sync_names(struct pipeline *p)
 void pipeline_finish(struct pipeline *p,
 		     const char *(*lookup)(void *ctx, int32_t pid), void *ctx)
 {
-	derive_finish(p->derive, p->last_ts);
+	if (p->derive)
+		derive_finish(p->derive, p->last_ts);
 	resolve_name_unnamed(p->resolve, lookup, ctx, RESOLVE_SRC_CMDLINES);
 	resolve_close_all(p->resolve, p->last_ts);
 }
