@@ -27,6 +27,9 @@ struct pipeline {
 	uint32_t ntypes;
 	uint64_t events, undecodable, lost_records;
 	uint64_t first_ts, last_ts;
+	/* Losses widen the capture's span: one found at a stop, after
+	 * the last event, still lies inside it. */
+	uint64_t first_loss_ts, last_loss_ts;
 	char *seen;
 	char json[8192];
 };
@@ -317,6 +320,10 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 {
 	p->lost_records++;
+	if (ts > p->last_loss_ts)
+		p->last_loss_ts = ts;
+	if (ts && (!p->first_loss_ts || ts < p->first_loss_ts))
+		p->first_loss_ts = ts;
 	if (p->derive)
 		derive_lost(p->derive, cpu, ts);
 	return store_lost(p->store, cpu, ts, count);
@@ -410,12 +417,14 @@ uint64_t pipeline_events(const struct pipeline *p)
 
 uint64_t pipeline_first_ts(const struct pipeline *p)
 {
+	if (p->first_loss_ts && (!p->events || p->first_loss_ts < p->first_ts))
+		return p->first_loss_ts;
 	return p->first_ts;
 }
 
 uint64_t pipeline_last_ts(const struct pipeline *p)
 {
-	return p->last_ts;
+	return p->last_ts > p->last_loss_ts ? p->last_ts : p->last_loss_ts;
 }
 
 struct resolve *pipeline_resolver(struct pipeline *p)
