@@ -11,45 +11,26 @@ if ! command -v sqlite3 >/dev/null; then
 	exit 77
 fi
 
-T=$(mktemp -d)
+# The checks (fail, expect_eq, expect_same), FAILURES, the scratch
+# directory $TMP and the EXIT trap that removes it.
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+T=$TMP
 DB=$T/t.db
 SOCK=
 FAKE_PID=
-failures=0
 
-cleanup() {
+stop_fake_server() {
 	if [[ -n $FAKE_PID ]]; then
 		kill "$FAKE_PID" 2>/dev/null || true
 		wait "$FAKE_PID" 2>/dev/null || true
 	fi
-	rm -rf "$T"
 }
-trap cleanup EXIT
-
-fail() {
-	printf 'FAIL %s\n' "$1" >&2
-	failures=$((failures + 1))
-}
+CLEANUP_HOOKS+=(stop_fake_server)
 
 # The reference: sqlite3 with no ~/.sqliterc to change its habits.
 ref() {
 	sqlite3 -init /dev/null -batch "$@"
-}
-
-# expect_same NAME EXPECTED_FILE GOT_FILE — byte for byte; the diff is
-# shown through cat -A so trailing blanks and \r are visible.
-expect_same() {
-	if ! cmp -s "$2" "$3"; then
-		fail "$1: expected (<) vs got (>):"
-		diff <(cat -A "$2") <(cat -A "$3") | head -n 40 >&2 || true
-	fi
-}
-
-# expect_eq NAME EXPECTED GOT
-expect_eq() {
-	if [[ "$2" != "$3" ]]; then
-		fail "$1: expected [$2], got [$3]"
-	fi
 }
 
 # commq_ok NAME ARGS... — runs commq with stdout to $T/got (stdin is the
@@ -126,9 +107,11 @@ insert into b values (1, x'414243'), (2, x''), (3, x'00'), (4, NULL);
 SQL
 }
 
+# finish: in place of check.sh's, which counts checks; these tests also
+# fail() directly, so they report failures only.
 finish() {
-	if ((failures)); then
-		echo "$failures check(s) failed" >&2
+	if ((FAILURES)); then
+		echo "$FAILURES check(s) failed" >&2
 		exit 1
 	fi
 	echo "all checks passed"

@@ -17,55 +17,15 @@
 
 DERIVED_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REFERENCE_AWK=$DERIVED_DIR/reference.awk
-TEST_NAME=$(basename "$0" .sh)
-FAILURES=0
-CHECKS=0
 MAX_SHOWN=15		# mismatching rows printed per failed comparison
 
-TMPDIR_TEST=$(mktemp -d "${TMPDIR:-/tmp}/commd-$TEST_NAME.XXXXXX")
-CLEANUP_HOOKS=()
-_cleanup() {
-	local rc=$? h
-	for h in "${CLEANUP_HOOKS[@]}"; do
-		eval "$h" || echo "$TEST_NAME: cleanup step failed: $h" >&2
-	done
-	rm -rf "$TMPDIR_TEST"
-	exit "$rc"
-}
-trap _cleanup EXIT
+# TEST_NAME, the checks (log, fail, check_eq, abort, finish), FAILURES,
+# CHECKS, the scratch directory $TMP and the EXIT trap that runs
+# CLEANUP_HOOKS (callers may add to it) and removes $TMP.
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+TMPDIR_TEST=$TMP
 trap 'exit 130' INT TERM
-
-log() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
-
-# fail WHAT EXPECTED GOT
-fail() {
-	FAILURES=$((FAILURES + 1))
-	printf 'FAIL %s\n    expected: %s\n    got:      %s\n' "$1" "$2" "$3" >&2
-}
-
-# check_eq WHAT EXPECTED GOT
-check_eq() {
-	CHECKS=$((CHECKS + 1))
-	if [ "$2" != "$3" ]; then
-		fail "$1" "$2" "$3"
-		return 1
-	fi
-	return 0
-}
-
-abort() {
-	fail "$@"
-	finish
-}
-
-finish() {
-	if [ "$FAILURES" -gt 0 ]; then
-		echo "$TEST_NAME: $FAILURES of $CHECKS checks FAILED" >&2
-		exit 1
-	fi
-	echo "$TEST_NAME: all $CHECKS checks passed"
-	exit 0
-}
 
 command -v trace-cmd > /dev/null || abort "trace-cmd in PATH" "found" "missing"
 command -v sqlite3 > /dev/null || abort "sqlite3 shell in PATH" "found" "missing"

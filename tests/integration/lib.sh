@@ -13,7 +13,6 @@
 
 INTEG_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TRACECMD_COUNTS=$INTEG_DIR/tracecmd-counts.sh
-TEST_NAME=$(basename "$0" .sh)
 
 # Events that have their own view (DESIGN.md section 4 + sched_stat_runtime);
 # every other event is a row of `events` with name = the event name.
@@ -22,55 +21,13 @@ VIEWS=(sched_switch sched_wakeup sched_wakeup_new sched_waking
 	sched_process_free sched_migrate_task sched_stat_runtime
 	task_rename task_newtask)
 
-FAILURES=0
-CHECKS=0
-
-# mktemp -d + cleanup; callers may add to CLEANUP_HOOKS (commands run first).
-TMPDIR_TEST=$(mktemp -d "${TMPDIR:-/tmp}/commd-$TEST_NAME.XXXXXX")
-CLEANUP_HOOKS=()
-_cleanup() {
-	local rc=$? h
-	for h in "${CLEANUP_HOOKS[@]}"; do
-		eval "$h" || echo "$TEST_NAME: cleanup step failed: $h" >&2
-	done
-	rm -rf "$TMPDIR_TEST"
-	exit "$rc"
-}
-trap _cleanup EXIT
+# TEST_NAME, the checks (log, fail, check_eq, abort, finish), FAILURES,
+# CHECKS, the scratch directory $TMP and the EXIT trap that runs
+# CLEANUP_HOOKS (callers may add to it) and removes $TMP.
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+TMPDIR_TEST=$TMP
 trap 'exit 130' INT TERM
-
-log() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
-
-# fail WHAT EXPECTED GOT
-fail() {
-	FAILURES=$((FAILURES + 1))
-	printf 'FAIL %s\n    expected: %s\n    got:      %s\n' "$1" "$2" "$3" >&2
-}
-
-# check_eq WHAT EXPECTED GOT
-check_eq() {
-	CHECKS=$((CHECKS + 1))
-	if [ "$2" != "$3" ]; then
-		fail "$1" "$2" "$3"
-		return 1
-	fi
-	return 0
-}
-
-# abort WHAT EXPECTED GOT: a failure that makes further checks meaningless.
-abort() {
-	fail "$@"
-	finish
-}
-
-finish() {
-	if [ "$FAILURES" -gt 0 ]; then
-		echo "$TEST_NAME: $FAILURES of $CHECKS checks FAILED" >&2
-		exit 1
-	fi
-	echo "$TEST_NAME: all $CHECKS checks passed"
-	exit 0
-}
 
 # q DB SQL: one query through the sqlite3 shell (read-only), '|' separated.
 q() {

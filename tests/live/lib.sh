@@ -22,62 +22,15 @@ set -euo pipefail
 : "${COMMD:?COMMD not set (run through ctest, or export COMMD=build/commd)}"
 
 T=/sys/kernel/tracing
-TEST_NAME=$(basename "$0" .sh)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/commd-$TEST_NAME.XXXXXX")
-FAILURES=0
-CHECKS=0
+# TEST_NAME, the checks (log, fail, check_eq, check_true, abort, finish),
+# FAILURES, CHECKS, LAST_OK, the directory $TMP and the EXIT trap.
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+CHECK_FAILED_STATUS=0	# set -e: a failed check_* returns 0, LAST_OK says it
+CHECK_KEEP=${LIVE_KEEP:-0}
 COMMD_PIDS=()		# every commd this test started
 HELPER_PIDS=()		# every other background process it started
 INST_PREFIX=commd-test-$$
-
-log() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
-
-# fail WHAT EXPECTED GOT
-fail() {
-	FAILURES=$((FAILURES + 1))
-	printf 'FAIL %s\n    expected: %s\n    got:      %s\n' "$1" "$2" "$3" >&2
-}
-
-# check_eq WHAT EXPECTED GOT. Always returns 0 (set -e); LAST_OK is 1 when
-# the check passed, 0 when it failed.
-check_eq() {
-	CHECKS=$((CHECKS + 1))
-	LAST_OK=1
-	if [ "$2" != "$3" ]; then
-		LAST_OK=0
-		fail "$1" "$2" "$3"
-	fi
-	return 0
-}
-
-# check_true WHAT EXPECTED GOT CONDITION...: CONDITION is a command that
-# must succeed. Sets LAST_OK like check_eq.
-check_true() {
-	local what=$1 exp=$2 got=$3
-	shift 3
-	CHECKS=$((CHECKS + 1))
-	LAST_OK=1
-	if ! "$@"; then
-		LAST_OK=0
-		fail "$what" "$exp" "$got"
-	fi
-	return 0
-}
-
-abort() {
-	CHECKS=$((CHECKS + 1))
-	fail "$@"
-	finish
-}
-
-finish() {
-	if [ "$FAILURES" -gt 0 ]; then
-		echo "$TEST_NAME: $FAILURES of $CHECKS checks FAILED" >&2
-		exit 1
-	fi
-	echo "$TEST_NAME: all $CHECKS checks passed"
-	exit 0
-}
 
 _alive() {	# PID: running (not gone, not a zombie)
 	local st
@@ -98,9 +51,10 @@ serve_pids() {
 	done
 }
 
-_cleanup() {
-	local rc=$? p d i
-	trap - EXIT
+# _live_cleanup: the first of the EXIT trap's CLEANUP_HOOKS (check.sh
+# then removes $TMP, or keeps it with LIVE_KEEP=1).
+_live_cleanup() {
+	local p d i
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
 		if _alive "$p"; then
 			kill -KILL "$p" 2> /dev/null || true
@@ -122,17 +76,12 @@ _cleanup() {
 		done
 		if [ -d "$d" ]; then
 			echo "$TEST_NAME: cleanup: cannot remove $d" >&2
-			rc=1
+			CHECK_RC=1
 		fi
 	done
-	if [ "${LIVE_KEEP:-0}" = 1 ]; then
-		echo "$TEST_NAME: kept $TMP" >&2
-	else
-		rm -rf "$TMP"
-	fi
-	exit "$rc"
+	return 0
 }
-trap _cleanup EXIT
+CLEANUP_HOOKS+=(_live_cleanup)
 trap 'exit 130' INT
 trap 'exit 143' TERM
 

@@ -10,10 +10,9 @@ need_perf
 
 mnt=$(mktemp -d /tmp/commd-fulldisk-mnt.XXXXXX)	# outside $TMP: unmounted after it goes
 mount -t tmpfs -o size=1M tmpfs "$mnt" || abort "mounting a small tmpfs" "mount succeeds" "failed"
-# commd first (the lib's cleanup kills it), then the tmpfs.
-# The lib's cleanup exits, so the tmpfs goes first (lazily: commd may
-# still hold files there until the cleanup kills it).
-trap 'umount -l "$mnt" 2>/dev/null || true; rmdir "$mnt" 2>/dev/null || true; _cleanup' EXIT
+# commd first (the lib's cleanup hook kills it), then the tmpfs: a hook
+# after the lib's (lazily: a query server may still hold files there).
+CLEANUP_HOOKS+=('umount -l "$mnt" 2>/dev/null || true; rmdir "$mnt" 2>/dev/null || true')
 
 in=$(inst full)
 err=$TMP/full.err

@@ -28,45 +28,16 @@ set -euo pipefail
 : "${COMMD:?COMMD not set (run through ctest, or export COMMD=build/commd)}"
 : "${NAMER:?NAMER not set (the namer binary from tests/naming/namer.c)}"
 
-NAME=live-names
 T=/sys/kernel/tracing
 INST=commd-naming-$$
 RECORD_TIMEOUT=300
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/commd-naming.XXXXXX")
-FAILURES=0
-CHECKS=0
-
-log() { printf '%s: %s\n' "$NAME" "$*"; }
-
-# fail WHAT EXPECTED GOT
-fail() {
-	FAILURES=$((FAILURES + 1))
-	printf 'FAIL %s\n    expected: %s\n    got:      %s\n' "$1" "$2" "$3" >&2
-}
-
-# check_eq WHAT EXPECTED GOT
-check_eq() {
-	CHECKS=$((CHECKS + 1))
-	if [ "$2" != "$3" ]; then
-		fail "$1" "$2" "$3"
-		return 1
-	fi
-	return 0
-}
-
-finish() {
-	if [ "$FAILURES" -gt 0 ]; then
-		echo "$NAME: $FAILURES of $CHECKS checks FAILED" >&2
-		exit 1
-	fi
-	echo "$NAME: all $CHECKS checks passed"
-	exit 0
-}
-
-abort() {
-	fail "$@"
-	finish
-}
+# TEST_NAME (live-names), the checks (log, fail, check_eq, abort, finish),
+# FAILURES, CHECKS, the directory $TMP and the EXIT trap that runs
+# CLEANUP_HOOKS and removes $TMP (NAMING_KEEP=1 keeps it).
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+# shellcheck disable=SC2034 # read by check.sh's EXIT trap
+CHECK_KEEP=${NAMING_KEEP:-0}
 
 # --- tracefs state and cleanup ------------------------------------------------
 TRACING_ON_BEFORE=
@@ -89,17 +60,10 @@ cleanup_tracefs() {
 	fi
 	return $ok
 }
-on_exit() {
-	local rc=$?
-	cleanup_tracefs || echo "$NAME: cleanup: could not remove $T/instances/$INST or restore tracing_on" >&2
-	if [ "${NAMING_KEEP:-0}" = 1 ]; then
-		echo "$NAME: kept $TMP" >&2
-	else
-		rm -rf "$TMP"
-	fi
-	exit "$rc"
+naming_cleanup() {
+	cleanup_tracefs || echo "$TEST_NAME: cleanup: could not remove $T/instances/$INST or restore tracing_on" >&2
 }
-trap on_exit EXIT
+CLEANUP_HOOKS+=(naming_cleanup)
 trap 'exit 130' INT TERM
 
 check_eq "running as root (uid)" 0 "$(id -u)" || finish

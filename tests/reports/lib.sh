@@ -13,20 +13,21 @@
 : "${COMMQ:?COMMQ must name the commq binary}"
 : "${TESTDATA:?TESTDATA must name tests/data}"
 
-TEST_NAME=$(basename "$0" .sh)
-T=$(mktemp -d "${TMPDIR:-/tmp}/commq-$TEST_NAME.XXXXXX")
+# TEST_NAME, the checks (fail, expect_eq, expect_same), FAILURES, the
+# scratch directory $TMP and the EXIT trap that removes it.
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+T=$TMP
 SOCK=
 FAKE_PID=
-failures=0
 
-cleanup() {
+stop_fake_server() {
 	if [[ -n $FAKE_PID ]]; then
 		kill "$FAKE_PID" 2>/dev/null || true
 		wait "$FAKE_PID" 2>/dev/null || true
 	fi
-	rm -rf "$T"
 }
-trap cleanup EXIT
+CLEANUP_HOOKS+=(stop_fake_server)
 
 # need TOOL PACKAGE — a tool the test cannot do without.
 need() {
@@ -37,26 +38,6 @@ need() {
 }
 need sqlite3 sqlite3
 need awk mawk
-
-fail() {
-	printf 'FAIL %s\n' "$1" >&2
-	failures=$((failures + 1))
-}
-
-# expect_eq NAME EXPECTED GOT
-expect_eq() {
-	if [[ "$2" != "$3" ]]; then
-		fail "$1: expected [$2], got [$3]"
-	fi
-}
-
-# expect_same NAME EXPECTED_FILE GOT_FILE
-expect_same() {
-	if ! cmp -s "$2" "$3"; then
-		fail "$1: expected (<) vs got (>):"
-		diff "$2" "$3" | head -n 30 >&2 || true
-	fi
-}
 
 # ref DB SQL... — the sqlite3 shell with no ~/.sqliterc.
 ref() {
@@ -118,9 +99,11 @@ near() {
 	fi
 }
 
+# finish: in place of check.sh's, which counts checks; these tests also
+# fail() directly, so they report failures only.
 finish() {
-	if ((failures)); then
-		echo "$TEST_NAME: $failures check(s) failed" >&2
+	if ((FAILURES)); then
+		echo "$TEST_NAME: $FAILURES check(s) failed" >&2
 		exit 1
 	fi
 	echo "$TEST_NAME: all checks passed"

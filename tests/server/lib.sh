@@ -37,73 +37,23 @@ if [ -z "${SERVER_IN_NS:-}" ] && [ "$(id -u)" = 0 ]; then
 fi
 
 TRACEFS=/sys/kernel/tracing
-TEST_NAME=$(basename "$0" .sh)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/commd-$TEST_NAME.XXXXXX")
+# TEST_NAME, the checks (log, fail, check_eq, check_true, check_match,
+# abort, finish), FAILURES, CHECKS, LAST_OK, the directory $TMP and the
+# EXIT trap that runs CLEANUP_HOOKS (this file's first, then the test's).
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+CHECK_FAILED_STATUS=0	# set -e: a failed check_* returns 0, LAST_OK says it
+CHECK_KEEP=${SERVER_KEEP:-0}
 # The query server runs as an unprivileged user: it must reach the
 # database (in $TMP/db-N) and the socket (in $TMP/run).
 chmod 0755 "$TMP"
-FAILURES=0
-CHECKS=0
 COMMD_PIDS=()		# every commd this test started
 HELPER_PIDS=()		# every other background process it started
-CLEANUP_HOOKS=()	# commands the trap runs (eval) before removing $TMP
 NS_NEXT_ID=64000	# ids for ns_add_group/ns_add_user
 INST_PREFIX=commd-srvtest-$$
 
 # Runaway SQL: never ends by itself.
 RUNAWAY="with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c"
-
-log() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
-
-# fail WHAT EXPECTED GOT
-fail() {
-	FAILURES=$((FAILURES + 1))
-	printf 'FAIL %s\n    expected: %s\n    got:      %s\n' "$1" "$2" "$3" >&2
-}
-
-# check_eq WHAT EXPECTED GOT (always returns 0; LAST_OK 1 when it passed)
-check_eq() {
-	CHECKS=$((CHECKS + 1))
-	LAST_OK=1
-	if [ "$2" != "$3" ]; then
-		LAST_OK=0
-		fail "$1" "$2" "$3"
-	fi
-	return 0
-}
-
-# check_true WHAT EXPECTED GOT COMMAND...: COMMAND must succeed.
-check_true() {
-	local what=$1 exp=$2 got=$3
-	shift 3
-	CHECKS=$((CHECKS + 1))
-	LAST_OK=1
-	if ! "$@"; then
-		LAST_OK=0
-		fail "$what" "$exp" "$got"
-	fi
-	return 0
-}
-
-# check_match WHAT REGEX GOT: GOT matches the extended REGEX.
-check_match() {
-	check_true "$1" "matching /$2/" "$3" grep -Eq -- "$2" <<< "$3"
-}
-
-abort() {
-	CHECKS=$((CHECKS + 1))
-	fail "$@"
-	finish
-}
-
-finish() {
-	if [ "$FAILURES" -gt 0 ]; then
-		echo "$TEST_NAME: $FAILURES of $CHECKS checks FAILED" >&2
-		exit 1
-	fi
-	echo "$TEST_NAME: all $CHECKS checks passed"
-	exit 0
-}
 
 _alive() {	# PID: running (not gone, not a zombie)
 	local st
@@ -144,9 +94,11 @@ wait_serve() {
 	echo ""
 }
 
-_cleanup() {
-	local rc=$? p d i h
-	trap - EXIT
+# _server_cleanup: the first of the EXIT trap's CLEANUP_HOOKS (the test's
+# own run after it; check.sh then removes $TMP, or keeps it with
+# SERVER_KEEP=1).
+_server_cleanup() {
+	local p d i
 	exec 3>&2 2> /dev/null	# no "Killed" notices from bash
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
 		if _alive "$p"; then
@@ -169,20 +121,12 @@ _cleanup() {
 		done
 		if [ -d "$d" ]; then
 			echo "$TEST_NAME: cleanup: cannot remove $d" >&2
-			rc=1
+			CHECK_RC=1
 		fi
 	done
-	for h in "${CLEANUP_HOOKS[@]}"; do
-		eval "$h" || echo "$TEST_NAME: cleanup: '$h' failed" >&2
-	done
-	if [ "${SERVER_KEEP:-0}" = 1 ]; then
-		echo "$TEST_NAME: kept $TMP" >&2
-	else
-		rm -rf "$TMP"
-	fi
-	exit "$rc"
+	return 0
 }
-trap _cleanup EXIT
+CLEANUP_HOOKS+=(_server_cleanup)
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
