@@ -44,7 +44,7 @@ struct options {
 enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   OPT_MODE, OPT_HEADER, OPT_SEPARATOR, OPT_NULLVALUE,
 		   OPT_HELP, OPT_BY, OPT_FROM, OPT_TO, OPT_COMM, OPT_OUTPUT,
-		   OPT_SQL, OPT_WIDTH };
+		   OPT_SQL, OPT_WIDTH, OPT_CHROME_JSON };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */
@@ -79,6 +79,7 @@ static const struct option_def {
 	{ "output",    OPT_OUTPUT,    0,             true  },
 	{ "sql",       OPT_SQL,       0,             false },
 	{ "width",     OPT_WIDTH,     0,             true  },
+	{ "chrome-json", OPT_CHROME_JSON, 0,         true  },
 };
 
 static const char usage_line[] =
@@ -143,6 +144,13 @@ static const char help_text[] =
 	"        hatched, a time axis and a legend.  FILE.svg, FILE.html (zoom\n"
 	"        with the wheel, pan by dragging), or - for SVG on stdout;\n"
 	"        --width defaults to 1200\n"
+	"  export --chrome-json FILE [--from T] [--to T]\n"
+	"        the sched slices as Chrome trace-event JSON for the Perfetto\n"
+	"        UI (ui.perfetto.dev) or chrome://tracing: a process \"CPUs\"\n"
+	"        with a track per CPU, one event per slice named by the comm\n"
+	"        (idle left out; args pid, tid, prio, end_state), the tasks'\n"
+	"        names from comm_history, losses as instant events.  FILE is\n"
+	"        replaced only when complete; - writes to stdout\n"
 	"\n"
 	"Times T: a number and a unit: 1.5s, 150ms, 20us (or µs), 123ns.  A\n"
 	"number without a unit is seconds (2, 1.5), except an integer of 10\n"
@@ -298,6 +306,11 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 		opt->report.width = (int)w;
 		break;
 	}
+	case OPT_CHROME_JSON:
+		if (!*value)
+			return usage_error("--chrome-json needs a file name", "");
+		opt->report.chrome_json = value;
+		break;
 	}
 	if (def->kind >= OPT_BY && !opt->report_opt)
 		opt->report_opt = arg;

@@ -11,18 +11,23 @@
  *   - durations are shown in ms and latencies in µs, rounded to the ns
  *     they were measured in (3 decimals).
  */
+#define _GNU_SOURCE		/* asprintf, mkostemp */
 #include "report.h"
 
+#include "export.h"
 #include "log.h"
 #include "timeline.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- strings ---- */
 
@@ -87,6 +92,7 @@ static const char *const kind_names[] = {
 	[REPORT_HISTORY] = "history",
 	[REPORT_LOST] = "lost",
 	[REPORT_TIMELINE] = "timeline",
+	[REPORT_EXPORT] = "export",
 };
 
 enum report_kind report_kind(const char *name)
@@ -99,8 +105,8 @@ enum report_kind report_kind(const char *name)
 
 const char *report_name(enum report_kind kind)
 {
-	return kind > REPORT_NONE && kind <= REPORT_TIMELINE ? kind_names[kind]
-							     : "?";
+	return kind > REPORT_NONE && kind <= REPORT_EXPORT ? kind_names[kind]
+							   : "?";
 }
 
 int report_parse_by(const char *s, enum report_by *by)
@@ -196,8 +202,8 @@ int report_check(const struct report_args *a)
 	}
 	if ((a->from.set || a->to.set) && (a->kind == REPORT_HISTORY ||
 					   a->kind == REPORT_LOST)) {
-		log_error("--from and --to are for top, latency and timeline, "
-			  "not '%s'", name);
+		log_error("--from and --to are for top, latency, timeline and "
+			  "export, not '%s'", name);
 		return -1;
 	}
 	if (a->comm && a->kind != REPORT_LATENCY) {
@@ -207,6 +213,10 @@ int report_check(const struct report_args *a)
 	if ((a->output || a->width) && a->kind != REPORT_TIMELINE) {
 		log_error("-o and --width are for 'commq timeline', not '%s'",
 			  name);
+		return -1;
+	}
+	if (a->chrome_json && a->kind != REPORT_EXPORT) {
+		log_error("--chrome-json is for 'commq export', not '%s'", name);
 		return -1;
 	}
 	if (a->has_pid && a->kind != REPORT_HISTORY) {
@@ -220,6 +230,11 @@ int report_check(const struct report_args *a)
 	if (a->kind == REPORT_TIMELINE && !a->output && !a->print_sql) {
 		log_error("'commq timeline' needs -o FILE (.svg, .html, or - "
 			  "for SVG on stdout)");
+		return -1;
+	}
+	if (a->kind == REPORT_EXPORT && !a->chrome_json && !a->print_sql) {
+		log_error("'commq export' needs --chrome-json FILE (or - for "
+			  "stdout)");
 		return -1;
 	}
 	if (a->from.set && a->to.set && a->from.relative == a->to.relative &&
@@ -436,6 +451,39 @@ static void lost_sql(struct sbuf *b)
 "ORDER BY o, cpu;\n");
 }
 
+/* ---- output files ---- */
+
+FILE *report_open_temp(const char *path, char **tmp)
+{
+	mode_t mask = umask(0);
+	FILE *f;
+	int fd;
+
+	umask(mask);
+	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
+		*tmp = NULL;
+		errno = ENOMEM;
+		return NULL;
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(*tmp);
+		*tmp = NULL;
+		return NULL;
+	}
+	if (fchmod(fd, 0666 & ~mask) < 0 || !(f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		close(fd);
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+		errno = e;
+		return NULL;
+	}
+	return f;
+}
+
 /* ---- running ---- */
 
 int64_t report_int(const struct output_value *v, int64_t def)
@@ -615,6 +663,8 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 
 	if (a->kind == REPORT_TIMELINE)
 		return timeline_run(a, run, ctx);
+	if (a->kind == REPORT_EXPORT)
+		return export_run(a, run, ctx);
 	switch (a->kind) {
 	case REPORT_TOP:
 		top_sql(&sql, a);

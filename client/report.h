@@ -1,4 +1,5 @@
-/* report.h — commq's reports: `commq top|latency|history|lost|timeline`.
+/* report.h — commq's reports: `commq top|latency|history|lost|timeline`,
+ * and `commq export` (export.h).
  *
  * Every report is plain SQL over the tables of DESIGN.md section 4, sent
  * the same way as a query typed by hand (--db file or the daemon's
@@ -27,6 +28,7 @@ enum report_kind {
 	REPORT_HISTORY,
 	REPORT_LOST,
 	REPORT_TIMELINE,
+	REPORT_EXPORT,
 };
 
 enum report_by { REPORT_BY_COMM, REPORT_BY_PROCESS, REPORT_BY_CPU };
@@ -42,12 +44,13 @@ struct report_time {
 struct report_args {
 	enum report_kind kind;
 	enum report_by by;		/* top --by */
-	struct report_time from, to;	/* top, latency, timeline */
+	struct report_time from, to;	/* top, latency, timeline, export */
 	const char *comm;		/* latency --comm */
 	int64_t pid;			/* history PID */
 	bool has_pid;
 	const char *output;		/* timeline -o FILE ('-': stdout) */
 	int width;			/* timeline --width, 0: default */
+	const char *chrome_json;	/* export --chrome-json FILE ('-': stdout) */
 	bool print_sql;			/* --sql */
 };
 
@@ -80,7 +83,7 @@ int report_check(const struct report_args *a);
 int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 	       struct output *out, const struct output_spec *spec);
 
-/* ---- shared with timeline.c ---- */
+/* ---- shared with timeline.c and export.c ---- */
 
 /* A growing NUL-terminated string; on allocation failure it keeps what
  * it had and sets oom. */
@@ -110,6 +113,10 @@ struct report_sink_error {
 int report_query(report_run_fn *run, void *run_ctx, const char *sql,
 		 const struct output_sink *cb, void *ctx,
 		 struct report_sink_error *serr);
+
+/* A new file beside path, to be renamed over it when complete; its mode
+ * is what fopen would give.  Returns the stream, or NULL with errno. */
+FILE *report_open_temp(const char *path, char **tmp);
 
 /* The value of an integer column, or def when NULL. */
 int64_t report_int(const struct output_value *v, int64_t def);

@@ -10,20 +10,17 @@
  * and merges runs of columns that look the same into one rect, so a lane
  * costs at most one rect per column of each kind, whatever the trace.
  */
-#define _GNU_SOURCE		/* asprintf, mkostemp */
 #include "timeline.h"
 
 #include "log.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define DEFAULT_WIDTH	1200
@@ -1034,39 +1031,6 @@ static bool is_html(const char *path)
 	       (n >= 4 && !strcasecmp(path + n - 4, ".htm"));
 }
 
-/* A new file beside path, to be renamed over it when complete; its mode
- * is what fopen would give.  Returns the stream, or NULL with errno. */
-static FILE *open_temp(const char *path, char **tmp)
-{
-	mode_t mask = umask(0);
-	FILE *f;
-	int fd;
-
-	umask(mask);
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
-		*tmp = NULL;
-		errno = ENOMEM;
-		return NULL;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		free(*tmp);
-		*tmp = NULL;
-		return NULL;
-	}
-	if (fchmod(fd, 0666 & ~mask) < 0 || !(f = fdopen(fd, "w"))) {
-		int e = errno;
-
-		close(fd);
-		unlink(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-		errno = e;
-		return NULL;
-	}
-	return f;
-}
-
 static void timeline_free(struct timeline *t)
 {
 	for (uint32_t i = 0; i < t->ncomms; i++)
@@ -1108,7 +1072,7 @@ int timeline_run(const struct report_args *a, report_run_fn *run, void *ctx)
 	t.per_px = html ? HTML_COLS_PER_PX : 1;
 	/* Found unwritable before the query runs, not after; an existing
 	 * file is replaced only by a complete picture. */
-	f = to_stdout ? stdout : open_temp(a->output, &tmp);
+	f = to_stdout ? stdout : report_open_temp(a->output, &tmp);
 	if (!f) {
 		log_error("%s: %s", a->output, strerror(errno));
 		goto out;

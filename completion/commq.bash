@@ -50,13 +50,14 @@ _commq()
 	local i report=
 	for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
 		case ${COMP_WORDS[i]} in
-		top|latency|history|lost|timeline) report=${COMP_WORDS[i]}; break ;;
+		top|latency|history|lost|timeline|export) report=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
 	--by) COMPREPLY=($(compgen -W 'comm process cpu' -- "$cur")); return ;;
 	--from|--to|--comm|--width) return ;;
 	-o) [[ $report == timeline ]] && { _commq_files; return; } ;;
+	--chrome-json) [[ $report == export ]] && { _commq_files; return; } ;;
 	esac
 	if [[ -n $report ]]; then
 		local opts=
@@ -64,6 +65,7 @@ _commq()
 		top) opts='--by --from --to --sql' ;;
 		latency) opts='--comm --from --to --sql' ;;
 		timeline) opts='--from --to -o --width --sql' ;;
+		export) opts='--chrome-json --from --to --sql' ;;
 		*) opts='--sql' ;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -78,7 +80,7 @@ _commq()
 	fi
 	if [[ $cur != *[[:space:]]* ]]; then
 		local r
-		for r in top latency history lost timeline; do
+		for r in top latency history lost timeline export; do
 			[[ $r == "$cur"* ]] && COMPREPLY+=("$r")
 		done
 	fi

@@ -1,4 +1,4 @@
-# Report tests: commq top, latency, history, lost and timeline on fixtures
+# Report tests: commq top, latency, history, lost, timeline and export on fixtures
 # imported with the real commd (tests/data), checked against figures the
 # sqlite3 shell or awk compute another way; over the socket with
 # tests/client's fake-server too.  timeline.sh needs xmllint (Debian
@@ -12,7 +12,8 @@ set(_report_tests
   reports_lost lost
   reports_sql_and_times sql-and-times
   reports_timeline timeline
-  reports_timeline_chromium chromium)
+  reports_timeline_chromium chromium
+  reports_export export)
 while(_report_tests)
   list(POP_FRONT _report_tests _name _script)
   add_test(NAME ${_name}

@@ -1,0 +1,508 @@
+/* export.c — see export.h.
+ *
+ * One batch of four statements, whose results come in order: the window
+ * and the capture's source, the tasks (metadata), the slices, the losses.
+ * Each row becomes one event written at once; a CPU's track is named
+ * when its first event comes, so no statement has to list the CPUs.
+ */
+#include "export.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BUFFER_SIZE (1 << 16)
+
+enum { Q_WINDOW, Q_THREADS, Q_SLICES, Q_LOST, NQUERIES };
+
+struct exporter {
+	struct report_sink_error err;
+	FILE *f;
+	const char *name;	/* of the output, for messages */
+	int stage;		/* the result being read, -1 before any */
+	bool first;		/* no event written yet */
+
+	int64_t lo, hi;		/* the window */
+	char *source;		/* the capture's */
+
+	int64_t *cpus;		/* CPUs whose track is named, sorted */
+	int ncpus, cpus_cap;
+
+	uint64_t slices, threads, losses;
+};
+
+static int fail(struct exporter *x, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct exporter *x, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(x->err.msg, sizeof(x->err.msg), fmt, ap);
+	va_end(ap);
+	errno = err;
+	return -1;
+}
+
+/* After an event: a write error (a full disk, a closed pipe) stops the
+ * query at once, with errno as the failed write left it. */
+static int written(struct exporter *x)
+{
+	if (!ferror(x->f))
+		return 0;
+	return fail(x, errno ? errno : EIO, "%s: %s", x->name,
+		    strerror(errno ? errno : EIO));
+}
+
+/* ---- JSON ---- */
+
+/* The length of the valid UTF-8 sequence at p (of at most n bytes), or 0:
+ * no overlong forms, surrogates, or code points above U+10FFFF. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, cp = p[0] & 0x1f;
+	else if ((p[0] & 0xf0) == 0xe0)
+		len = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* s (n bytes, NULs allowed) as a JSON string: '"' and '\' escaped,
+ * control bytes as \u00XX, and every byte that is not part of valid UTF-8
+ * replaced by U+FFFD, so the file is valid UTF-8 whatever the comm. */
+static void json_string(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	fputc('"', f);
+	while (p < end) {
+		size_t len = utf8_len(p, (size_t)(end - p));
+
+		if (!len) {
+			fputs("\\ufffd", f);
+			p++;
+		} else if (len > 1) {
+			fwrite(p, 1, len, f);
+			p += len;
+		} else {
+			if (*p == '"' || *p == '\\')
+				fprintf(f, "\\%c", *p);
+			else if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+			p++;
+		}
+	}
+	fputc('"', f);
+}
+
+static void json_value_string(FILE *f, const struct output_value *v,
+			      const char *null_text)
+{
+	if (v->type == OUTPUT_NULL || !v->text)
+		json_string(f, null_text, strlen(null_text));
+	else
+		json_string(f, v->text, v->len);
+}
+
+/* An integer column as a JSON number, or null. */
+static void json_int(FILE *f, const struct output_value *v)
+{
+	if (v->type == OUTPUT_NULL || !v->text)
+		fputs("null", f);
+	else
+		fprintf(f, "%" PRId64, report_int(v, 0));
+}
+
+/* ns as µs, exactly: up to three decimals, trailing zeros left out. */
+static void json_us(FILE *f, int64_t ns)
+{
+	uint64_t u = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	unsigned frac = (unsigned)(u % 1000);
+
+	fprintf(f, "%s%" PRIu64, ns < 0 ? "-" : "", u / 1000);
+	if (frac % 10)
+		fprintf(f, ".%03u", frac);
+	else if (frac % 100)
+		fprintf(f, ".%02u", frac / 10);
+	else if (frac)
+		fprintf(f, ".%u", frac / 100);
+}
+
+/* Starts an event: the separator from the one before. */
+static void event(struct exporter *x)
+{
+	fputs(x->first ? "" : ",\n", x->f);
+	x->first = false;
+}
+
+static int64_t cpu_tid(int64_t cpu)
+{
+	return EXPORT_CPUS_PID + 1 + cpu;
+}
+
+/* The track of cpu, named (thread_name, thread_sort_index) when first
+ * used.  Returns 0, or -1 out of memory. */
+static int cpu_track(struct exporter *x, int64_t cpu)
+{
+	int lo = 0, hi = x->ncpus;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (x->cpus[mid] < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < x->ncpus && x->cpus[lo] == cpu)
+		return 0;
+	if (x->ncpus == x->cpus_cap) {
+		int cap = x->cpus_cap ? x->cpus_cap * 2 : 16;
+		int64_t *c = realloc(x->cpus, (size_t)cap * sizeof(*c));
+
+		if (!c)
+			return fail(x, ENOMEM, "%s", strerror(ENOMEM));
+		x->cpus = c;
+		x->cpus_cap = cap;
+	}
+	memmove(x->cpus + lo + 1, x->cpus + lo,
+		(size_t)(x->ncpus - lo) * sizeof(*x->cpus));
+	x->cpus[lo] = cpu;
+	x->ncpus++;
+	event(x);
+	fprintf(x->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"ts\":0,"
+		"\"pid\":%d,\"tid\":%" PRId64 ",\"args\":{\"name\":\"CPU %"
+		PRId64 "\"}},\n", EXPORT_CPUS_PID, cpu_tid(cpu), cpu);
+	fprintf(x->f, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"ts\":0,"
+		"\"pid\":%d,\"tid\":%" PRId64 ",\"args\":{\"sort_index\":%"
+		PRId64 "}}", EXPORT_CPUS_PID, cpu_tid(cpu), cpu);
+	return 0;
+}
+
+/* ---- SQL ---- */
+
+/* WITH w(lo, hi): the window, whole when --from/--to are not given. */
+static void window_cte(struct sbuf *b, const struct report_args *a)
+{
+	sbuf_printf(b, "WITH w(lo, hi) AS (SELECT ");
+	if (a->from.set)
+		report_time_sql(b, &a->from);
+	else
+		sbuf_printf(b, "0");
+	sbuf_printf(b, ", ");
+	if (a->to.set)
+		report_time_sql(b, &a->to);
+	else
+		sbuf_printf(b, "9223372036854775807");
+	sbuf_printf(b, ")");
+}
+
+/* A task's thread group: from its comm_history row at the slice's start,
+ * else its first row that knows it. */
+#define TGID_OF(pid, ts)						\
+	"coalesce((SELECT h.tgid FROM comm_history h\n"			\
+	"                 WHERE h.pid = " pid " AND h.start_ts <= " ts "\n" \
+	"                   AND h.tgid IS NOT NULL\n"			\
+	"                 ORDER BY h.start_ts DESC LIMIT 1),\n"		\
+	"                (SELECT h.tgid FROM comm_history h\n"		\
+	"                 WHERE h.pid = " pid " AND h.tgid IS NOT NULL\n" \
+	"                 ORDER BY h.start_ts LIMIT 1))"
+
+static void build_sql(struct sbuf *b, const struct report_args *a)
+{
+	window_cte(b, a);
+	sbuf_printf(b, "\n"
+"SELECT w.lo, w.hi,\n"
+"       (SELECT source FROM capture ORDER BY id LIMIT 1) AS source\n"
+"FROM w;\n");
+	/* every task alive in the window, by its last name there */
+	window_cte(b, a);
+	sbuf_printf(b, ",\n"
+"t AS (SELECT h.pid, h.tgid, h.comm, h.start_ts,\n"
+"             row_number() OVER (PARTITION BY h.pid\n"
+"                                ORDER BY h.start_ts DESC, h.id DESC) AS r\n"
+"      FROM comm_history h, w\n"
+"      WHERE h.pid <> 0 AND h.comm IS NOT NULL AND h.start_ts < w.hi\n"
+"        AND (h.end_ts IS NULL OR h.end_ts > w.lo))\n"
+"SELECT t.pid, coalesce(t.tgid, " TGID_OF("t.pid", "t.start_ts") ") AS tgid,\n"
+"       t.comm\n"
+"FROM t WHERE t.r = 1 ORDER BY t.pid;\n");
+	/* the slices of tasks, the part of each inside the window */
+	window_cte(b, a);
+	sbuf_printf(b, "\n"
+"SELECT s.cpu, max(s.ts, w.lo) AS ts,\n"
+"       min(s.ts + s.dur, w.hi) - max(s.ts, w.lo) AS dur, s.pid,\n"
+"       " TGID_OF("s.pid", "s.ts") " AS tgid,\n"
+"       s.comm, s.prio, s.end_state, s.lost\n"
+"FROM sched s, w\n"
+"WHERE s.pid <> 0 AND s.ts < w.hi AND s.ts + s.dur > w.lo;\n");
+	window_cte(b, a);
+	sbuf_printf(b, "\n"
+"SELECT l.cpu, l.ts, l.count FROM lost_events l, w\n"
+"WHERE l.ts >= w.lo AND l.ts < w.hi;\n");
+}
+
+/* ---- the sinks ---- */
+
+static const int ncols[NQUERIES] = { 3, 3, 9, 3 };
+static const char *const what[NQUERIES] = {
+	"window", "tasks", "slices", "losses",
+};
+
+static int ex_begin(void *ctx, const struct output_column *c, int n)
+{
+	struct exporter *x = ctx;
+
+	(void)c;
+	if (++x->stage >= NQUERIES)
+		return fail(x, EPROTO, "export: more results than asked for");
+	if (n != ncols[x->stage])
+		return fail(x, EPROTO, "export: the %s came with %d columns, "
+			    "not %d", what[x->stage], n, ncols[x->stage]);
+	return 0;
+}
+
+static int window_row(struct exporter *x, const struct output_value *v)
+{
+	x->lo = report_int(&v[0], 0);
+	x->hi = report_int(&v[1], INT64_MAX);
+	if (v[2].type != OUTPUT_NULL && v[2].text &&
+	    !(x->source = strdup(v[2].text)))
+		return fail(x, ENOMEM, "%s", strerror(ENOMEM));
+	return 0;
+}
+
+/* pid, tgid, comm */
+static int thread_row(struct exporter *x, const struct output_value *v)
+{
+	int64_t pid = report_int(&v[0], -1);
+	int64_t tgid = report_int(&v[1], pid);
+
+	x->threads++;
+	event(x);
+	fprintf(x->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"ts\":0,"
+		"\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":",
+		tgid, pid);
+	json_value_string(x->f, &v[2], "<...>");
+	fputs("}}", x->f);
+	if (pid == tgid) {
+		event(x);
+		fprintf(x->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"ts\":0,"
+			"\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{"
+			"\"name\":", pid, pid);
+		json_value_string(x->f, &v[2], "<...>");
+		fputs("}}", x->f);
+	}
+	return written(x);
+}
+
+/* cpu, ts, dur, pid, tgid, comm, prio, end_state, lost */
+static int slice_row(struct exporter *x, const struct output_value *v)
+{
+	int64_t cpu = report_int(&v[0], -1);
+
+	if (cpu_track(x, cpu) < 0)
+		return -1;
+	x->slices++;
+	event(x);
+	fputs("{\"ph\":\"X\",\"cat\":\"sched\",\"name\":", x->f);
+	json_value_string(x->f, &v[5], "<...>");
+	fputs(",\"ts\":", x->f);
+	json_us(x->f, report_int(&v[1], 0));
+	fputs(",\"dur\":", x->f);
+	json_us(x->f, report_int(&v[2], 0));
+	fprintf(x->f, ",\"pid\":%d,\"tid\":%" PRId64 ",\"args\":{\"cpu\":%"
+		PRId64 ",\"pid\":", EXPORT_CPUS_PID, cpu_tid(cpu), cpu);
+	json_int(x->f, &v[4]);
+	fputs(",\"tid\":", x->f);
+	json_int(x->f, &v[3]);
+	fputs(",\"prio\":", x->f);
+	json_int(x->f, &v[6]);
+	fputs(",\"end_state\":", x->f);
+	json_int(x->f, &v[7]);
+	fputs(report_int(&v[8], 0) ? ",\"lost\":true}}" : "}}", x->f);
+	return written(x);
+}
+
+/* cpu, ts, count; a loss on no known CPU is a global instant. */
+static int lost_row(struct exporter *x, const struct output_value *v)
+{
+	bool global = v[0].type == OUTPUT_NULL;
+	int64_t cpu = report_int(&v[0], -1);
+
+	if (v[1].type == OUTPUT_NULL)
+		return 0;
+	if (!global && cpu_track(x, cpu) < 0)
+		return -1;
+	x->losses++;
+	event(x);
+	fprintf(x->f, "{\"ph\":\"i\",\"s\":\"%s\",\"cat\":\"lost\","
+		"\"name\":\"events lost\",\"ts\":", global ? "g" : "t");
+	json_us(x->f, report_int(&v[1], 0));
+	fprintf(x->f, ",\"pid\":%d,\"tid\":%" PRId64 ",\"args\":{\"cpu\":",
+		EXPORT_CPUS_PID, global ? EXPORT_CPUS_PID : cpu_tid(cpu));
+	json_int(x->f, &v[0]);
+	fputs(",\"count\":", x->f);
+	json_int(x->f, &v[2]);
+	fputs("}}", x->f);
+	return written(x);
+}
+
+static int ex_row(void *ctx, const struct output_value *v, int n)
+{
+	struct exporter *x = ctx;
+
+	(void)n;
+	switch (x->stage) {
+	case Q_WINDOW:
+		return window_row(x, v);
+	case Q_THREADS:
+		return thread_row(x, v);
+	case Q_SLICES:
+		return slice_row(x, v);
+	default:
+		return lost_row(x, v);
+	}
+}
+
+static int ex_end(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static const struct output_sink export_sink = { ex_begin, ex_row, ex_end };
+
+/* ---- the report ---- */
+
+static void header(struct exporter *x)
+{
+	fputs("{\"traceEvents\":[\n", x->f);
+	event(x);
+	fprintf(x->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"ts\":0,"
+		"\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"CPUs\"}},\n",
+		EXPORT_CPUS_PID, EXPORT_CPUS_PID);
+	fprintf(x->f, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"ts\":0,"
+		"\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":-1}}",
+		EXPORT_CPUS_PID, EXPORT_CPUS_PID);
+}
+
+static void trailer(struct exporter *x, const struct report_args *a)
+{
+	fputs("\n],\n\"otherData\":{\"exporter\":\"commq export\","
+	      "\"source\":", x->f);
+	if (x->source)
+		json_string(x->f, x->source, strlen(x->source));
+	else
+		fputs("null", x->f);
+	fputs(",\"from_ns\":", x->f);
+	if (a->from.set)
+		fprintf(x->f, "%" PRId64, x->lo);
+	else
+		fputs("null", x->f);
+	fputs(",\"to_ns\":", x->f);
+	if (a->to.set)
+		fprintf(x->f, "%" PRId64, x->hi);
+	else
+		fputs("null", x->f);
+	fprintf(x->f, ",\"slices\":%" PRIu64 ",\"tasks\":%" PRIu64
+		",\"loss_records\":%" PRIu64 ",\"idle\":\"left out\"}}\n",
+		x->slices, x->threads, x->losses);
+}
+
+int export_run(const struct report_args *a, report_run_fn *run, void *ctx)
+{
+	struct sbuf sql = { 0 };
+	struct exporter x = { .stage = -1, .first = true };
+	bool to_stdout = a->chrome_json && !strcmp(a->chrome_json, "-");
+	char *tmp = NULL;
+	int ret = -1;
+
+	build_sql(&sql, a);
+	if (sql.oom) {
+		log_error("%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (a->print_sql) {
+		fputs(sql.s, stdout);
+		ret = 0;
+		goto out;
+	}
+	/* Found unwritable before the query runs; an existing file is
+	 * replaced only by a complete export. */
+	x.name = to_stdout ? "stdout" : a->chrome_json;
+	x.f = to_stdout ? stdout : report_open_temp(a->chrome_json, &tmp);
+	if (!x.f) {
+		log_error("%s: %s", a->chrome_json, strerror(errno));
+		goto out;
+	}
+	if (!to_stdout)
+		setvbuf(x.f, NULL, _IOFBF, BUFFER_SIZE);
+	header(&x);
+	if (written(&x) < 0) {
+		log_error("%s", x.err.msg);
+		goto out;
+	}
+	if (report_query(run, ctx, sql.s, &export_sink, &x, &x.err) < 0)
+		goto out;
+	if (x.stage != NQUERIES - 1) {
+		log_error("export: %d results, not %d", x.stage + 1, NQUERIES);
+		goto out;
+	}
+	trailer(&x, a);
+	errno = 0;
+	if (fflush(x.f) != 0 || ferror(x.f)) {
+		log_error("%s: %s", x.name, strerror(errno ? errno : EIO));
+		goto out;
+	}
+	if (!x.slices)
+		log_warning("export: no sched slices of tasks%s",
+			    a->from.set || a->to.set ? " in the window" : "");
+	ret = 0;
+out:
+	if (x.f && !to_stdout) {
+		if (fclose(x.f) != 0 && ret == 0) {
+			log_error("%s: %s", a->chrome_json, strerror(errno));
+			ret = -1;
+		}
+		if (ret == 0 && rename(tmp, a->chrome_json) < 0) {
+			log_error("%s: %s", a->chrome_json, strerror(errno));
+			ret = -1;
+		}
+		if (ret < 0)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(x.source);
+	free(x.cpus);
+	sbuf_free(&sql);
+	return ret;
+}
