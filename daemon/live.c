@@ -53,7 +53,13 @@ struct live {
 	size_t subbuf;			/* sub-buffer size in bytes */
 	struct page *free_pages;
 	char *events;			/* "system:name,..." enabled */
+	int more;			/* a read stopped short: pages remain */
 };
+
+/* Pages one live_read takes from each CPU (1 MiB of 4 KiB sub-buffers):
+ * a burst is worked through in steps, so commits, watchdog pings and the
+ * query server's watch keep their pace, and pages held stay few. */
+#define READ_PAGES_PER_CALL 256
 
 uint64_t live_now(void)
 {
@@ -300,7 +306,7 @@ int live_stop(struct live *l)
 
 int live_wait(struct live *l, int timeout_ms)
 {
-	int n = poll(l->pfds, (nfds_t)l->ncpus, timeout_ms);
+	int n = poll(l->pfds, (nfds_t)l->ncpus, l->more ? 0 : timeout_ms);
 
 	return n < 0 ? -1 : 0;
 }
@@ -485,15 +491,23 @@ static void cpu_next(struct live *l, struct cpu *c)
 	}
 }
 
-/* Reads every page the CPU has now. */
-static int cpu_drain(struct live *l, struct cpu *c, char *err, size_t errlen)
+/* Reads the pages the CPU has now, at most `max` of them (0: all).
+ * Returns 1 when it stopped at `max` with pages left, 0 when the CPU was
+ * found empty, -1 on an error. */
+static int cpu_drain(struct live *l, struct cpu *c, int max, char *err,
+		     size_t errlen)
 {
-	int was_empty = c->head == NULL;
+	int was_empty = c->head == NULL, pages = 0, full = 0;
 
 	for (;;) {
-		struct page *p = page_get(l);
+		struct page *p;
 		ssize_t n;
 
+		if (max && pages == max) {
+			full = 1;
+			break;
+		}
+		p = page_get(l);
 		if (!p) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
@@ -506,6 +520,7 @@ static int cpu_drain(struct live *l, struct cpu *c, char *err, size_t errlen)
 			snprintf(err, errlen, "reading trace_pipe_raw: %s", strerror(errno));
 			return -1;
 		}
+		pages++;
 		p->len = (int)n;
 		if ((size_t)n < l->subbuf)
 			memset(p->data + n, 0, l->subbuf - (size_t)n);
@@ -518,7 +533,7 @@ static int cpu_drain(struct live *l, struct cpu *c, char *err, size_t errlen)
 	}
 	if (was_empty)
 		cpu_load(l, c);
-	return 0;
+	return full;
 }
 
 long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
@@ -527,16 +542,31 @@ long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
 	uint64_t limit = UINT64_MAX;
 	long n = 0;
 
+	l->more = 0;
 	for (int i = 0; i < l->ncpus; i++) {
 		struct cpu *c = &l->cpus[i];
+		int r;
 
 		if (c->fd < 0)
 			continue;
 		/* Taken before the read: whatever the CPU writes after we
 		 * find it empty is stamped later than this. */
 		c->watermark = live_now();
-		if (cpu_drain(l, c, err, errlen))
+		r = cpu_drain(l, c, final ? 0 : READ_PAGES_PER_CALL, err, errlen);
+		if (r < 0)
 			return -1;
+		if (r > 0) {
+			/* Not found empty: what it has beyond the last page
+			 * read is unknown, so the merge goes no further than
+			 * that page's start (its header's timestamp, no
+			 * later than any event on it). */
+			uint64_t start;
+
+			memcpy(&start, c->tail->data, sizeof(start));
+			if (start < c->watermark)
+				c->watermark = start;
+			l->more = 1;
+		}
 		if (!final && c->watermark < limit)
 			limit = c->watermark;
 	}

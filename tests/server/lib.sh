@@ -328,7 +328,7 @@ check_unprivileged() {
 	check_eq "$what: Uid (real, effective, saved, fs)" "$uid $uid $uid $uid" "$(proc_field "$pid" Uid | tr -s '\t ' ' ')"
 	read -r -a g <<< "$(proc_field "$pid" Gid)"
 	check_true "$what: no gid 0 (real, effective, saved, fs)" "4 gids != 0" "${g[*]}" \
-		[ "${#g[@]}" = 4 ] && [ "${g[0]}" != 0 ] && [ "${g[1]}" != 0 ] && [ "${g[2]}" != 0 ] && [ "${g[3]}" != 0 ]
+		eval '[ "${#g[@]}" = 4 ] && [ "${g[0]}" != 0 ] && [ "${g[1]}" != 0 ] && [ "${g[2]}" != 0 ] && [ "${g[3]}" != 0 ]'
 	check_true "$what: no group 0 among the supplementary groups" "no 0" "Groups: $(proc_field "$pid" Groups)" \
 		eval '! grep -qw 0 <<< "$(proc_field "$pid" Groups)"'
 	for f in CapInh CapPrm CapEff CapAmb; do
