@@ -21,8 +21,13 @@ csv=$top/bench/soak.csv
 svg=$top/bench/soak.svg
 pids=()
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	pkill -f "perf bench sched" 2>/dev/null || true
+	# the load's and the client's loops, then what they were running
+	# (only this script's own: other perf runs on the machine are left)
+	for p in "${pids[@]}"; do kill -STOP "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do
+		pkill -KILL -P "$p" 2>/dev/null || true
+		kill -KILL "$p" 2>/dev/null || true
+	done
 	[ -n "${commd_pid:-}" ] && kill -TERM "$commd_pid" 2>/dev/null && wait "$commd_pid" 2>/dev/null
 	rmdir "/sys/kernel/tracing/instances/$inst" 2>/dev/null || true
 	rm -rf "$work"

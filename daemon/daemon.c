@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +206,8 @@ static int pause_ingestion(struct capture *c)
 	return 0;
 }
 
+#define TRIM_NS (30ull * 1000000000)	/* malloc_trim every 30 s */
+
 static int commit(struct capture *c)
 {
 	if (account_losses(c, live_now()) || pipeline_sync_names(c->pipe) ||
@@ -334,7 +337,7 @@ int daemon_run(const struct daemon_opts *o)
 	struct live_opts lo = { o->instance, o->buffer_kb, o->events };
 	struct capture c = { .o = o, .id = -1, .listen_fd = -1 };
 	char err[512], host[256] = "";
-	uint64_t now, next_commit, watchdog_ns, next_watchdog = 0, wake;
+	uint64_t now, next_commit, watchdog_ns, next_watchdog = 0, wake, next_trim;
 	int64_t gap = 0;
 	struct sigaction sa;
 	struct utsname uts;
@@ -419,6 +422,10 @@ int daemon_run(const struct daemon_opts *o)
 	ready(&ready_fd);
 	notify_send("READY=1");
 	watchdog_ns = notify_watchdog_usec() * 1000 / 2;
+	/* Big blocks (store batches) come from mmap and go back when freed;
+	 * what bursts leave free in the heap is handed back now and then. */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
+	next_trim = now + TRIM_NS;
 	c.status_ts = now;
 	next_commit = now + (uint64_t)o->commit_ms * 1000000;
 
@@ -454,6 +461,10 @@ int daemon_run(const struct daemon_opts *o)
 				goto out;
 			status(&c, now);
 			next_commit = now + (uint64_t)o->commit_ms * 1000000;
+		}
+		if (now >= next_trim) {
+			malloc_trim(0);
+			next_trim = now + TRIM_NS;
 		}
 		watch_server(&c, now);
 		if (watchdog_ns && now >= next_watchdog) {

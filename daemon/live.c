@@ -52,6 +52,7 @@ struct live {
 	struct pollfd *pfds;
 	size_t subbuf;			/* sub-buffer size in bytes */
 	struct page *free_pages;
+	int nfree;			/* pages on free_pages */
 	char *events;			/* "system:name,..." enabled */
 	int more;			/* a read stopped short: pages remain */
 };
@@ -308,6 +309,11 @@ int live_wait(struct live *l, int timeout_ms)
 {
 	int n = poll(l->pfds, (nfds_t)l->ncpus, l->more ? 0 : timeout_ms);
 
+	/* A debugger attaching can leak the kernel's internal restart codes
+	 * (ERESTART_RESTARTBLOCK, 516) out of poll: a wait cut short, like
+	 * EINTR, not a failure. */
+	if (n < 0 && errno > 511 && errno < 530)
+		errno = EINTR;
 	return n < 0 ? -1 : 0;
 }
 
@@ -317,15 +323,23 @@ static struct page *page_get(struct live *l)
 
 	if (p) {
 		l->free_pages = p->next;
+		l->nfree--;
 		return p;
 	}
 	return malloc(sizeof(*p) + l->subbuf);
 }
 
+/* Keeps one read's worth of pages for the next read, frees the rest: a
+ * burst does not leave the daemon holding the ring buffer's size. */
 static void page_put(struct live *l, struct page *p)
 {
+	if (l->nfree >= READ_PAGES_PER_CALL * l->ncpus) {
+		free(p);
+		return;
+	}
 	p->next = l->free_pages;
 	l->free_pages = p;
+	l->nfree++;
 }
 
 /* The ring-buffer page format (kernel/trace/ring_buffer.c; kbuffer reads
