@@ -37,27 +37,13 @@ struct exporter {
 	uint64_t slices, threads, losses;
 };
 
-static int fail(struct exporter *x, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct exporter *x, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(x->err.msg, sizeof(x->err.msg), fmt, ap);
-	va_end(ap);
-	errno = err;
-	return -1;
-}
-
 /* After an event: a write error (a full disk, a closed pipe) stops the
  * query at once, with errno as the failed write left it. */
 static int written(struct exporter *x)
 {
 	if (!ferror(x->f))
 		return 0;
-	return fail(x, errno ? errno : EIO, "%s: %s", x->name,
+	return report_fail(&x->err, errno ? errno : EIO, "%s: %s", x->name,
 		    strerror(errno ? errno : EIO));
 }
 
@@ -189,7 +175,7 @@ static int cpu_track(struct exporter *x, int64_t cpu)
 		int64_t *c = realloc(x->cpus, (size_t)cap * sizeof(*c));
 
 		if (!c)
-			return fail(x, ENOMEM, "%s", strerror(ENOMEM));
+			return report_fail(&x->err, ENOMEM, "%s", strerror(ENOMEM));
 		x->cpus = c;
 		x->cpus_cap = cap;
 	}
@@ -209,22 +195,6 @@ static int cpu_track(struct exporter *x, int64_t cpu)
 
 /* ---- SQL ---- */
 
-/* WITH w(lo, hi): the window, whole when --from/--to are not given. */
-static void window_cte(struct sbuf *b, const struct report_args *a)
-{
-	sbuf_printf(b, "WITH w(lo, hi) AS (SELECT ");
-	if (a->from.set)
-		report_time_sql(b, &a->from);
-	else
-		sbuf_printf(b, "0");
-	sbuf_printf(b, ", ");
-	if (a->to.set)
-		report_time_sql(b, &a->to);
-	else
-		sbuf_printf(b, "9223372036854775807");
-	sbuf_printf(b, ")");
-}
-
 /* A task's thread group: from its comm_history row at the slice's start,
  * else its first row that knows it. */
 #define TGID_OF(pid, ts)						\
@@ -238,13 +208,13 @@ static void window_cte(struct sbuf *b, const struct report_args *a)
 
 static void build_sql(struct sbuf *b, const struct report_args *a)
 {
-	window_cte(b, a);
+	report_window_cte(b, a);
 	sbuf_printf(b, "\n"
 "SELECT w.lo, w.hi,\n"
 "       (SELECT source FROM capture ORDER BY id LIMIT 1) AS source\n"
 "FROM w;\n");
 	/* every task alive in the window, by its last name there */
-	window_cte(b, a);
+	report_window_cte(b, a);
 	sbuf_printf(b, ",\n"
 "t AS (SELECT h.pid, h.tgid, h.comm, h.start_ts,\n"
 "             row_number() OVER (PARTITION BY h.pid\n"
@@ -256,7 +226,7 @@ static void build_sql(struct sbuf *b, const struct report_args *a)
 "       t.comm\n"
 "FROM t WHERE t.r = 1 ORDER BY t.pid;\n");
 	/* the slices of tasks, the part of each inside the window */
-	window_cte(b, a);
+	report_window_cte(b, a);
 	sbuf_printf(b, "\n"
 "SELECT s.cpu, max(s.ts, w.lo) AS ts,\n"
 "       min(s.ts + s.dur, w.hi) - max(s.ts, w.lo) AS dur, s.pid,\n"
@@ -264,7 +234,7 @@ static void build_sql(struct sbuf *b, const struct report_args *a)
 "       s.comm, s.prio, s.end_state, s.lost\n"
 "FROM sched s, w\n"
 "WHERE s.pid <> 0 AND s.ts < w.hi AND s.ts + s.dur > w.lo;\n");
-	window_cte(b, a);
+	report_window_cte(b, a);
 	sbuf_printf(b, "\n"
 "SELECT l.cpu, l.ts, l.count FROM lost_events l, w\n"
 "WHERE l.ts >= w.lo AND l.ts < w.hi;\n");
@@ -283,9 +253,9 @@ static int ex_begin(void *ctx, const struct output_column *c, int n)
 
 	(void)c;
 	if (++x->stage >= NQUERIES)
-		return fail(x, EPROTO, "export: more results than asked for");
+		return report_fail(&x->err, EPROTO, "export: more results than asked for");
 	if (n != ncols[x->stage])
-		return fail(x, EPROTO, "export: the %s came with %d columns, "
+		return report_fail(&x->err, EPROTO, "export: the %s came with %d columns, "
 			    "not %d", what[x->stage], n, ncols[x->stage]);
 	return 0;
 }
@@ -296,7 +266,7 @@ static int window_row(struct exporter *x, const struct output_value *v)
 	x->hi = report_int(&v[1], INT64_MAX);
 	if (v[2].type != OUTPUT_NULL && v[2].text &&
 	    !(x->source = strdup(v[2].text)))
-		return fail(x, ENOMEM, "%s", strerror(ENOMEM));
+		return report_fail(&x->err, ENOMEM, "%s", strerror(ENOMEM));
 	return 0;
 }
 

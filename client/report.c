@@ -260,7 +260,7 @@ void report_time_sql(struct sbuf *b, const struct report_time *t)
 }
 
 /* WITH w(lo, hi): the window, whole when --from/--to are not given. */
-static void window_cte(struct sbuf *b, const struct report_args *a)
+void report_window_cte(struct sbuf *b, const struct report_args *a)
 {
 	sbuf_printf(b, "WITH w(lo, hi) AS (SELECT ");
 	if (a->from.set)
@@ -281,7 +281,7 @@ static void window_cte(struct sbuf *b, const struct report_args *a)
 
 static void top_sql(struct sbuf *b, const struct report_args *a)
 {
-	window_cte(b, a);
+	report_window_cte(b, a);
 	switch (a->by) {
 	case REPORT_BY_COMM:
 		sbuf_printf(b, ",\n"
@@ -338,7 +338,7 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 /* The wakeups the latency report looks at. */
 static void latency_source(struct sbuf *b, const struct report_args *a)
 {
-	window_cte(b, a);
+	report_window_cte(b, a);
 	sbuf_printf(b, ",\nl AS (SELECT l.latency FROM wakeup_latency l, w\n"
 		       "      WHERE l.ts >= w.lo AND l.ts < w.hi");
 	if (a->comm) {
@@ -716,4 +716,15 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 out:
 	sbuf_free(&sql);
 	return ret;
+}
+
+int report_fail(struct report_sink_error *e, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	errno = err;
+	return -1;
 }

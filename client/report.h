@@ -114,6 +114,14 @@ int report_query(report_run_fn *run, void *run_ctx, const char *sql,
 		 const struct output_sink *cb, void *ctx,
 		 struct report_sink_error *serr);
 
+/* A sink callback's failure: the message into e, errno = err; returns -1. */
+int report_fail(struct report_sink_error *e, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* WITH w(lo, hi): the window of --from/--to, the whole time line when
+ * they are not given. */
+void report_window_cte(struct sbuf *b, const struct report_args *a);
+
 /* A new file beside path, to be renamed over it when complete; its mode
  * is what fopen would give.  Returns the stream, or NULL with errno. */
 FILE *report_open_temp(const char *path, char **tmp);

@@ -239,25 +239,11 @@ static void build_sql(struct sbuf *q, const struct report_args *a)
 
 /* ---- the sinks ---- */
 
-static int fail(struct timeline *t, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct timeline *t, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(t->err.msg, sizeof(t->err.msg), fmt, ap);
-	va_end(ap);
-	errno = err;
-	return -1;
-}
-
 static int expect_cols(struct timeline *t, int n, int want, const char *what)
 {
 	if (n == want)
 		return 0;
-	return fail(t, EPROTO, "timeline: the %s came with %d columns, not %d",
+	return report_fail(&t->err, EPROTO, "timeline: the %s came with %d columns, not %d",
 		    what, n, want);
 }
 
@@ -278,7 +264,7 @@ static int window_row(void *ctx, const struct output_value *v, int n)
 	t->hi = report_int(&v[1], 0);
 	t->base = report_int(&v[2], t->lo);
 	if (v[3].type != OUTPUT_NULL && !(t->source = strdup(v[3].text)))
-		return fail(t, ENOMEM, "%s", strerror(ENOMEM));
+		return report_fail(&t->err, ENOMEM, "%s", strerror(ENOMEM));
 	t->have_window = true;
 	return 0;
 }
@@ -302,7 +288,7 @@ static int cpus_row(void *ctx, const struct output_value *v, int n)
 		int64_t *c = realloc(t->cpus, cap * sizeof(*c));
 
 		if (!c)
-			return fail(t, ENOMEM, "%s", strerror(ENOMEM));
+			return report_fail(&t->err, ENOMEM, "%s", strerror(ENOMEM));
 		t->cpus = c;
 		t->cpus_cap = cap;
 	}
@@ -394,7 +380,7 @@ static int slices_row(void *ctx, const struct output_value *v, int n)
 	if (pid != 0) {
 		id = intern(t, v[4].type == OUTPUT_NULL ? "<...>" : v[4].text);
 		if (id < 0)
-			return fail(t, ENOMEM, "%s", strerror(ENOMEM));
+			return report_fail(&t->err, ENOMEM, "%s", strerror(ENOMEM));
 		if (end > ts)
 			t->comms[id].ns += (uint64_t)(end - ts);
 	}
@@ -476,10 +462,10 @@ static int make_grid(struct timeline *t)
 	size_t per_px = (size_t)t->per_px;
 
 	if (!t->have_window || !t->nlanes)
-		return fail(t, ENODATA, "timeline: nothing to draw: the "
+		return report_fail(&t->err, ENODATA, "timeline: nothing to draw: the "
 			    "database has no sched slices");
 	if (t->hi <= t->lo)
-		return fail(t, EDOM, "timeline: the window is empty (%" PRId64
+		return report_fail(&t->err, EDOM, "timeline: the window is empty (%" PRId64
 			    " .. %" PRId64 ")", t->lo, t->hi);
 	while (per_px > 1 &&
 	       (size_t)t->nlanes * t->plot_w * per_px > HTML_MAX_CELLS)
@@ -491,7 +477,7 @@ static int make_grid(struct timeline *t)
 	t->cols_per_ns = (double)t->ncols / (double)(t->hi - t->lo);
 	t->cells = calloc((size_t)t->nlanes * t->ncols, sizeof(*t->cells));
 	if (!t->cells)
-		return fail(t, ENOMEM, "%s", strerror(ENOMEM));
+		return report_fail(&t->err, ENOMEM, "%s", strerror(ENOMEM));
 	return 0;
 }
 
@@ -506,7 +492,7 @@ static int tl_begin(void *ctx, const struct output_column *c, int n)
 	struct timeline *t = ctx;
 
 	if (++t->stage >= NQUERIES)
-		return fail(t, EPROTO, "timeline: more results than asked for");
+		return report_fail(&t->err, EPROTO, "timeline: more results than asked for");
 	if (begin[t->stage](ctx, c, n) < 0)
 		return -1;
 	return t->stage == Q_SLICES ? make_grid(t) : 0;
