@@ -8,6 +8,7 @@
  */
 #include "local.h"
 #include "log.h"
+#include "losswarn.h"
 #include "output.h"
 #include "remote.h"
 #include "report.h"
@@ -37,14 +38,17 @@ struct options {
 	struct output_spec spec;	/* how results are printed */
 	int header;			/* -header 1, -noheader 0, unset -1 */
 	bool help;			/* --help was given */
+	bool quiet;			/* -q: no warning about lost events */
 	struct report_args report;	/* `commq REPORT ...`; kind NONE: SQL */
 	const char *report_opt;		/* a report's option, as given */
 };
 
 enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   OPT_MODE, OPT_HEADER, OPT_SEPARATOR, OPT_NULLVALUE,
-		   OPT_HELP, OPT_BY, OPT_FROM, OPT_TO, OPT_COMM, OPT_OUTPUT,
-		   OPT_SQL, OPT_WIDTH, OPT_CHROME_JSON };
+		   OPT_HELP, OPT_QUIET,
+		   /* the reports' options from here on */
+		   OPT_BY, OPT_FROM, OPT_TO, OPT_COMM, OPT_OUTPUT, OPT_SQL,
+		   OPT_WIDTH, OPT_CHROME_JSON };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */
@@ -70,6 +74,8 @@ static const struct option_def {
 	{ "nullvalue", OPT_NULLVALUE, 0,             true  },
 	{ "help",      OPT_HELP,      0,             false },
 	{ "h",         OPT_HELP,      0,             false },
+	{ "q",         OPT_QUIET,     0,             false },
+	{ "quiet",     OPT_QUIET,     0,             false },
 	/* the reports' */
 	{ "by",        OPT_BY,        0,             true  },
 	{ "from",      OPT_FROM,      0,             true  },
@@ -108,6 +114,7 @@ static const char help_text[] =
 	"                     column mode, off in list and csv, as sqlite3)\n"
 	"  -separator SEP     field separator for -list and -csv\n"
 	"  -nullvalue TEXT    text shown for NULL\n"
+	"  -q, --quiet        no warning when events were lost (below)\n"
 	"  -help              this text\n"
 	"\n"
 	"Options take one dash or two, and may come before or after the SQL;\n"
@@ -116,6 +123,13 @@ static const char help_text[] =
 	"prompt and in -f files and stdin alike.  A batch is what ends with\n"
 	"';' (or the whole argument); the first error stops commq with exit\n"
 	"status 1, except at the prompt.\n"
+	"\n"
+	"Lost events: after a batch that names an event or derived table\n"
+	"(sched, events, wakeup_latency, sched_*, task_*, ev_*, dv_*), commq\n"
+	"warns on stderr when lost_events has losses in the time the rows\n"
+	"printed cover (the least and greatest ts or *_ts, plus dur), or in\n"
+	"the whole capture when the answer has no such column.  Reports warn\n"
+	"for their window (lost never does).  The exit status is unchanged.\n"
 	"\n"
 	"Reports: SQL written for you, sent the same way (file or socket,\n"
 	"--limit and --timeout apply); --sql prints it instead of running it.\n"
@@ -268,6 +282,9 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 	case OPT_HELP:
 		opt->help = true;
 		break;
+	case OPT_QUIET:
+		opt->quiet = true;
+		break;
 	case OPT_BY:
 		if (report_parse_by(value, &opt->report.by) < 0)
 			return usage_error("--by takes comm, process or cpu: ",
@@ -385,6 +402,7 @@ struct target {
 	struct local *local;		/* --db mode */
 	struct remote *remote;		/* socket mode */
 	struct query_limits lim;	/* asked of every batch */
+	bool quiet;			/* -q: no loss warnings */
 };
 
 /* Shows the line of sql around byte offset, and a caret under it. */
@@ -456,7 +474,11 @@ static int run_batch(void *ctx, const char *sql, struct output *out)
 {
 	struct target *t = ctx;
 	struct query_error err = { .offset = -1 };
-	int ret = run_sql(ctx, sql, out, &err);
+	struct losswarn_tracker tr;
+	/* Without memory to track the rows, no warning either. */
+	bool warn = !t->quiet && losswarn_reads_events(sql) &&
+		    losswarn_track(&tr, out) == 0;
+	int ret = run_sql(ctx, sql, warn ? tr.sink : out, &err);
 
 	if (ret < 0) {
 		/* Rows printed before the error come first on a terminal. */
@@ -466,7 +488,12 @@ static int run_batch(void *ctx, const char *sql, struct output *out)
 		 * place in the SQL as well. */
 		if (t->remote)
 			show_position(sql, err.offset);
+	} else if (warn && losswarn_tracked(&tr, run_sql, t) < 0) {
+		log_error("printing results: %s", strerror(errno));
+		ret = -1;
 	}
+	if (warn)
+		losswarn_track_free(&tr);
 	return ret;
 }
 
@@ -485,9 +512,34 @@ static const char *history_path(char *buf, size_t size)
 	return buf;
 }
 
+/* A report, then the warning for its window (history: the lifetimes
+ * it printed; lost: none). */
+static int run_report(const struct report_args *a, struct target *t,
+		      struct shell *sh)
+{
+	struct losswarn_tracker tr;
+	bool track = !t->quiet && a->kind == REPORT_HISTORY &&
+		     losswarn_track(&tr, sh->out) == 0;
+	int ret = report_run(a, run_sql, t, track ? tr.sink : sh->out,
+			     &sh->spec), warned = 0;
+
+	if (ret == 0 && track)
+		warned = losswarn_tracked(&tr, run_sql, t);
+	else if (ret == 0 && !t->quiet && a->kind != REPORT_HISTORY &&
+		 a->kind != REPORT_LOST)
+		warned = losswarn_window(&a->from, &a->to, run_sql, t);
+	if (warned < 0) {
+		log_error("printing results: %s", strerror(errno));
+		ret = -1;
+	}
+	if (track)
+		losswarn_track_free(&tr);
+	return ret ? -1 : 0;
+}
+
 static int run(const struct options *opt)
 {
-	struct target t = { .lim = opt->lim };
+	struct target t = { .lim = opt->lim, .quiet = opt->quiet };
 	struct query_error err = { .offset = -1 };
 	struct shell sh;
 	bool shell_ok = false;
@@ -515,8 +567,7 @@ static int run(const struct options *opt)
 	shell_ok = true;
 	if (opt->report.kind != REPORT_NONE) {
 		/* 1 (nothing found) fails the exit status too */
-		ret = report_run(&opt->report, run_sql, &t, sh.out, &sh.spec)
-			      ? -1 : 0;
+		ret = run_report(&opt->report, &t, &sh);
 	} else if (opt->sql) {
 		ret = shell_run_text(&sh, opt->sql);
 	} else if (opt->file && strcmp(opt->file, "-")) {

@@ -75,7 +75,7 @@ _commq()
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--socket --db -f --file --limit --timeout
 			-column -table -list -csv -json -line -header -noheader
-			-separator -nullvalue --help' -- "$cur"))
+			-separator -nullvalue -q --quiet --help' -- "$cur"))
 		return
 	fi
 	if [[ $cur != *[[:space:]]* ]]; then

@@ -3,7 +3,9 @@
 # sqlite3 shell or awk compute another way; over the socket with
 # tests/client's fake-server too.  timeline.sh needs xmllint (Debian
 # package libxml2-utils), chromium.sh Debian's chromium; a missing tool
-# fails the test and names its package.  Included from tests/CMakeLists.txt.
+# fails the test and names its package.  loss-warning.sh checks commq's
+# warning about lost events, for queries and reports alike.  Included from
+# tests/CMakeLists.txt.
 
 set(_report_tests
   reports_top top
@@ -13,7 +15,8 @@ set(_report_tests
   reports_sql_and_times sql-and-times
   reports_timeline timeline
   reports_timeline_chromium chromium
-  reports_export export)
+  reports_export export
+  reports_loss_warning loss-warning)
 while(_report_tests)
   list(POP_FRONT _report_tests _name _script)
   add_test(NAME ${_name}

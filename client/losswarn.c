@@ -1,0 +1,369 @@
+/* losswarn.c — see losswarn.h. */
+#include "losswarn.h"
+
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- which SQL reads events ---- */
+
+/* Whether the identifier s (n bytes) is an event or derived table. */
+static bool event_table(const char *s, size_t n)
+{
+	static const char *const names[] = { "sched", "events",
+					     "wakeup_latency" };
+	static const char *const prefixes[] = { "sched_", "task_", "ev_",
+						"dv_" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (n == strlen(names[i]) && !strncasecmp(s, names[i], n))
+			return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++) {
+		size_t k = strlen(prefixes[i]);
+
+		if (n > k && !strncasecmp(s, prefixes[i], k))
+			return true;
+	}
+	return false;
+}
+
+static bool word_char(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c == '$' || c >= 0x80;
+}
+
+bool losswarn_reads_events(const char *sql)
+{
+	const char *p = sql;
+
+	while (*p) {
+		unsigned char c = *p;
+
+		if (c == '-' && p[1] == '-') {
+			p += strcspn(p, "\n");
+		} else if (c == '/' && p[1] == '*') {
+			const char *e = strstr(p + 2, "*/");
+
+			p = e ? e + 2 : p + strlen(p);
+		} else if (c == '\'') {
+			/* a string literal: '' is a quote inside it */
+			for (p++; *p; p++)
+				if (*p == '\'' && *++p != '\'')
+					break;
+		} else if (c == '"' || c == '`' || c == '[') {
+			/* a quoted identifier; "" (``) is the quote inside */
+			char close = c == '[' ? ']' : (char)c;
+			char name[64];
+			size_t n = 0;
+
+			for (p++; *p; p++) {
+				if (*p == close) {
+					if (close == ']' || p[1] != close)
+						break;
+					p++;
+				}
+				if (n < sizeof(name))
+					name[n++] = *p;
+			}
+			if (*p)
+				p++;
+			if (n < sizeof(name) && event_table(name, n))
+				return true;
+		} else if (word_char(c)) {
+			const char *w = p;
+
+			while (word_char((unsigned char)*p))
+				p++;
+			if (event_table(w, (size_t)(p - w)))
+				return true;
+		} else {
+			p++;
+		}
+	}
+	return false;
+}
+
+/* ---- the time the rows cover ---- */
+
+/* A time column: ts, or a name ending in _ts (start_ts, end_ts, ...). */
+static bool time_column(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	return (n == 2 && !strcasecmp(name, "ts")) ||
+	       (n > 3 && !strcasecmp(name + n - 3, "_ts"));
+}
+
+static bool integer_value(const struct output_value *v, int64_t *out)
+{
+	char *end;
+
+	if (v->type != OUTPUT_INTEGER || !v->text)
+		return false;
+	errno = 0;
+	*out = strtoll(v->text, &end, 10);
+	return !errno && end != v->text && !*end;
+}
+
+static void extend(struct losswarn_tracker *t, int64_t v)
+{
+	if (!t->seen || v < t->lo)
+		t->lo = v;
+	if (!t->seen || v > t->hi)
+		t->hi = v;
+	t->seen = true;
+	t->result_seen = true;
+}
+
+/* A result that showed no time cannot tell which it covered. */
+static void close_result(struct losswarn_tracker *t)
+{
+	if (t->results && !t->result_seen)
+		t->unknown = true;
+}
+
+static int track_begin(void *ctx, const struct output_column *cols, int n)
+{
+	struct losswarn_tracker *t = ctx;
+	bool *is_ts = realloc(t->is_ts, (size_t)n * sizeof(*is_ts));
+
+	if (!is_ts) {
+		errno = ENOMEM;
+		return -1;
+	}
+	t->is_ts = is_ts;
+	t->ncols = n;
+	t->dur_col = -1;
+	for (int i = 0; i < n; i++) {
+		is_ts[i] = time_column(cols[i].name);
+		if (cols[i].name && !strcasecmp(cols[i].name, "dur"))
+			t->dur_col = i;
+	}
+	close_result(t);
+	t->results = true;
+	t->result_seen = false;
+	return output_begin(t->out, cols, n);
+}
+
+static int track_row(void *ctx, const struct output_value *values, int n)
+{
+	struct losswarn_tracker *t = ctx;
+	int64_t dur = 0;
+	bool has_dur;
+
+	(void)n;
+	has_dur = t->dur_col >= 0 && integer_value(&values[t->dur_col], &dur) &&
+		  dur > 0;
+	for (int i = 0; i < t->ncols; i++) {
+		int64_t v;
+
+		if (!t->is_ts[i] || !integer_value(&values[i], &v))
+			continue;
+		extend(t, v);
+		if (has_dur && v <= INT64_MAX - dur)
+			extend(t, v + dur);
+	}
+	return output_row(t->out, values);
+}
+
+static int track_end(void *ctx)
+{
+	struct losswarn_tracker *t = ctx;
+
+	return output_end(t->out);
+}
+
+static const struct output_sink tracker_sink = {
+	track_begin, track_row, track_end,
+};
+
+int losswarn_track(struct losswarn_tracker *t, struct output *out)
+{
+	memset(t, 0, sizeof(*t));
+	t->out = out;
+	t->dur_col = -1;
+	t->sink = output_new_sink(&tracker_sink, t);
+	return t->sink ? 0 : -1;
+}
+
+void losswarn_track_free(struct losswarn_tracker *t)
+{
+	output_free(t->sink);
+	free(t->is_ts);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- the losses in a range, and the warning ---- */
+
+/* The one row of the loss query. */
+struct losses {
+	char cpus[320];			/* "0,1" */
+	int64_t records, first, last, events, unknown, base;
+	bool has_base;
+	int rows;
+};
+
+static int loss_begin(void *ctx, const struct output_column *cols, int n)
+{
+	(void)ctx;
+	(void)cols;
+	if (n != 7) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static int loss_row(void *ctx, const struct output_value *v, int n)
+{
+	struct losses *l = ctx;
+
+	(void)n;
+	if (l->rows++)
+		return 0;
+	if (v[0].type != OUTPUT_NULL && v[0].text) {
+		size_t len = strlen(v[0].text);
+
+		/* A machine with hundreds of CPUs: the first ones, then ... */
+		if (len >= sizeof(l->cpus))
+			len = sizeof(l->cpus) - 4;
+		memcpy(l->cpus, v[0].text, len);
+		strcpy(l->cpus + len, len < strlen(v[0].text) ? "..." : "");
+	}
+	l->records = report_int(&v[1], 0);
+	l->first = report_int(&v[2], 0);
+	l->last = report_int(&v[3], 0);
+	l->events = report_int(&v[4], 0);
+	l->unknown = report_int(&v[5], 0);
+	l->has_base = v[6].type == OUTPUT_INTEGER;
+	l->base = report_int(&v[6], 0);
+	return 0;
+}
+
+static int loss_end(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static const struct output_sink loss_sink = {
+	loss_begin, loss_row, loss_end,
+};
+
+/* "+1.234567s" from the capture start. */
+static void relative(char *buf, size_t size, int64_t ts, int64_t base)
+{
+	snprintf(buf, size, "%+.6fs", (double)(ts - base) / 1e9);
+}
+
+/* Returns 0, or -1 with errno set when stdout could not be flushed. */
+static int warn(const struct losses *l)
+{
+	char when[200], first[40], last[40], what[120];
+	const char *cpus = l->cpus[0] ? l->cpus : "?";
+
+	if (l->has_base) {
+		relative(first, sizeof(first), l->first, l->base);
+		relative(last, sizeof(last), l->last, l->base);
+	}
+	if (l->records == 1 || l->first == l->last) {
+		if (l->has_base)
+			snprintf(when, sizeof(when), "at %s from the capture "
+				 "start (ts %" PRId64 ")", first, l->first);
+		else
+			snprintf(when, sizeof(when), "at ts %" PRId64, l->first);
+	} else if (l->has_base) {
+		snprintf(when, sizeof(when), "between %s and %s from the "
+			 "capture start (ts %" PRId64 " to %" PRId64 ")", first,
+			 last, l->first, l->last);
+	} else {
+		snprintf(when, sizeof(when), "between ts %" PRId64 " and %"
+			 PRId64, l->first, l->last);
+	}
+	if (!l->unknown)
+		snprintf(what, sizeof(what), "%" PRId64 " events", l->events);
+	else if (l->unknown == l->records)
+		snprintf(what, sizeof(what), "an unknown number of events");
+	else
+		snprintf(what, sizeof(what), "%" PRId64 " events and %" PRId64
+			 " loss%s of unknown size", l->events, l->unknown,
+			 l->unknown == 1 ? "" : "es");
+	/* After the rows, on a terminal too; the flush may be the first
+	 * to find that they could not be written. */
+	if (fflush(stdout) != 0)
+		return -1;
+	log_warning("warning: events were lost on CPU %s %s: %s; the answer "
+		    "may be incomplete (-q silences this)", cpus, when, what);
+	return 0;
+}
+
+/* Looks up the losses with ts in [lo, hi] (SQL expressions; NULL: no
+ * bound) and warns about them. */
+static int check(const char *lo, const char *hi, report_run_fn *run,
+		 void *ctx)
+{
+	struct sbuf sql = { 0 };
+	struct losses l = { .rows = 0 };
+	struct query_error err = { .offset = -1 };
+	struct output *o;
+	int ret = 0;
+
+	sbuf_printf(&sql, "WITH l AS (SELECT cpu, ts, count FROM lost_events"
+		    " WHERE ts IS NOT NULL");
+	if (lo)
+		sbuf_printf(&sql, " AND ts >= %s", lo);
+	if (hi)
+		sbuf_printf(&sql, " AND ts <= %s", hi);
+	sbuf_printf(&sql, ")\n"
+		    "SELECT (SELECT group_concat(cpu, ',') FROM (SELECT DISTINCT"
+		    " cpu FROM l WHERE cpu IS NOT NULL ORDER BY cpu)),\n"
+		    "       count(*), min(ts), max(ts), sum(count),"
+		    " sum(count IS NULL),\n"
+		    "       CASE WHEN count(*) > 0 THEN %s END\n"
+		    "FROM l;", report_base_sql);
+	o = output_new_sink(&loss_sink, &l);
+	/* Any failure (no lost_events table, a refusal): say nothing. */
+	if (!sql.oom && o && run(ctx, sql.s, o, &err) == 0 && l.rows == 1 &&
+	    l.records > 0)
+		ret = warn(&l);
+	output_free(o);
+	sbuf_free(&sql);
+	return ret;
+}
+
+int losswarn_tracked(const struct losswarn_tracker *t, report_run_fn *run,
+		     void *ctx)
+{
+	char lo[32], hi[32];
+	bool whole = !t->seen || t->unknown || (t->results && !t->result_seen);
+
+	if (whole)
+		return check(NULL, NULL, run, ctx);
+	snprintf(lo, sizeof(lo), "%" PRId64, t->lo);
+	snprintf(hi, sizeof(hi), "%" PRId64, t->hi);
+	return check(lo, hi, run, ctx);
+}
+
+int losswarn_window(const struct report_time *from,
+		    const struct report_time *to, report_run_fn *run,
+		    void *ctx)
+{
+	struct sbuf lo = { 0 }, hi = { 0 };
+	int ret = 0;
+
+	if (from->set)
+		report_time_sql(&lo, from);
+	if (to->set)
+		report_time_sql(&hi, to);
+	if (!lo.oom && !hi.oom)
+		ret = check(lo.s, hi.s, run, ctx);
+	sbuf_free(&lo);
+	sbuf_free(&hi);
+	return ret;
+}

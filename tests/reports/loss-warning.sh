@@ -1,0 +1,197 @@
+#!/bin/bash
+# commq's warning about lost events: one line on stderr after a batch that
+# reads an event or derived table when lost_events has losses in the time
+# the answer covers (the rows' ts range, else the whole capture), naming
+# the CPUs; -q silences it; stdout and the exit status are the same with
+# and without it.  sched-drops.dat has losses on CPUs 0 and 1, sched-v7.dat
+# none (tests/data/README.md).  --db, and over the socket with fake-server.
+set -euo pipefail
+# shellcheck source=tests/reports/lib.sh
+source "$(dirname "$0")/lib.sh"
+import sched-drops
+import sched-v7
+DROPS=$T/sched-drops.db
+CLEAN=$T/sched-v7.db
+
+# both NAME ARGS... — commq ARGS, then commq -q ARGS (stdin empty): the
+# same stdout byte for byte and the same exit status, nothing on the
+# quiet run's stderr but what the loud one says besides its warnings.
+# Leaves the loud run's warning lines in $T/warn, its status in $rc.
+both() {
+	local name=$1 quiet_rc=0
+	shift
+	rc=0
+	timeout 60 "$COMMQ" "$@" >"$T/loud.out" 2>"$T/loud.err" </dev/null || rc=$?
+	timeout 60 "$COMMQ" -q "$@" >"$T/quiet.out" 2>"$T/quiet.err" </dev/null ||
+		quiet_rc=$?
+	expect_same "$name: stdout with and without -q" "$T/loud.out" "$T/quiet.out"
+	expect_eq "$name: exit status with and without -q" "$rc" "$quiet_rc"
+	grep -F 'warning: events were lost' "$T/loud.err" >"$T/warn" || true
+	grep -vF 'warning: events were lost' "$T/loud.err" >"$T/loud.rest" || true
+	expect_same "$name: stderr but the warning" "$T/loud.rest" "$T/quiet.err"
+	if grep -q 'lost' "$T/quiet.err"; then
+		fail "$name: -q still warned: $(cat "$T/quiet.err")"
+	fi
+}
+
+# warns NAME CPUS ARGS... — exactly one warning, naming CPUS ("0,1").
+warns() {
+	local name=$1 cpus=$2
+	shift 2
+	both "$name" "$@"
+	expect_eq "$name: warnings" 1 "$(wc -l <"$T/warn")"
+	expect_eq "$name: CPUs" "$cpus" \
+		"$(sed -n 's/.* lost on CPU \([0-9,]*\) .*/\1/p' "$T/warn" | head -n 1)"
+	grep -q '^commq: warning: .*(-q silences this)$' "$T/warn" ||
+		fail "$name: not one commq warning line: $(cat "$T/warn")"
+}
+
+# silent NAME ARGS... — no warning.
+silent() {
+	local name=$1
+	shift
+	both "$name" "$@"
+	expect_eq "$name: no warning" "" "$(cat "$T/warn")"
+}
+
+# sorted_cpus DB [WHERE] — the CPUs with losses, as the warning lists them.
+sorted_cpus() {
+	ref "$1" "select group_concat(distinct cpu) from lost_events ${2:-}" |
+		tr ',' '\n' | sort -n | paste -sd,
+}
+
+all_cpus=$(sorted_cpus "$DROPS")
+expect_eq fixture_cpus "0,1" "$all_cpus"
+first_loss=$(ref "$DROPS" "select min(ts) from lost_events")
+last_loss=$(ref "$DROPS" "select max(ts) from lost_events")
+base=$(ref "$DROPS" "select min(start_ts) from capture")
+
+# run_checks TARGET... — every check, on --db FILE or --socket PATH; the
+# target's database is sched-drops (its sched-v7 twin is $CLEAN_TARGET).
+run_checks() {
+	local how=$1
+	shift
+	local -a on=("$@")
+
+	# an aggregate over everything cannot tell its time: the whole capture
+	warns "$how aggregate" "$all_cpus" "${on[@]}" \
+		"select count(*) from sched_switch"
+	grep -qF '1266 events and 1 loss of unknown size' "$T/warn" ||
+		fail "$how aggregate: counts: $(cat "$T/warn")"
+	grep -qF "(ts $first_loss to $last_loss)" "$T/warn" ||
+		fail "$how aggregate: times: $(cat "$T/warn")"
+	local rel
+	rel=$(awk -v a="$first_loss" -v b="$base" 'BEGIN { printf "+%.6fs", (a - b) / 1e9 }')
+	grep -qF "between $rel and " "$T/warn" ||
+		fail "$how aggregate: relative time $rel: $(cat "$T/warn")"
+	# every output mode: stdout is the same without the warning
+	warns "$how csv" "$all_cpus" "${on[@]}" -csv \
+		"select comm, count(*) from sched group by comm order by 2 desc"
+	warns "$how json" "$all_cpus" "${on[@]}" -json \
+		"select cpu, count(*) from events group by cpu"
+
+	# rows all before the first loss: nothing; rows around a loss: the
+	# CPUs of the losses between their first and last ts
+	silent "$how before losses" "${on[@]}" \
+		"select ts, cpu, prev_comm from sched_switch where ts < $first_loss order by ts"
+	local lo=$((first_loss - 2000000)) hi=$((first_loss + 2000000))
+	local win
+	win=$(ref "$DROPS" "select min(ts) || ' ' || max(ts) from sched_switch
+		where ts between $lo and $hi")
+	warns "$how around a loss" \
+		"$(sorted_cpus "$DROPS" "where ts between ${win% *} and ${win#* }")" \
+		"${on[@]}" "select ts, cpu from sched_switch where ts between $lo and $hi"
+	silent "$how after losses" "${on[@]}" \
+		"select * from sched_waking where ts > $last_loss"
+	# start_ts/end_ts count as times too; a slice ends at ts + dur
+	silent "$how end_ts before losses" "${on[@]}" \
+		"select ts as start_ts, ts + 1 as end_ts from sched_wakeup where ts < $first_loss - 1000"
+	local slice="select ts, dur from sched where ts < $first_loss
+		and ts + dur >= $first_loss order by ts desc, cpu limit 1"
+	local span
+	span=$(ref "$DROPS" "select ts || ' ' || (ts + dur) from ($slice)")
+	warns "$how slice over a loss" \
+		"$(sorted_cpus "$DROPS" "where ts between ${span% *} and ${span#* }")" \
+		"${on[@]}" "$slice"
+
+	# metadata only: no warning
+	silent "$how lost_events" "${on[@]}" "select * from lost_events"
+	silent "$how capture and stats" "${on[@]}" \
+		"select * from capture; select * from stats"
+	silent "$how comm_history" "${on[@]}" "select count(*) from comm_history"
+	silent "$how table names in strings" "${on[@]}" \
+		"select 'sched_switch' -- from sched
+		 /* events */"
+	silent "$how .tables" "${on[@]}" .tables
+
+	# an error: its status and message, no warning
+	silent "$how error" "${on[@]}" "select nosuch from sched_switch"
+	expect_eq "$how error: status" 1 "$rc"
+
+	# each statement of a script warns after itself
+	printf 'select count(*) from sched_switch;\nselect count(*) from stats;\nselect count(*) from sched;\n' \
+		>"$T/script.sql"
+	both "$how script" "${on[@]}" -f "$T/script.sql"
+	expect_eq "$how script: warnings" 2 "$(wc -l <"$T/warn")"
+
+	# the reports: their window; lost never
+	warns "$how top" "$all_cpus" "${on[@]}" top
+	silent "$how top after the losses" "${on[@]}" top --from "$((last_loss + 1))"
+	warns "$how latency" "$all_cpus" "${on[@]}" latency --to "$((last_loss + 1))"
+	silent "$how latency before the losses" "${on[@]}" -csv latency \
+		--to "$((first_loss - 1))"
+	warns "$how history" "$all_cpus" "${on[@]}" history \
+		"$(ref "$DROPS" "select pid from comm_history where start_ts < $first_loss
+			and end_ts > $last_loss and pid > 0 limit 1")"
+	silent "$how lost" "${on[@]}" lost
+	warns "$how timeline" "$all_cpus" "${on[@]}" timeline -o - --width 300
+	silent "$how --sql" "${on[@]}" top --sql
+}
+
+run_checks db --db "$DROPS"
+
+# no losses: no warning, for anything
+silent "clean aggregate" --db "$CLEAN" "select count(*) from sched_switch"
+silent "clean top" --db "$CLEAN" top
+silent "clean timeline" --db "$CLEAN" timeline -o - --width 300
+
+# a database without lost_events: the lookup fails, and nothing is said
+cp "$DROPS" "$T/old.db"
+ref "$T/old.db" "drop table lost_events"
+silent "no lost_events table" --db "$T/old.db" "select count(*) from sched_switch"
+expect_eq "no lost_events table: status" 0 "$rc"
+expect_eq "no lost_events table: stderr" "" "$(cat "$T/loud.err")"
+
+# at the prompt (a terminal from script(1)): after each statement, and
+# after its rows
+if command -v script >/dev/null; then
+	export HOME=$T/home
+	mkdir -p "$HOME"
+	printf -v args '%q ' "$COMMQ" --db "$DROPS" -list
+	(sleep 0.3; printf 'select count(*) from sched_switch;\nselect count(*) from stats;\nselect count(*) from sched;\n.quit\n') |
+		timeout 20 script -qec "$args" /dev/null >"$T/screen" 2>&1 || true
+	tr -d '\r' <"$T/screen" >"$T/prompt"
+	expect_eq "prompt: warnings" 2 "$(grep -c 'warning: events were lost' "$T/prompt")"
+	expect_eq "prompt: the warning follows the rows" \
+		"$(ref "$DROPS" "select count(*) from sched_switch")" \
+		"$(grep -B1 -m1 'warning: events were lost' "$T/prompt" | head -n 1)"
+else
+	echo "loss-warning: no script(1): the prompt is not checked" >&2
+fi
+
+# over the socket: the same, and the lookup is one more query on the
+# same connection
+start_fake_server "$DROPS"
+run_checks socket --socket "$SOCK"
+: >"$T/server.log"
+"$COMMQ" --socket "$SOCK" "select count(*) from sched_switch" >/dev/null 2>&1
+expect_eq "socket: one connection" 1 "$(grep -c '^connection' "$T/server.log")"
+expect_eq "socket: the query and the lookup" 2 "$(grep -c '^query' "$T/server.log")"
+: >"$T/server.log"
+"$COMMQ" --socket "$SOCK" -q "select count(*) from sched_switch" >/dev/null 2>&1
+expect_eq "socket -q: no lookup" 1 "$(grep -c '^query' "$T/server.log")"
+: >"$T/server.log"
+"$COMMQ" --socket "$SOCK" "select count(*) from lost_events" >/dev/null 2>&1
+expect_eq "socket metadata: no lookup" 1 "$(grep -c '^query' "$T/server.log")"
+
+finish
