@@ -128,7 +128,7 @@ struct store {
 	int paused;
 	uint64_t max_bytes;		/* retention: 0 = keep everything */
 	uint64_t max_age_ns;		/* retention by age: 0 = keep all */
-	uint64_t trim_checked;		/* time() of the last size check */
+	uint64_t trim_checked;		/* ms_now() of the last size check */
 	int64_t trim_target;		/* rows before this ts are to go */
 	int trim_pending;		/* some may be left */
 	uint64_t ckpt_checked;		/* time() of the last WAL check */
@@ -444,8 +444,8 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
  * every kept row lose their rows too (a kept row's interval always
  * contains its time, or starts after it: it never ends before it).
  * Freed pages are reused, so the file stops growing; the last cutoff is
- * in stats (retention_cutoff_ts). Checked at most once a second, by the
- * writer itself. */
+ * in stats (retention_cutoff_ts). Checked after commits (at most every
+ * TRIM_CHECK_MS: a few cheap queries), by the writer itself. */
 static const char *const trimmed_tables[] = {
 	"ev_sched_switch", "ev_sched_wakeup", "ev_sched_wakeup_new",
 	"ev_sched_waking", "ev_sched_process_fork", "ev_sched_process_exec",
@@ -456,6 +456,7 @@ static const char *const trimmed_tables[] = {
 
 #define TRIM_CHUNK 20000
 #define TRIM_BUDGET_MS 250
+#define TRIM_CHECK_MS 100
 /* History intervals are kept this much longer than strictly needed:
  * rows of different CPUs are stored nearly, not exactly, in time order. */
 #define TRIM_HISTORY_SLACK_NS 1000000000ll
@@ -581,15 +582,15 @@ static void trim(struct store *s)
 {
 	uint64_t max_bytes = __atomic_load_n(&s->max_bytes, __ATOMIC_RELAXED);
 	uint64_t max_age = __atomic_load_n(&s->max_age_ns, __ATOMIC_RELAXED);
-	uint64_t now = (uint64_t)time(NULL), t0;
+	uint64_t now = ms_now(), t0;
 	int64_t first = 0, last = 0;
 	int ok, r;
 
 	if (!max_bytes && !max_age)
 		return;
-	if (!s->trim_pending && now < s->trim_checked + 1)
+	if (!s->trim_pending && now < s->trim_checked + TRIM_CHECK_MS)
 		return;
-	if (now >= s->trim_checked + 1) {
+	if (now >= s->trim_checked + TRIM_CHECK_MS) {
 		s->trim_checked = now;
 		if (!time_span(s, &first, &last) || last <= first)
 			return;
