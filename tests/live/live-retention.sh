@@ -4,7 +4,7 @@
 # LOAD_S seconds. Sampled every second (no timing assertions; the checks
 # are about sizes and order):
 #
-#  - the database file stays within DB_BOUND_MB (3 x max-db-mb: the data
+#  - the database file stays within DB_BOUND_MB (4 x max-db-mb: the data
 #    is cut back to 90% of the limit after each commit, the file keeps
 #    the pages of the largest moment) and the WAL within WAL_BOUND_MB
 #    (truncated past 4 MiB, journal_size_limit 16 MiB);
@@ -15,13 +15,14 @@
 #    one ever stored, its rowid > 1) and the oldest kept ts moves forward;
 #  - every kept event still has its comm_history row (hid), and so do the
 #    derived rows (sched, wakeup_latency and its waker);
-#  - exit 0 on SIGTERM, PRAGMA integrity_check ok.
+#  - exit 0 on SIGTERM, PRAGMA integrity_check ok; warnings about losses
+#    (if any) at most one per 10 s.
 . "$(dirname "$0")/lib.sh"
 need_live
 need_perf
 
 MAX_MB=4
-DB_BOUND_MB=$((3 * MAX_MB))
+DB_BOUND_MB=$((4 * MAX_MB))
 WAL_BOUND_MB=16
 LOAD_S=${LOAD_S:-20}
 LOAD_PGID=
@@ -117,6 +118,12 @@ for t in ev_sched_switch ev_sched_wakeup ev_sched_waking ev_sched_wakeup_new \
 done
 o=$(q "$db" "select count(*) from dv_wakeup_latency e left join comm_history h on h.id = e.waker_hid where e.waker_hid is not null and h.id is null")
 check_eq "wakeup_latency: every kept waker has its comm_history row" 0 "$o"
+# Losses under this load are likely (not certain): their warnings are
+# rate-limited to one per 10 s, so at most run/10 + 1 lines.
+run_s=$(sed -n 's/^commd: stopped after \([0-9]*\)\..*/\1/p' "$TMP/commd.err")
+warns=$(grep -c 'ring buffer full' "$TMP/commd.err" || true)
+check_true "loss warnings rate-limited (at most one per 10 s of ${run_s:-?} s)" \
+	"<= $(( ${run_s:-0} / 10 + 1 ))" "$warns" test "$warns" -le $(( ${run_s:-0} / 10 + 1 ))
 log "database at most $((max_db / 1024)) KiB, WAL at most $((max_wal / 1024)) KiB;" \
 	"kept $(q "$db" "select count(*) from ev_sched_switch") of $(q "$db" "select max(rowid) from ev_sched_switch") sched_switch rows," \
 	"$(q "$db" "select count(*) from comm_history") comm_history rows; $(grep -E 'stopped after' "$TMP/commd.err")"
