@@ -10,8 +10,9 @@
 #  - SIGHUP with a new file: max-age, max-db-mb, commit-ms and log-level
 #    change (each logged), changed events and buffer-kb are logged as
 #    needing a restart and the capture goes on as it was (the command
-#    line's db, instance and socket win over the file: not reported); SIGHUP with a bad
-#    file logs the file:line error, keeps the settings, and commd goes on;
+#    line's db, instance and socket win over the file: not reported);
+#  - SIGHUP with a bad file logs the file:line error, keeps the settings,
+#    and commd goes on;
 #  - the stop line has the events stored, lost and the duration; exit 0;
 #    integrity ok.
 . "$(dirname "$0")/lib.sh"
