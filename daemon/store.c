@@ -438,8 +438,9 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
  * tenth) or when they are older than max_age before the newest event.
  * Either sets a target cutoff; rows before it are deleted table by table
  * in small chunks (TRIM_CHUNK rows of each table per transaction), for
- * at most TRIM_BUDGET_MS after each commit, so the writer is never long
- * away from the new batches; what is left goes after the next commit.
+ * TRIM_BUDGET_MS after each commit, so the writer is never long away
+ * from the new batches (unless the data is over max_bytes by a quarter:
+ * then until it is not); what is left goes after the next commit.
  * Once the cutoff is reached, comm_history intervals that ended before
  * every kept row lose their rows too (a kept row's interval always
  * contains its time, or starts after it: it never ends before it).
@@ -505,6 +506,17 @@ static int time_span(struct store *s, int64_t *first, int64_t *last)
 		any = 1;
 	}
 	return any;
+}
+
+/* The bytes the data takes: pages in use (freed ones are reused). */
+static int64_t data_bytes(struct store *s)
+{
+	int ok;
+	int64_t pages = one_int(s, "PRAGMA page_count", 0, &ok);
+	int64_t free_pages = one_int(s, "PRAGMA freelist_count", 0, &ok);
+	int64_t psize = one_int(s, "PRAGMA page_size", 0, &ok);
+
+	return (pages - free_pages) * psize;
 }
 
 static uint64_t ms_now(void)
@@ -584,7 +596,7 @@ static void trim(struct store *s)
 	uint64_t max_age = __atomic_load_n(&s->max_age_ns, __ATOMIC_RELAXED);
 	uint64_t now = ms_now(), t0;
 	int64_t first = 0, last = 0;
-	int ok, r;
+	int r;
 
 	if (!max_bytes && !max_age)
 		return;
@@ -595,10 +607,7 @@ static void trim(struct store *s)
 		if (!time_span(s, &first, &last) || last <= first)
 			return;
 		if (max_bytes) {
-			int64_t pages = one_int(s, "PRAGMA page_count", 0, &ok);
-			int64_t free_pages = one_int(s, "PRAGMA freelist_count", 0, &ok);
-			int64_t psize = one_int(s, "PRAGMA page_size", 0, &ok);
-			int64_t used = (pages - free_pages) * psize;
+			int64_t used = data_bytes(s);
 
 			if (used > (int64_t)max_bytes) {
 				double cut = 1.0 - 0.9 * (double)max_bytes / (double)used;
@@ -619,10 +628,14 @@ static void trim(struct store *s)
 	}
 	if (!s->trim_pending)
 		return;
+	/* Past the budget, deleting goes on while the data is well over
+	 * max_bytes: the writer falling behind the reader then costs ring
+	 * buffer losses (counted), never a disk past its bound. */
 	t0 = ms_now();
 	do {
 		r = trim_chunk(s, s->trim_target);
-	} while (r == 0 && ms_now() - t0 < TRIM_BUDGET_MS);
+	} while (r == 0 && (ms_now() - t0 < TRIM_BUDGET_MS ||
+			    (max_bytes && data_bytes(s) > (int64_t)(max_bytes + max_bytes / 4))));
 	if (r == 1) {
 		s->trim_pending = 0;
 		trim_finish(s, s->trim_target);
