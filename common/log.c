@@ -29,6 +29,9 @@ void log_msg(int priority, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	for (char *p = line; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
 	/* systemd sets JOURNAL_STREAM when stderr goes to journald, which
 	 * reads the <N> prefix as the priority; a person or a script reading
 	 * stderr gets the plain line. */
@@ -36,4 +39,17 @@ void log_msg(int priority, const char *fmt, ...)
 		fprintf(stderr, "<%d>%s: %s\n", priority, program, line);
 	else
 		fprintf(stderr, "%s: %s\n", program, line);
+}
+
+int log_ratelimit(struct log_ratelimit *rl, uint64_t now_ns, uint64_t *suppressed)
+{
+	if (rl->logged && now_ns - rl->last_ns < rl->interval_ns) {
+		rl->suppressed++;
+		return 0;
+	}
+	*suppressed = rl->suppressed;
+	rl->suppressed = 0;
+	rl->last_ns = now_ns;
+	rl->logged = 1;
+	return 1;
 }

@@ -26,7 +26,11 @@ _commd()
 			__ltrim_colon_completions "$cur"
 		return
 		;;
-	--instance|--buffer-kb|--commit-ms)
+	--log-level)
+		COMPREPLY=($(compgen -W 'error warning notice info debug' -- "$cur"))
+		return
+		;;
+	--instance|--buffer-kb|--commit-ms|--max-db-mb|--max-age)
 		return
 		;;
 	esac
@@ -43,9 +47,13 @@ _commd()
 	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--foreground --db --instance --buffer-kb
-			--events --commit-ms --socket --config --help --version' -- "$cur"))
+			--events --commit-ms --socket --max-db-mb --max-age --log-level
+			--config --help --version' -- "$cur"))
 	elif [[ $cword -eq 1 || $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W 'import' -- "$cur"))
+		COMPREPLY=($(compgen -W 'import check-config' -- "$cur"))
+	elif [[ ${COMP_WORDS[1]} == check-config ]]; then
+		if declare -F _filedir >/dev/null; then _filedir conf; else
+			COMPREPLY=($(compgen -f -- "$cur")); fi
 	fi
 } &&
 	complete -F _commd commd

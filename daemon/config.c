@@ -1,11 +1,238 @@
 /* config.c — see config.h. */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
+
+enum kind { K_PATH, K_INSTANCE, K_EVENTS, K_SOCKET, K_KB, K_MS, K_MB, K_AGE, K_LEVEL };
+
+struct optdef {
+	const char *name;
+	const char *env;
+	enum kind kind;
+	int reload;		/* SIGHUP applies it */
+	const char *help;
+};
+
+static const struct optdef defs[] = {
+	{ "db", "COMMD_DB", K_PATH, 0, "the database file" },
+	{ "instance", "COMMD_INSTANCE", K_INSTANCE, 0, "the tracefs instance commd owns" },
+	{ "buffer-kb", "COMMD_BUFFER_KB", K_KB, 0, "ring buffer per CPU, KiB" },
+	{ "events", "COMMD_EVENTS", K_EVENTS, 0, "system:event,... to capture" },
+	{ "commit-ms", "COMMD_COMMIT_MS", K_MS, 1, "commit interval, ms" },
+	{ "socket", "COMMD_SOCKET", K_SOCKET, 0, "the query socket, or none" },
+	{ "max-db-mb", "COMMD_MAX_DB_MB", K_MB, 1, "retention by size, MiB (0: off)" },
+	{ "max-age", "COMMD_MAX_AGE", K_AGE, 1, "retention by age, N[s|m|h|d] (0: off)" },
+	{ "log-level", "COMMD_LOG_LEVEL", K_LEVEL, 1, "error|warning|notice|info|debug" },
+};
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+
+#define MAX_AGE_S (3650ull * 86400)	/* ten years */
+
+static const struct { const char *name; int level; } levels[] = {
+	{ "error", LOG_ERR }, { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
+	{ "info", LOG_INFO }, { "debug", LOG_DEBUG },
+};
+
+const char *config_level_name(int level)
+{
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (levels[i].level == level)
+			return levels[i].name;
+	return "info";
+}
+
+const char *config_age_text(uint64_t secs, char *buf, size_t len)
+{
+	if (!secs)
+		snprintf(buf, len, "0");
+	else if (secs % 86400 == 0)
+		snprintf(buf, len, "%" PRIu64 "d", secs / 86400);
+	else if (secs % 3600 == 0)
+		snprintf(buf, len, "%" PRIu64 "h", secs / 3600);
+	else if (secs % 60 == 0)
+		snprintf(buf, len, "%" PRIu64 "m", secs / 60);
+	else
+		snprintf(buf, len, "%" PRIu64 "s", secs);
+	return buf;
+}
+
+static int set_str(char **field, const char *value)
+{
+	char *copy = value ? strdup(value) : NULL;
+
+	if (value && !copy)
+		return -1;
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+int config_defaults(struct daemon_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->buffer_kb = DAEMON_DEFAULT_BUFFER_KB;
+	o->commit_ms = DAEMON_DEFAULT_COMMIT_MS;
+	o->max_db_mb = DAEMON_DEFAULT_MAX_DB_MB;
+	o->max_age_s = DAEMON_DEFAULT_MAX_AGE_S;
+	o->log_level = LOG_INFO;
+	if (set_str(&o->db, DAEMON_DEFAULT_DB) ||
+	    set_str(&o->instance, DAEMON_DEFAULT_INSTANCE) ||
+	    set_str(&o->socket, DAEMON_DEFAULT_SOCKET))
+		return -1;
+	return 0;
+}
+
+void config_free(struct daemon_opts *o)
+{
+	free(o->db);
+	free(o->instance);
+	free(o->socket);
+	free(o->events);
+	o->db = o->instance = o->socket = o->events = NULL;
+}
+
+int config_copy(struct daemon_opts *dst, const struct daemon_opts *src)
+{
+	*dst = *src;
+	dst->db = dst->instance = dst->socket = dst->events = NULL;
+	if (set_str(&dst->db, src->db) || set_str(&dst->instance, src->instance) ||
+	    set_str(&dst->socket, src->socket) || set_str(&dst->events, src->events)) {
+		config_free(dst);
+		return -1;
+	}
+	return 0;
+}
+
+/* An unsigned decimal in [min, max]; *end gets what follows the digits. */
+static int number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		  const char **rest)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || v < min || v > max)
+		return -1;
+	if (rest)
+		*rest = end;
+	else if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int age(const char *s, uint64_t *out)
+{
+	const char *rest;
+	uint64_t v, mul = 1;
+
+	if (number(s, 0, MAX_AGE_S, &v, &rest))
+		return -1;
+	if (!strcmp(rest, "") || !strcmp(rest, "s"))
+		mul = 1;
+	else if (!strcmp(rest, "m"))
+		mul = 60;
+	else if (!strcmp(rest, "h"))
+		mul = 3600;
+	else if (!strcmp(rest, "d"))
+		mul = 86400;
+	else
+		return -1;
+	if (v > MAX_AGE_S / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+static const struct optdef *find(const char *name)
+{
+	char norm[32];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(norm); i++)
+		norm[i] = name[i] == '_' ? '-' : (char)tolower((unsigned char)name[i]);
+	if (name[i])
+		return NULL;
+	norm[i] = '\0';
+	for (i = 0; i < NDEFS; i++)
+		if (!strcmp(defs[i].name, norm))
+			return &defs[i];
+	return NULL;
+}
+
+int config_set(struct daemon_opts *o, const char *name, const char *value,
+	       char *err, size_t errlen)
+{
+	const struct optdef *d = find(name);
+	uint64_t v;
+
+	if (!d)
+		return 1;
+#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+	switch (d->kind) {
+	case K_PATH:
+		if (!*value)
+			BAD("expected a file path, got ''");
+		break;
+	case K_SOCKET:
+		if (!*value)
+			BAD("expected a socket path or 'none', got ''");
+		break;
+	case K_INSTANCE:
+		if (!*value || strchr(value, '/') || !strcmp(value, ".") ||
+		    !strcmp(value, "..") || strlen(value) > 200)
+			BAD("expected an instance name (no '/', not '.' or '..'), got '%s'", value);
+		break;
+	case K_EVENTS:
+		if (!*value || strspn(value, "abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:,*") != strlen(value))
+			BAD("expected system:event[,system:event...], got '%s'", value);
+		break;
+	case K_KB:
+		if (number(value, 4, 16ull << 20, &v, NULL))
+			BAD("expected 4..16777216 (KiB per CPU), got '%s'", value);
+		o->buffer_kb = (size_t)v;
+		return 0;
+	case K_MS:
+		if (number(value, 1, 3600000, &v, NULL))
+			BAD("expected 1..3600000 (milliseconds), got '%s'", value);
+		o->commit_ms = (int)v;
+		return 0;
+	case K_MB:
+		if (number(value, 0, 1ull << 30, &v, NULL))
+			BAD("expected 0..1073741824 (MiB; 0 keeps everything), got '%s'", value);
+		o->max_db_mb = (size_t)v;
+		return 0;
+	case K_AGE:
+		if (age(value, &v))
+			BAD("expected 0 (keep everything) or N[s|m|h|d] up to 3650d, got '%s'", value);
+		o->max_age_s = v;
+		return 0;
+	case K_LEVEL:
+		for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+			if (!strcasecmp(value, levels[i].name)) {
+				o->log_level = levels[i].level;
+				return 0;
+			}
+		BAD("expected error, warning, notice, info or debug, got '%s'", value);
+	}
+#undef BAD
+	if (set_str(d->kind == K_PATH ? &o->db : d->kind == K_INSTANCE ? &o->instance :
+		    d->kind == K_EVENTS ? &o->events : &o->socket, value)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
 
 static char *trim(char *s)
 {
@@ -19,23 +246,10 @@ static char *trim(char *s)
 	return s;
 }
 
-static int to_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int config_load(const char *path, int required, struct daemon_opts *o,
 		char *err, size_t errlen)
 {
-	char line[1024];
+	char line[4096], why[512];
 	int n = 0, rc = 0;
 	FILE *f;
 
@@ -48,9 +262,16 @@ int config_load(const char *path, int required, struct daemon_opts *o,
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char *key, *val, *eq, *hash;
-		long v;
+		size_t len = strlen(line);
+		int r;
 
 		n++;
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
+			snprintf(err, errlen, "%s:%d: line longer than %zu bytes", path, n,
+				 sizeof(line) - 2);
+			rc = -1;
+			break;
+		}
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
@@ -59,58 +280,72 @@ int config_load(const char *path, int required, struct daemon_opts *o,
 			continue;
 		eq = strchr(key, '=');
 		if (!eq) {
-			snprintf(err, errlen, "%s:%d: expected name = value", path, n);
+			snprintf(err, errlen, "%s:%d: expected 'name = value', got '%.100s'",
+				 path, n, key);
 			rc = -1;
 			break;
 		}
 		*eq = '\0';
 		key = trim(key);
 		val = trim(eq + 1);
-		if (!strcmp(key, "db") || !strcmp(key, "instance") ||
-		    !strcmp(key, "events") || !strcmp(key, "socket")) {
-			char *copy = strdup(val);
-
-			if (!copy || !*val) {
-				snprintf(err, errlen, "%s:%d: %s needs a value", path, n, key);
-				free(copy);
-				rc = -1;
-				break;
-			}
-			if (!strcmp(key, "db"))
-				o->db = copy;
-			else if (!strcmp(key, "instance"))
-				o->instance = copy;
-			else if (!strcmp(key, "events"))
-				o->events = copy;
-			else
-				o->socket = copy;
-		} else if (!strcmp(key, "buffer-kb")) {
-			if (to_long(val, 4, 16L << 20, &v)) {
-				snprintf(err, errlen, "%s:%d: buffer-kb: '%s' is not a size in KiB", path, n, val);
-				rc = -1;
-				break;
-			}
-			o->buffer_kb = (size_t)v;
-		} else if (!strcmp(key, "max-db-mb")) {
-			if (to_long(val, 0, 1L << 30, &v)) {
-				snprintf(err, errlen, "%s:%d: max-db-mb: '%s' is not a size in MiB", path, n, val);
-				rc = -1;
-				break;
-			}
-			o->max_db_mb = (size_t)v;
-		} else if (!strcmp(key, "commit-ms")) {
-			if (to_long(val, 1, 3600000, &v)) {
-				snprintf(err, errlen, "%s:%d: commit-ms: '%s' is not in [1, 3600000]", path, n, val);
-				rc = -1;
-				break;
-			}
-			o->commit_ms = (int)v;
-		} else {
-			snprintf(err, errlen, "%s:%d: unknown option '%s'", path, n, key);
+		r = config_set(o, key, val, why, sizeof(why));
+		if (r == 1) {
+			snprintf(err, errlen, "%s:%d: unknown option '%.100s' (known: db, instance, "
+				 "buffer-kb, events, commit-ms, socket, max-db-mb, max-age, "
+				 "log-level)", path, n, key);
+			rc = -1;
+			break;
+		}
+		if (r) {
+			snprintf(err, errlen, "%s:%d: %s: %s", path, n, key, why);
 			rc = -1;
 			break;
 		}
 	}
+	if (!rc && ferror(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		rc = -1;
+	}
 	fclose(f);
 	return rc;
+}
+
+int config_env(struct daemon_opts *o, char *err, size_t errlen)
+{
+	char why[512];
+
+	for (size_t i = 0; i < NDEFS; i++) {
+		const char *v = getenv(defs[i].env);
+
+		if (!v)
+			continue;
+		if (config_set(o, defs[i].name, v, why, sizeof(why))) {
+			snprintf(err, errlen, "%s (environment): %s: %s", defs[i].env,
+				 defs[i].name, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void config_print(const struct daemon_opts *o, FILE *f)
+{
+	char a[32];
+
+	fprintf(f, "db = %s\n", o->db);
+	fprintf(f, "instance = %s\n", o->instance);
+	fprintf(f, "buffer-kb = %zu\n", o->buffer_kb);
+	fprintf(f, "events = %s\n", o->events ? o->events : DAEMON_DEFAULT_EVENTS);
+	fprintf(f, "commit-ms = %d\n", o->commit_ms);
+	fprintf(f, "socket = %s\n", o->socket);
+	fprintf(f, "max-db-mb = %zu\n", o->max_db_mb);
+	fprintf(f, "max-age = %s\n", config_age_text(o->max_age_s, a, sizeof(a)));
+	fprintf(f, "log-level = %s\n", config_level_name(o->log_level));
+}
+
+void config_print_help(FILE *f)
+{
+	for (size_t i = 0; i < NDEFS; i++)
+		fprintf(f, "  %-10s %-16s %s%s\n", defs[i].name, defs[i].env, defs[i].help,
+			defs[i].reload ? " [SIGHUP]" : "");
 }

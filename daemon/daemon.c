@@ -27,6 +27,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "config.h"
 #include "live.h"
 #include "log.h"
 #include "notify.h"
@@ -35,21 +36,33 @@
 #include "server.h"
 #include "store.h"
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, hup_signal;
 
 static void on_stop(int sig)
 {
 	stop_signal = sig;
 }
 
+static void on_hup(int sig)
+{
+	(void)sig;
+	hup_signal = 1;
+}
+
+/* Losses are warned about at most once per this many seconds. */
+#define LOST_WARN_INTERVAL_S 10
+
 struct capture {
-	const struct daemon_opts *o;
+	struct daemon_opts *o;		/* the settings now (SIGHUP changes some) */
 	struct live *live;
 	struct store *store;
 	struct pipeline *pipe;
 	int64_t id;
 	struct live_cpu_stats *last;	/* per CPU, at the last commit */
 	uint64_t lost_total, events_at_status, status_ts;
+	uint64_t lost_at_commit;	/* lost_total at the last commit */
+	uint64_t lost_reported;		/* lost_total at the last warning */
+	struct log_ratelimit lost_warn;
 	int failed;
 	int listen_fd, socket_created;
 	pid_t server;			/* the query server process */
@@ -167,6 +180,8 @@ static int account_losses(struct capture *c, uint64_t now)
 	return 0;
 }
 
+static void reload(struct capture *c);
+
 /* A write failed (full disk, I/O error): the store rolled the batch back
  * and holds it. Reading stops — the kernel counts what it drops, and
  * those counts become lost_events on resuming — queries go on being
@@ -185,6 +200,8 @@ static int pause_ingestion(struct capture *c)
 
 		nanosleep(&one, NULL);
 		notify_send("WATCHDOG=1");
+		if (hup_signal)
+			reload(c);
 		if (c->listen_fd >= 0 && c->server > 0 &&
 		    waitpid(c->server, &status, WNOHANG) == c->server)
 			c->server = 0;
@@ -208,14 +225,113 @@ static int pause_ingestion(struct capture *c)
 
 #define TRIM_NS (30ull * 1000000000)	/* malloc_trim every 30 s */
 
+/* New losses since the last commit: one warning line, at most every
+ * LOST_WARN_INTERVAL_S, with what was lost since the last line and how
+ * many warnings were held back. */
+static void warn_losses(struct capture *c, uint64_t now)
+{
+	uint64_t suppressed;
+
+	if (c->lost_total == c->lost_at_commit)
+		return;
+	c->lost_at_commit = c->lost_total;
+	if (!log_ratelimit(&c->lost_warn, now, &suppressed))
+		return;
+	if (suppressed)
+		log_warning("ring buffer full: %llu events lost since the last warning "
+			    "(%llu in all; %llu more warnings suppressed, at most one per %d s); "
+			    "a larger buffer-kb helps",
+			    (unsigned long long)(c->lost_total - c->lost_reported),
+			    (unsigned long long)c->lost_total,
+			    (unsigned long long)suppressed, LOST_WARN_INTERVAL_S);
+	else
+		log_warning("ring buffer full: %llu events lost (%llu in all); a larger "
+			    "buffer-kb helps",
+			    (unsigned long long)(c->lost_total - c->lost_reported),
+			    (unsigned long long)c->lost_total);
+	c->lost_reported = c->lost_total;
+}
+
 static int commit(struct capture *c)
 {
-	if (account_losses(c, live_now()) || pipeline_sync_names(c->pipe) ||
+	uint64_t now = live_now();
+
+	if (account_losses(c, now) || pipeline_sync_names(c->pipe) ||
 	    store_commit_async(c->store) || store_begin(c->store)) {
 		log_error("%s: %s", c->o->db, store_errmsg(c->store));
 		return -1;
 	}
+	warn_losses(c, now);
 	return 0;
+}
+
+static void apply_retention(struct capture *c)
+{
+	store_set_max_bytes(c->store, (uint64_t)c->o->max_db_mb << 20);
+	store_set_max_age(c->store, c->o->max_age_s * 1000000000ull);
+}
+
+/* SIGHUP: the settings are computed again (file, environment, command
+ * line). What can change at run time changes, each change logged; what
+ * needs a restart is logged when it differs; a bad file changes nothing. */
+static void reload(struct capture *c)
+{
+	struct daemon_opts n, *o = c->o;
+	char err[1024], a[32], b[32];
+	int changed = 0;
+
+	hup_signal = 0;
+	if (!o->reload) {
+		log_notice("SIGHUP: no configuration to reload");
+		return;
+	}
+	if (o->reload(&n, err, sizeof(err))) {
+		log_error("reloading the configuration: %s; keeping the current settings", err);
+		return;
+	}
+#define RESTART_STR(field, name) \
+	if (strcmp(o->field ? o->field : "(default)", n.field ? n.field : "(default)")) \
+		log_warning("reload: %s changed from '%s' to '%s': takes effect at the next " \
+			    "restart", name, o->field ? o->field : "(default)", \
+			    n.field ? n.field : "(default)")
+	RESTART_STR(db, "db");
+	RESTART_STR(instance, "instance");
+	RESTART_STR(events, "events");
+	RESTART_STR(socket, "socket");
+#undef RESTART_STR
+	if (n.buffer_kb != o->buffer_kb)
+		log_warning("reload: buffer-kb changed from %zu to %zu: takes effect at the "
+			    "next restart", o->buffer_kb, n.buffer_kb);
+	if (n.commit_ms != o->commit_ms) {
+		log_notice("reload: commit-ms %d -> %d", o->commit_ms, n.commit_ms);
+		o->commit_ms = n.commit_ms;
+		changed = 1;
+	}
+	if (n.max_db_mb != o->max_db_mb) {
+		log_notice("reload: max-db-mb %zu -> %zu", o->max_db_mb, n.max_db_mb);
+		o->max_db_mb = n.max_db_mb;
+		changed = 1;
+	}
+	if (n.max_age_s != o->max_age_s) {
+		log_notice("reload: max-age %s -> %s", config_age_text(o->max_age_s, a, sizeof(a)),
+			   config_age_text(n.max_age_s, b, sizeof(b)));
+		o->max_age_s = n.max_age_s;
+		changed = 1;
+	}
+	if (n.log_level != o->log_level) {
+		/* Said at the more verbose of the two levels, so it shows. */
+		log_set_max_priority(n.log_level > o->log_level ? n.log_level : o->log_level);
+		log_notice("reload: log-level %s -> %s", config_level_name(o->log_level),
+			   config_level_name(n.log_level));
+		log_set_max_priority(n.log_level);
+		o->log_level = n.log_level;
+		changed = 1;
+	}
+	if (changed)
+		apply_retention(c);
+	else
+		log_notice("reload: no setting that can change at run time changed");
+	config_free(&n);
 }
 
 static void status(struct capture *c, uint64_t now)
@@ -332,10 +448,13 @@ static void ready(int *ready_fd)
 	}
 }
 
-int daemon_run(const struct daemon_opts *o)
+int daemon_run(const struct daemon_opts *opts)
 {
+	struct daemon_opts cur = *opts, *o = &cur;	/* strings stay the caller's */
 	struct live_opts lo = { o->instance, o->buffer_kb, o->events };
-	struct capture c = { .o = o, .id = -1, .listen_fd = -1 };
+	struct capture c = { .o = o, .id = -1, .listen_fd = -1,
+			     .lost_warn = { .interval_ns = LOST_WARN_INTERVAL_S * 1000000000ull } };
+	struct timespec started = { 0, 0 };
 	char err[512], host[256] = "";
 	uint64_t now, next_commit, watchdog_ns, next_watchdog = 0, wake, next_trim;
 	int64_t gap = 0;
@@ -360,6 +479,8 @@ int daemon_run(const struct daemon_opts *o)
 	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* The reader must not starve behind the load it traces: raise our
 	 * own priority (before the writer thread exists, so it inherits). */
@@ -381,7 +502,7 @@ int daemon_run(const struct daemon_opts *o)
 		if (c.server < 0)
 			goto out;
 	}
-	store_set_max_bytes(c.store, (uint64_t)o->max_db_mb << 20);
+	apply_retention(&c);
 	c.live = live_open(&lo, err, sizeof(err));
 	if (!c.live) {
 		log_error("%s", err);
@@ -417,8 +538,20 @@ int daemon_run(const struct daemon_opts *o)
 		log_error("cannot start capture: %s", store_errmsg(c.store));
 		goto out;
 	}
-	log_info("capturing into %s (instance %s, %d CPUs)", o->db, o->instance,
-		 live_ncpus(c.live));
+	clock_gettime(CLOCK_MONOTONIC, &started);
+	{
+		char age[32];
+
+		log_info("capturing into %s (instance %s, %d CPUs)", o->db, o->instance,
+			 live_ncpus(c.live));
+		if (o->max_db_mb)
+			snprintf(err, sizeof(err), "at most %zu MiB of data", o->max_db_mb);
+		else
+			snprintf(err, sizeof(err), "data of any size");
+		log_info("committing every %d ms; keeping %s, %s%s", o->commit_ms, err,
+			 o->max_age_s ? "the last " : "of any age",
+			 o->max_age_s ? config_age_text(o->max_age_s, age, sizeof(age)) : "");
+	}
 	ready(&ready_fd);
 	notify_send("READY=1");
 	watchdog_ns = notify_watchdog_usec() * 1000 / 2;
@@ -431,6 +564,14 @@ int daemon_run(const struct daemon_opts *o)
 
 	while (!stop_signal) {
 		int timeout;
+
+		if (hup_signal) {
+			int old_ms = o->commit_ms;
+
+			reload(&c);
+			if (o->commit_ms != old_ms)
+				next_commit = live_now() + (uint64_t)o->commit_ms * 1000000;
+		}
 
 		if (store_paused(c.store)) {
 			if (pause_ingestion(&c))
@@ -489,9 +630,16 @@ int daemon_run(const struct daemon_opts *o)
 		log_error("%s: %s", o->db, store_errmsg(c.store));
 		goto out;
 	}
-	log_info("stored %llu events, %llu lost",
-		 (unsigned long long)pipeline_events(c.pipe),
-		 (unsigned long long)c.lost_total);
+	{
+		struct timespec ended;
+
+		clock_gettime(CLOCK_MONOTONIC, &ended);
+		log_info("stopped after %.1f s: stored %llu events, %llu lost",
+			 (double)(ended.tv_sec - started.tv_sec) +
+			 (double)(ended.tv_nsec - started.tv_nsec) / 1e9,
+			 (unsigned long long)pipeline_events(c.pipe),
+			 (unsigned long long)c.lost_total);
+	}
 	rc = 0;
 out:
 	stop_server(&c);

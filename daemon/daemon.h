@@ -5,15 +5,25 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
+/* The settings (config.h fills them: defaults < file < environment <
+ * command line). Strings are owned by the struct (config_free). */
 struct daemon_opts {
-	const char *db;		/* default /var/lib/commd/commd.db */
-	const char *instance;	/* default "commd" */
-	const char *socket;	/* for the query server */
-	const char *events;	/* NULL: the default sched + task set */
+	char *db;		/* default /var/lib/commd/commd.db */
+	char *instance;		/* default "commd" */
+	char *socket;		/* for the query server; "none" */
+	char *events;		/* NULL: the default sched + task set */
 	size_t buffer_kb;	/* per CPU */
 	int commit_ms;
-	size_t max_db_mb;	/* retention; 0 keeps everything */
+	size_t max_db_mb;	/* retention by size; 0 keeps everything */
+	uint64_t max_age_s;	/* retention by age (seconds); 0 keeps all */
+	int log_level;		/* syslog priority: messages above it are dropped */
 	int foreground;
+	/* SIGHUP: computes the settings again (file, environment, command
+	 * line) into *out; 0, or -1 with the reason in err. NULL: SIGHUP
+	 * only says it has nothing to reload. */
+	int (*reload)(struct daemon_opts *out, char *err, size_t errlen);
 };
 
 #define DAEMON_DEFAULT_DB "/var/lib/commd/commd.db"
@@ -22,6 +32,14 @@ struct daemon_opts {
 #define DAEMON_DEFAULT_BUFFER_KB 16384
 #define DAEMON_DEFAULT_COMMIT_MS 1000
 #define DAEMON_DEFAULT_MAX_DB_MB 2048
+#define DAEMON_DEFAULT_MAX_AGE_S 0
+/* What commd stores when --events is not given (the task events that name
+ * tasks exactly are always added). */
+#define DAEMON_DEFAULT_EVENTS \
+	"sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new," \
+	"sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec," \
+	"sched:sched_process_exit,sched:sched_process_free," \
+	"sched:sched_migrate_task"
 
 /* Returns the process exit status. */
 int daemon_run(const struct daemon_opts *o);

@@ -1,6 +1,7 @@
 /* live.c — see live.h. */
 #define _GNU_SOURCE
 #include "live.h"
+#include "daemon.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,11 +19,7 @@
 #include <tracefs/tracefs.h>
 
 /* What commd stores, plus the task events that name tasks exactly. */
-static const char default_events[] =
-	"sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,"
-	"sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec,"
-	"sched:sched_process_exit,sched:sched_process_free,"
-	"sched:sched_migrate_task";
+static const char default_events[] = DAEMON_DEFAULT_EVENTS;
 static const char naming_events[] = "task:task_rename,task:task_newtask";
 
 struct page {

@@ -1,7 +1,9 @@
 /* main.c — the commd command line.
  *
- *   commd [--foreground] [--db PATH] [--instance NAME] [--buffer-kb N]
- *         [--events LIST] [--commit-ms N] [--socket PATH]
+ *   commd [--foreground] [--config FILE] [--db PATH] [--instance NAME]
+ *         [--buffer-kb N] [--events LIST] [--commit-ms N] [--socket PATH]
+ *         [--max-db-mb N] [--max-age N[s|m|h|d]] [--log-level LEVEL]
+ *   commd check-config [FILE] [OPTIONS]
  *   commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]
  *                [--no-derived]
  */
@@ -19,18 +21,28 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: commd [--foreground] [--db PATH] [--instance NAME] [--buffer-kb N]\n"
-		"             [--events LIST] [--commit-ms N] [--socket PATH|none]\n"
-		"             [--max-db-mb N]   (default %d; 0: keep everything)\n"
-		"             [--config FILE]   (default " CONFIG_DEFAULT_PATH ")\n"
+		"usage: commd [--foreground] [--config FILE] [--db PATH] [--instance NAME]\n"
+		"             [--buffer-kb N] [--events LIST] [--commit-ms N]\n"
+		"             [--socket PATH|none] [--max-db-mb N] [--max-age N[s|m|h|d]]\n"
+		"             [--log-level LEVEL]\n"
+		"       commd check-config [FILE] [OPTIONS]\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
 		"                    [--no-derived]\n"
 		"       commd --help | --version\n"
 		"\n"
 		"Without a subcommand commd captures the scheduler trace of this machine\n"
 		"into PATH (default %s) through its own tracefs instance\n"
-		"(default '%s') until SIGTERM or SIGINT.\n",
-		DAEMON_DEFAULT_MAX_DB_MB, DAEMON_DEFAULT_DB, DAEMON_DEFAULT_INSTANCE);
+		"(default '%s') until SIGTERM or SIGINT; SIGHUP reloads the settings.\n"
+		"\n"
+		"Settings: defaults < config file (--config, $" CONFIG_PATH_ENV ", default\n"
+		CONFIG_DEFAULT_PATH ") < environment < command line.\n"
+		"  option     environment      meaning ([SIGHUP]: changes at run time)\n",
+		DAEMON_DEFAULT_DB, DAEMON_DEFAULT_INSTANCE);
+	config_print_help(f);
+	fprintf(f,
+		"\n"
+		"check-config validates FILE (default " CONFIG_DEFAULT_PATH "), the\n"
+		"environment and OPTIONS, and prints the settings commd would run with.\n");
 }
 
 static int number(const char *opt, const char *s, long min, long max, long *out)
@@ -46,92 +58,192 @@ static int number(const char *opt, const char *s, long min, long max, long *out)
 	return 0;
 }
 
+static const struct option daemon_longopts[] = {
+	{ "foreground", no_argument, NULL, 'F' },
+	{ "db", required_argument, NULL, 'S' },
+	{ "instance", required_argument, NULL, 'S' },
+	{ "buffer-kb", required_argument, NULL, 'S' },
+	{ "events", required_argument, NULL, 'S' },
+	{ "commit-ms", required_argument, NULL, 'S' },
+	{ "socket", required_argument, NULL, 'S' },
+	{ "max-db-mb", required_argument, NULL, 'S' },
+	{ "max-age", required_argument, NULL, 'S' },
+	{ "log-level", required_argument, NULL, 'S' },
+	{ "config", required_argument, NULL, 'C' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The command line, kept for SIGHUP (getopt permutes argv: a copy). */
+static int saved_argc;
+static char **saved_argv;
+static const char *config_path = CONFIG_DEFAULT_PATH;
+static int config_required;
+
+/* Finds the configuration file: --config, else $COMMD_CONFIG, else the
+ * default (which may be absent). */
+static void find_config(int argc, char **argv)
+{
+	const char *env = getenv(CONFIG_PATH_ENV);
+
+	if (env && *env) {
+		config_path = env;
+		config_required = 1;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			config_path = argv[++i];
+			config_required = 1;
+		} else if (!strncmp(argv[i], "--config=", 9)) {
+			config_path = argv[i] + 9;
+			config_required = 1;
+		}
+	}
+}
+
+/* defaults < file < environment < command line, into o. *positional
+ * (when not NULL) gets the one non-option argument allowed. Returns 0, or
+ * -1 with the reason in err (o then needs config_free all the same). */
+static int settle(int argc, char **argv, struct daemon_opts *o,
+		  const char **positional, char *err, size_t errlen)
+{
+	char why[512];
+	int c, idx;
+
+	if (config_defaults(o)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (config_load(config_path, config_required, o, err, errlen) ||
+	    config_env(o, err, errlen))
+		return -1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":F", daemon_longopts, &idx)) != -1) {
+		switch (c) {
+		case 'F': o->foreground = 1; break;
+		case 'S':
+			if (config_set(o, daemon_longopts[idx].name, optarg, why, sizeof(why))) {
+				snprintf(err, errlen, "--%s: %s", daemon_longopts[idx].name, why);
+				return -1;
+			}
+			break;
+		case 'C': case 'h': case 'V': break;
+		case ':':
+			snprintf(err, errlen, "%s: needs a value", argv[optind - 1]);
+			return -1;
+		default:
+			snprintf(err, errlen, "unknown option '%s' (see commd --help)",
+				 argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (positional && optind == argc - 1)
+		*positional = argv[optind];
+	else if (optind != argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (see commd --help)", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int reload(struct daemon_opts *out, char *err, size_t errlen)
+{
+	char **argv = malloc(((size_t)saved_argc + 1) * sizeof(*argv));
+	int rc;
+
+	if (!argv) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(argv, saved_argv, ((size_t)saved_argc + 1) * sizeof(*argv));
+	rc = settle(saved_argc, argv, out, NULL, err, errlen);
+	free(argv);
+	if (rc)
+		config_free(out);
+	return rc;
+}
+
+static int help_or_version(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--version")) {
+			printf("commd %s\n", COMMD_VERSION);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int cmd_daemon(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "foreground", no_argument, NULL, 'F' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "instance", required_argument, NULL, 'i' },
-		{ "buffer-kb", required_argument, NULL, 'b' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "commit-ms", required_argument, NULL, 'c' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'C' },
-		{ "max-db-mb", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct daemon_opts o = {
-		.db = DAEMON_DEFAULT_DB,
-		.instance = DAEMON_DEFAULT_INSTANCE,
-		.socket = DAEMON_DEFAULT_SOCKET,
-		.buffer_kb = DAEMON_DEFAULT_BUFFER_KB,
-		.commit_ms = DAEMON_DEFAULT_COMMIT_MS,
-		.max_db_mb = DAEMON_DEFAULT_MAX_DB_MB,
-	};
-	const char *config = CONFIG_DEFAULT_PATH;
-	int config_given = 0;
-	char err[512];
-	long v;
-	int c;
+	struct daemon_opts o;
+	char err[1024];
+	int rc;
 
-	/* The file first, so the command line overrides it. */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-			config = argv[i + 1];
-			config_given = 1;
-		} else if (!strncmp(argv[i], "--config=", 9)) {
-			config = argv[i] + 9;
-			config_given = 1;
-		}
-	}
-	if (config_load(config, config_given, &o, err, sizeof(err))) {
+	if ((rc = help_or_version(argc, argv)) >= 0)
+		return rc;
+	saved_argc = argc;
+	saved_argv = malloc(((size_t)argc + 1) * sizeof(*saved_argv));
+	if (!saved_argv)
+		return 1;
+	memcpy(saved_argv, argv, ((size_t)argc + 1) * sizeof(*argv));
+	find_config(argc, argv);
+	if (settle(argc, argv, &o, NULL, err, sizeof(err))) {
 		log_error("%s", err);
+		config_free(&o);
+		free(saved_argv);
 		return 2;
 	}
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "Fd:i:b:e:c:s:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'F': o.foreground = 1; break;
-		case 'd': o.db = optarg; break;
-		case 'i':
-			if (!*optarg || strchr(optarg, '/') || !strcmp(optarg, ".") ||
-			    !strcmp(optarg, "..")) {
-				log_error("--instance: '%s' is not an instance name", optarg);
-				return 2;
-			}
-			o.instance = optarg;
+	log_set_max_priority(o.log_level);
+	o.reload = reload;
+	rc = daemon_run(&o);
+	config_free(&o);
+	free(saved_argv);
+	return rc;
+}
+
+/* `commd check-config [FILE] [OPTIONS]`: 0 and the settings on stdout, or
+ * 1 and the first error. The file must exist (the default one too). */
+static int cmd_check_config(int argc, char **argv)
+{
+	struct daemon_opts o;
+	const char *file = NULL;
+	char err[1024];
+	int rc;
+
+	if ((rc = help_or_version(argc, argv)) >= 0)
+		return rc;
+	/* The file: the first argument that is not an option or an
+	 * option's value. */
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] != '-') {
+			file = argv[i];
 			break;
-		case 'b':
-			if (number("--buffer-kb", optarg, 4, 16L << 20, &v))
-				return 2;
-			o.buffer_kb = (size_t)v;
-			break;
-		case 'e': o.events = optarg; break;
-		case 'c':
-			if (number("--commit-ms", optarg, 1, 3600000, &v))
-				return 2;
-			o.commit_ms = (int)v;
-			break;
-		case 's': o.socket = optarg; break;
-		case 'C': break;	/* read above */
-		case 'M':
-			if (number("--max-db-mb", optarg, 0, 1L << 30, &v))
-				return 2;
-			o.max_db_mb = (size_t)v;
-			break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("commd %s\n", COMMD_VERSION); return 0;
-		default: usage(stderr); return 2;
 		}
+		if (argv[i][1] == '-' && !strchr(argv[i], '=') && strcmp(argv[i], "--foreground"))
+			i++;
 	}
-	if (optind != argc) {
-		log_error("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
-		return 2;
+	find_config(argc, argv);
+	if (file)
+		config_path = file;
+	config_required = 1;
+	rc = settle(argc, argv, &o, &file, err, sizeof(err));
+	if (rc) {
+		log_error("%s", err);
+	} else {
+		printf("# %s: ok; the settings commd would run with:\n", config_path);
+		config_print(&o, stdout);
 	}
-	return daemon_run(&o);
+	config_free(&o);
+	return rc ? 1 : 0;
 }
 
 static int cmd_import(int argc, char **argv)
@@ -231,5 +343,7 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "serve"))
 		return cmd_serve(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "check-config"))
+		return cmd_check_config(argc - 1, argv + 1);
 	return cmd_daemon(argc, argv);
 }

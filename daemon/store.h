@@ -97,8 +97,12 @@ void store_retry(struct store *s);
 int store_busy(struct store *s);
 
 /* Retention (STORE_LIVE): keep the data under max_bytes by deleting the
- * oldest events (a tenth of the time covered at a time); 0 keeps all. */
+ * oldest events (at least a tenth of the time covered at a time), and no
+ * event older than max_age_ns before the newest one; 0 keeps all. The
+ * writer deletes in small chunks after commits; both may be changed at
+ * any time from the caller's thread. */
 void store_set_max_bytes(struct store *s, uint64_t max_bytes);
+void store_set_max_age(struct store *s, uint64_t max_age_ns);
 
 /* Schema version the binary writes (PRAGMA user_version). */
 int store_schema_version(void);

@@ -9,5 +9,7 @@ endfunction()
 commd_unit(test_decode)
 commd_unit(test_resolve)
 commd_unit(test_store_faults)
+commd_unit(test_log)
+commd_unit(test_config)
 set_tests_properties(test_store_faults PROPERTIES
   ENVIRONMENT "TESTDATA=${CMAKE_SOURCE_DIR}/tests/data" TIMEOUT 600)

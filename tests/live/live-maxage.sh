@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# live-maxage.sh - retention by age, and SIGHUP. commd runs from a config
+# file (max-age = 5s, commit-ms = 200) while `perf bench sched messaging`
+# runs in a loop for LOAD_S (20) seconds:
+#
+#  - afterwards the sched_switch rows span at most max-age + SLACK_S (4 s:
+#    commits and chunked deletes run behind the newest event) though the
+#    capture spans more than LOAD_S, and at least max-age - 1 s (nothing
+#    newer than max-age is cut); the derived sched slices too;
+#  - SIGHUP with a new file: max-age, max-db-mb, commit-ms and log-level
+#    change (each logged), changed events and buffer-kb are logged as
+#    needing a restart and the capture goes on as it was (the command
+#    line's db, instance and socket win over the file: not reported);
+#  - SIGHUP with a bad file logs the file:line error, keeps the settings,
+#    and commd goes on;
+#  - the stop line has the events stored, lost and the duration; exit 0;
+#    integrity ok.
+. "$(dirname "$0")/lib.sh"
+need_live
+need_perf
+
+MAX_AGE_S=5
+SLACK_S=4
+LOAD_S=${LOAD_S:-20}
+LOAD_PGID=
+
+# The load, in its own process group (see live-retention.sh).
+start_load() {
+	setsid bash -c 'end=$((SECONDS + $1))
+		while [ "$SECONDS" -lt "$end" ]; do
+			perf bench sched messaging -g 4 -l 200 > /dev/null 2>&1 || sleep 0.2
+		done' load "$1" &
+	LOAD_PGID=$!
+	HELPER_PIDS+=("$LOAD_PGID")
+}
+stop_load() {
+	if [ -n "$LOAD_PGID" ]; then
+		kill -KILL -- "-$LOAD_PGID" 2> /dev/null || true
+		wait "$LOAD_PGID" 2> /dev/null || true
+	fi
+	LOAD_PGID=
+}
+# The lib's cleanup takes the exit status from $?: keep the test's.
+trap 'rc=$?; set +e; stop_load; (exit "$rc"); _cleanup' EXIT
+# The query server runs as an unprivileged user: it must reach the database.
+chmod 0755 "$TMP"
+
+# wait_log PATTERN [SECONDS]: 0 once the commd log has a line matching.
+wait_log() {
+	local i
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		grep -q -- "$1" "$err" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# logged WHAT PATTERN: check that commd logged a line matching PATTERN.
+logged() {
+	local ok=no
+	wait_log "$2" && ok=yes
+	check_eq "$1" yes "$ok"
+	[ "$ok" = yes ] || sed 's/^/    commd: /' "$err" | tail -20 >&2
+}
+
+in=$(inst age)
+db=$TMP/a.db
+sock=$TMP/$in.sock
+err=$TMP/commd.err
+conf=$TMP/commd.conf
+cat > "$conf" << EOF
+# live-maxage
+commit-ms = 200
+max-age = ${MAX_AGE_S}s
+max-db-mb = 0
+EOF
+start_ready "max-age" "$err" "$db" "$in" --config "$conf"
+logged "the start says what is kept" "keeping data of any size, the last ${MAX_AGE_S}s"
+
+t0=$(date +%s)
+start_load "$LOAD_S"
+# The load for LOAD_S seconds, asking now and then (queries must answer).
+answered=0 asked=0
+while [ $(($(date +%s) - t0)) -lt "$LOAD_S" ]; do
+	sleep 2
+	asked=$((asked + 1))
+	got=$(timeout 60 "$COMMQ" --socket "$sock" --timeout 30 -list -noheader "select 1" 2>&1) || true
+	[ "$got" = 1 ] && answered=$((answered + 1))
+done
+stop_load
+check_eq "queries answered during the load" "$asked of $asked" "$answered of $asked"
+sleep 2		# a few commits after the load: the trim catches up
+
+span() {	# TABLE: max(ts) - min(ts) in ms, through the socket
+	timeout 60 "$COMMQ" --socket "$sock" --timeout 30 -list -noheader \
+		"select (max(ts) - min(ts)) / 1000000 from $1" 2>&1
+}
+s=$(span ev_sched_switch)
+log "sched_switch spans $s ms after $LOAD_S s of load (max-age ${MAX_AGE_S}s)"
+check_true "sched_switch spans <= max-age + ${SLACK_S}s" "<= $(((MAX_AGE_S + SLACK_S) * 1000)) ms" \
+	"$s ms" test "$s" -le $(((MAX_AGE_S + SLACK_S) * 1000))
+check_true "sched_switch spans >= max-age - 1s (nothing newer is cut)" \
+	">= $(((MAX_AGE_S - 1) * 1000)) ms" "$s ms" test "$s" -ge $(((MAX_AGE_S - 1) * 1000))
+s=$(span dv_sched)
+check_true "sched slices span <= max-age + ${SLACK_S}s" "<= $(((MAX_AGE_S + SLACK_S) * 1000)) ms" \
+	"$s ms" test "$s" -le $(((MAX_AGE_S + SLACK_S) * 1000))
+first=$(q "$db" "select min(start_ts) from capture")
+last=$(q "$db" "select max(ts) from ev_sched_switch")
+check_true "the capture itself spans more than the load" "> $LOAD_S s" \
+	"$(((last - first) / 1000000)) ms" test $(((last - first) / 1000000)) -gt $((LOAD_S * 1000))
+
+# --- SIGHUP: a new file ---------------------------------------------------
+cat > "$conf" << EOF
+commit-ms = 300
+max-age = 2h
+max_db_mb = 100
+log-level = debug
+events = sched:sched_switch
+buffer-kb = 64
+EOF
+kill -HUP "$COMMD_PID"
+logged "SIGHUP: commit-ms change logged" "reload: commit-ms 200 -> 300"
+logged "SIGHUP: max-age change logged" "reload: max-age ${MAX_AGE_S}s -> 2h"
+logged "SIGHUP: max-db-mb change logged" "reload: max-db-mb 0 -> 100"
+logged "SIGHUP: log-level change logged" "reload: log-level info -> debug"
+logged "SIGHUP: events need a restart" "events changed from '(default)' to 'sched:sched_switch': takes effect at the next restart"
+logged "SIGHUP: buffer-kb needs a restart" "buffer-kb changed from .* to 64: takes effect at the next restart"
+check_eq "the instance still captures" present "$(instance_state "$in")"
+check_eq "the events enabled are unchanged" 1 "$(cat "$T/instances/$in/events/sched/sched_waking/enable")"
+
+# --- SIGHUP: a bad file -----------------------------------------------------
+printf 'commit-ms = 250\nmax-age = 5 minutes\n' > "$conf"
+kill -HUP "$COMMD_PID"
+logged "SIGHUP with a bad file: the error names file:line and what is accepted" \
+	"$conf:2: max-age: expected 0 (keep everything) or N\[s|m|h|d\].*got '5 minutes'; keeping the current settings"
+sleep 1
+check_eq "commd goes on after a bad file" yes "$(_alive "$COMMD_PID" && echo yes || echo no)"
+check_eq "a bad file changes nothing (no commit-ms 250)" 0 "$(grep -c 'commit-ms 300 -> 250' "$err" || true)"
+got=$(timeout 60 "$COMMQ" --socket "$sock" -list -noheader "select 42" 2>&1) || true
+check_eq "queries answered after the reloads" 42 "$got"
+
+stop_commd "$COMMD_PID" TERM
+check_eq "exit status after SIGTERM" 0 "$STOP_RC"
+check_integrity "after max-age" "$db"
+check_true "the stop line says events stored, lost and the duration" \
+	"commd: stopped after N.N s: stored N events, N lost" "$(grep 'stopped after' "$err")" \
+	grep -Eq '^commd: stopped after [0-9]+\.[0-9] s: stored [0-9]+ events, [0-9]+ lost$' "$err"
+finish

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# live-retention.sh - the disk stays bounded under load: commd runs with
+# --max-db-mb 4 while `perf bench sched messaging` runs in a loop for
+# LOAD_S seconds. Sampled every second (no timing assertions; the checks
+# are about sizes and order):
+#
+#  - the database file stays within DB_BOUND_MB (4 x max-db-mb: the data
+#    is cut back to 90% of the limit after each commit, the file keeps
+#    the pages of the largest moment) and the WAL within WAL_BOUND_MB
+#    (truncated past 4 MiB, journal_size_limit 16 MiB);
+#  - events keep arriving (the largest rowid of ev_sched_switch grows
+#    between the first and the second half) and queries keep answering
+#    (commq over the socket, every sample);
+#  - retention really cut (the oldest kept sched_switch is past the first
+#    one ever stored, its rowid > 1) and the oldest kept ts moves forward;
+#  - every kept event still has its comm_history row (hid), and so do the
+#    derived rows (sched, wakeup_latency and its waker);
+#  - exit 0 on SIGTERM, PRAGMA integrity_check ok; warnings about losses
+#    (if any) at most one per 10 s.
+. "$(dirname "$0")/lib.sh"
+need_live
+need_perf
+
+MAX_MB=4
+DB_BOUND_MB=$((4 * MAX_MB))
+WAL_BOUND_MB=16
+LOAD_S=${LOAD_S:-20}
+LOAD_PGID=
+
+# The load: perf bench in a loop for $1 seconds, in its own process group
+# (setsid execs in place: its pid is the group's id) so that the cleanup
+# kills it with every perf and child it forked. Sets LOAD_PGID.
+start_load() {
+	setsid bash -c 'end=$((SECONDS + $1))
+		while [ "$SECONDS" -lt "$end" ]; do
+			perf bench sched messaging -g 4 -l 200 > /dev/null 2>&1 || sleep 0.2
+		done' load "$1" &
+	LOAD_PGID=$!
+	HELPER_PIDS+=("$LOAD_PGID")
+}
+stop_load() {
+	if [ -n "$LOAD_PGID" ]; then
+		kill -KILL -- "-$LOAD_PGID" 2> /dev/null || true
+		wait "$LOAD_PGID" 2> /dev/null || true
+	fi
+	LOAD_PGID=
+}
+# The lib's cleanup takes the exit status from $?: keep the test's.
+trap 'rc=$?; set +e; stop_load; (exit "$rc"); _cleanup' EXIT
+# The query server runs as an unprivileged user: it must reach the database.
+chmod 0755 "$TMP"
+
+size_of() { command stat -c %s "$1" 2> /dev/null || echo 0; }	# lib.sh has its own stat()
+
+in=$(inst ret)
+db=$TMP/r.db
+sock=$TMP/$in.sock
+start_ready "retention" "$TMP/commd.err" "$db" "$in" --max-db-mb "$MAX_MB" --commit-ms 200
+
+start_load "$LOAD_S"
+
+max_db=0 max_wal=0 answered=0 refused=0 samples=0
+rowids=() mints=()
+for ((i = 0; i < LOAD_S; i++)); do
+	sleep 1
+	samples=$((samples + 1))
+	d=$(size_of "$db") w=$(size_of "$db-wal")
+	[ "$d" -gt "$max_db" ] && max_db=$d
+	[ "$w" -gt "$max_wal" ] && max_wal=$w
+	if got=$(timeout 60 "$COMMQ" --socket "$sock" --timeout 30 -list -noheader \
+		"select max(rowid), min(rowid), (select ts from ev_sched_switch order by rowid limit 1) from ev_sched_switch" 2>&1) &&
+	   [[ $got =~ ^[0-9]+\|[0-9]+\|[0-9]+$ ]]; then
+		answered=$((answered + 1))
+		IFS='|' read -r mx mn ts <<< "$got"
+		rowids+=("$mx")
+		mints+=("$ts")
+		log "t=${i}s db $((d / 1024)) KiB wal $((w / 1024)) KiB; sched_switch rowids $mn..$mx"
+	else
+		refused=$((refused + 1))
+		log "t=${i}s db $((d / 1024)) KiB wal $((w / 1024)) KiB; query failed: $got"
+	fi
+done
+stop_load
+
+check_eq "commd still running after the load" yes "$(_alive "$COMMD_PID" && echo yes || echo no)"
+check_eq "queries answered over the socket during the load" "$samples of $samples" "$answered of $samples"
+check_true "database file within $DB_BOUND_MB MiB (max-db-mb $MAX_MB)" "<= $((DB_BOUND_MB << 20)) bytes" \
+	"$max_db bytes at most" test "$max_db" -le $((DB_BOUND_MB << 20))
+check_true "WAL within $WAL_BOUND_MB MiB" "<= $((WAL_BOUND_MB << 20)) bytes" \
+	"$max_wal bytes at most" test "$max_wal" -le $((WAL_BOUND_MB << 20))
+n=${#rowids[@]}
+if [ "$n" -ge 4 ]; then
+	half=$((n / 2))
+	check_true "events keep arriving: max rowid grows over the second half" \
+		"${rowids[$((n - 1))]} > ${rowids[$half]}" "${rowids[$half]} -> ${rowids[$((n - 1))]}" \
+		test "${rowids[$((n - 1))]}" -gt "${rowids[$half]}"
+	check_true "the oldest kept ts moves forward" "${mints[$((n - 1))]} > ${mints[$half]}" \
+		"${mints[$half]} -> ${mints[$((n - 1))]}" test "${mints[$((n - 1))]}" -gt "${mints[$half]}"
+else
+	fail "samples answered" ">= 4" "$n"
+fi
+
+stop_commd "$COMMD_PID" TERM
+check_eq "exit status after SIGTERM" 0 "$STOP_RC"
+check_integrity "after retention" "$db"
+minrow=$(q "$db" "select min(rowid) from ev_sched_switch")
+check_true "retention cut the oldest events (min rowid of ev_sched_switch > 1)" "> 1" "$minrow" \
+	test "${minrow:-0}" -gt 1
+cut=$(q "$db" "select count(*) from stats where name = 'retention_cutoff_ts'")
+check_eq "retention_cutoff_ts in stats (one row, the last cutoff)" 1 "$cut"
+orphans=0
+for t in ev_sched_switch ev_sched_wakeup ev_sched_waking ev_sched_wakeup_new \
+	 ev_sched_migrate_task ev_sched_process_fork ev_sched_process_exit \
+	 ev_sched_process_free dv_sched dv_wakeup_latency; do
+	o=$(q "$db" "select count(*) from $t e left join comm_history h on h.id = e.hid where h.id is null")
+	check_eq "$t: every kept row has its comm_history row" 0 "$o"
+	orphans=$((orphans + o))
+done
+o=$(q "$db" "select count(*) from dv_wakeup_latency e left join comm_history h on h.id = e.waker_hid where e.waker_hid is not null and h.id is null")
+check_eq "wakeup_latency: every kept waker has its comm_history row" 0 "$o"
+# Losses under this load are likely (not certain): their warnings are
+# rate-limited to one per 10 s, so at most run/10 + 1 lines.
+run_s=$(sed -n 's/^commd: stopped after \([0-9]*\)\..*/\1/p' "$TMP/commd.err")
+warns=$(grep -c 'ring buffer full' "$TMP/commd.err" || true)
+check_true "loss warnings rate-limited (at most one per 10 s of ${run_s:-?} s)" \
+	"<= $(( ${run_s:-0} / 10 + 1 ))" "$warns" test "$warns" -le $(( ${run_s:-0} / 10 + 1 ))
+log "database at most $((max_db / 1024)) KiB, WAL at most $((max_wal / 1024)) KiB;" \
+	"kept $(q "$db" "select count(*) from ev_sched_switch") of $(q "$db" "select max(rowid) from ev_sched_switch") sched_switch rows," \
+	"$(q "$db" "select count(*) from comm_history") comm_history rows; $(grep -E 'stopped after' "$TMP/commd.err")"
+finish
