@@ -59,6 +59,23 @@ trap _check_exit EXIT
 
 log() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
 
+# kill_tree PID...: SIGKILL to each PID and every process below it. The
+# tree is collected first: a workload such as perf bench messaging forks
+# workers that, once their parent is gone, would wait on their pipes
+# forever under init.
+kill_tree() {
+	local all=() todo=("$@") p c
+	while [ ${#todo[@]} -gt 0 ]; do
+		p=${todo[0]}
+		todo=("${todo[@]:1}")
+		[ -n "$p" ] || continue
+		all+=("$p")
+		for c in $(pgrep -P "$p" 2> /dev/null); do todo+=("$c"); done
+	done
+	[ ${#all[@]} -gt 0 ] && kill -KILL "${all[@]}" 2> /dev/null
+	return 0
+}
+
 # fail WHAT [EXPECTED GOT]: records a failure; prints WHAT, and EXPECTED
 # and GOT under it when given.
 fail() {

@@ -57,7 +57,7 @@ _live_cleanup() {
 	local p d i
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
 		if _alive "$p"; then
-			kill -KILL "$p" 2> /dev/null || true
+			kill_tree "$p"
 		fi
 	done
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do

@@ -40,8 +40,9 @@ stop_load() {
 	fi
 	LOAD_PGID=
 }
-# The lib's cleanup takes the exit status from $?: keep the test's.
-trap 'rc=$?; set +e; stop_load; (exit "$rc"); _cleanup' EXIT
+# The load goes first, then the lib's cleanup (check.sh's EXIT trap runs
+# CLEANUP_HOOKS in order and keeps the test's exit status).
+CLEANUP_HOOKS=(stop_load "${CLEANUP_HOOKS[@]}")
 # The query server runs as an unprivileged user: it must reach the database.
 chmod 0755 "$TMP"
 
@@ -83,7 +84,7 @@ answered=0 asked=0
 while [ $(($(date +%s) - t0)) -lt "$LOAD_S" ]; do
 	sleep 2
 	asked=$((asked + 1))
-	got=$(timeout 60 "$COMMQ" --socket "$sock" --timeout 30 -list -noheader "select 1" 2>&1) || true
+	got=$(timeout 60 "$COMMQ" --socket "$sock" -q --timeout 30 -list -noheader "select 1" 2>&1) || true
 	[ "$got" = 1 ] && answered=$((answered + 1))
 done
 stop_load
@@ -91,7 +92,7 @@ check_eq "queries answered during the load" "$asked of $asked" "$answered of $as
 sleep 2		# a few commits after the load: the trim catches up
 
 span() {	# TABLE: max(ts) - min(ts) in ms, through the socket
-	timeout 60 "$COMMQ" --socket "$sock" --timeout 30 -list -noheader \
+	timeout 60 "$COMMQ" --socket "$sock" -q --timeout 30 -list -noheader \
 		"select (max(ts) - min(ts)) / 1000000 from $1" 2>&1
 }
 s=$(span ev_sched_switch)
@@ -135,7 +136,7 @@ logged "SIGHUP with a bad file: the error names file:line and what is accepted" 
 sleep 1
 check_eq "commd goes on after a bad file" yes "$(_alive "$COMMD_PID" && echo yes || echo no)"
 check_eq "a bad file changes nothing (no commit-ms 250)" 0 "$(grep -c 'commit-ms 300 -> 250' "$err" || true)"
-got=$(timeout 60 "$COMMQ" --socket "$sock" -list -noheader "select 42" 2>&1) || true
+got=$(timeout 60 "$COMMQ" --socket "$sock" -q -list -noheader "select 42" 2>&1) || true
 check_eq "queries answered after the reloads" 42 "$got"
 
 stop_commd "$COMMD_PID" TERM

@@ -45,8 +45,9 @@ stop_load() {
 	fi
 	LOAD_PGID=
 }
-# The lib's cleanup takes the exit status from $?: keep the test's.
-trap 'rc=$?; set +e; stop_load; (exit "$rc"); _cleanup' EXIT
+# The load goes first, then the lib's cleanup (check.sh's EXIT trap runs
+# CLEANUP_HOOKS in order and keeps the test's exit status).
+CLEANUP_HOOKS=(stop_load "${CLEANUP_HOOKS[@]}")
 # The query server runs as an unprivileged user: it must reach the database.
 chmod 0755 "$TMP"
 
@@ -67,7 +68,7 @@ for ((i = 0; i < LOAD_S; i++)); do
 	d=$(size_of "$db") w=$(size_of "$db-wal")
 	[ "$d" -gt "$max_db" ] && max_db=$d
 	[ "$w" -gt "$max_wal" ] && max_wal=$w
-	if got=$(timeout 60 "$COMMQ" --socket "$sock" --timeout 30 -list -noheader \
+	if got=$(timeout 60 "$COMMQ" --socket "$sock" -q --timeout 30 -list -noheader \
 		"select max(rowid), min(rowid), (select ts from ev_sched_switch order by rowid limit 1) from ev_sched_switch" 2>&1) &&
 	   [[ $got =~ ^[0-9]+\|[0-9]+\|[0-9]+$ ]]; then
 		answered=$((answered + 1))

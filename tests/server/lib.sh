@@ -102,7 +102,7 @@ _server_cleanup() {
 	exec 3>&2 2> /dev/null	# no "Killed" notices from bash
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
 		if _alive "$p"; then
-			kill -KILL "$p" || true
+			kill_tree "$p"
 		fi
 	done
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
