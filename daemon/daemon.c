@@ -224,6 +224,7 @@ static int pause_ingestion(struct capture *c)
 }
 
 #define TRIM_NS (30ull * 1000000000)	/* malloc_trim every 30 s */
+#define COMMIT_BATCHES 12	/* ~100 k rows: commit without waiting */
 
 /* New losses since the last commit: one warning line, at most every
  * LOST_WARN_INTERVAL_S, with what was lost since the last line and how
@@ -597,7 +598,10 @@ int daemon_run(const struct daemon_opts *opts)
 			goto out;
 		}
 		now = live_now();
-		if (now >= next_commit) {
+		/* A burst commits sooner than --commit-ms: the open
+		 * transaction's batches stay in memory until its commit. */
+		if (now >= next_commit ||
+		    store_uncommitted_batches(c.store) >= COMMIT_BATCHES) {
 			if (commit(&c))
 				goto out;
 			status(&c, now);

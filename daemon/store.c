@@ -84,7 +84,7 @@ struct pending {
 /* Batches queued for the writer, at most this many: enough for the
  * reader to go on through a slow commit (a WAL checkpoint's fsync)
  * instead of leaving the ring buffer unread. */
-#define MAX_BATCHES 32
+#define MAX_BATCHES 24
 
 struct batch {
 	struct batch *next;
@@ -125,6 +125,7 @@ struct store {
 	 * head of the queue and the writer pauses until store_retry. */
 	int retain;
 	struct batch *held, *held_tail;
+	int nheld;			/* on the held list */
 	int paused;
 	uint64_t max_bytes;		/* retention: 0 = keep everything */
 	uint64_t max_age_ns;		/* retention by age: 0 = keep all */
@@ -700,6 +701,7 @@ static int run_batch(struct store *s, struct batch *b)
 				struct batch *h = s->held;
 
 				s->held = h->next;
+				s->nheld--;
 				recycle(s, h);
 			}
 			s->held_tail = NULL;
@@ -736,6 +738,7 @@ static void rewind_locked(struct store *s, struct batch *b)
 		s->held_tail->next = s->full;
 		s->full = s->held;
 		s->held = s->held_tail = NULL;
+		s->nheld = 0;
 	}
 	s->paused = 1;
 }
@@ -776,6 +779,7 @@ static void *writer_main(void *arg)
 				else
 					s->held = b;
 				s->held_tail = b;
+				s->nheld++;
 			} else {
 				recycle(s, b);
 			}
@@ -1402,6 +1406,16 @@ int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked
 fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return -1;
+}
+
+int store_uncommitted_batches(struct store *s)
+{
+	int n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->nheld + s->nfull;
+	pthread_mutex_unlock(&s->lock);
+	return n;
 }
 
 int store_paused(struct store *s)

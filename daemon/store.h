@@ -92,6 +92,9 @@ int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked
  * transaction was rolled back and is kept, nothing is written until
  * store_retry runs it again. store_errmsg says why. */
 int store_paused(struct store *s);
+/* Batches written since the last commit or waiting for the writer: what
+ * the open transaction holds in memory (each up to 8192 rows). */
+int store_uncommitted_batches(struct store *s);
 void store_retry(struct store *s);
 /* The writer has work queued or running. */
 int store_busy(struct store *s);
