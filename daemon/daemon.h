@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "server.h"
+
 struct daemon_opts {
 	const char *db;		/* default /var/lib/commd/commd.db */
 	const char *instance;	/* default "commd" */
@@ -14,6 +16,7 @@ struct daemon_opts {
 	int commit_ms;
 	size_t max_db_mb;	/* retention; 0 keeps everything */
 	int foreground;
+	struct server_limits serve;	/* for the query server; 0: defaults */
 };
 
 #define DAEMON_DEFAULT_DB "/var/lib/commd/commd.db"

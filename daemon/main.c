@@ -21,6 +21,10 @@ static void usage(FILE *f)
 		"usage: commd [--foreground] [--db PATH] [--instance NAME] [--buffer-kb N]\n"
 		"             [--events LIST] [--commit-ms N] [--socket PATH|none]\n"
 		"             [--max-db-mb N]   (default %d; 0: keep everything)\n"
+		"             [--query-timeout-ms N] [--query-max-conns N]\n"
+		"             [--query-max-result-mb N] [--query-max-mem-mb N]\n"
+		"                               (the query server's limits; defaults\n"
+		"                               %d, %d, %d, %d)\n"
 		"             [--config FILE]   (default " CONFIG_DEFAULT_PATH ")\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
 		"       commd --help | --version\n"
@@ -28,7 +32,9 @@ static void usage(FILE *f)
 		"Without a subcommand commd captures the scheduler trace of this machine\n"
 		"into PATH (default %s) through its own tracefs instance\n"
 		"(default '%s') until SIGTERM or SIGINT.\n",
-		DAEMON_DEFAULT_MAX_DB_MB, DAEMON_DEFAULT_DB, DAEMON_DEFAULT_INSTANCE);
+		DAEMON_DEFAULT_MAX_DB_MB, SERVER_DEFAULT_TIMEOUT_MS, SERVER_DEFAULT_MAX_CONNS,
+		SERVER_DEFAULT_RESULT_MB, SERVER_DEFAULT_QUERY_MEM_MB, DAEMON_DEFAULT_DB,
+		DAEMON_DEFAULT_INSTANCE);
 }
 
 static int number(const char *opt, const char *s, long min, long max, long *out)
@@ -56,6 +62,10 @@ static int cmd_daemon(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'C' },
 		{ "max-db-mb", required_argument, NULL, 'M' },
+		{ "query-timeout-ms", required_argument, NULL, 'T' },
+		{ "query-max-conns", required_argument, NULL, 'N' },
+		{ "query-max-result-mb", required_argument, NULL, 'R' },
+		{ "query-max-mem-mb", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -119,6 +129,26 @@ static int cmd_daemon(int argc, char **argv)
 				return 2;
 			o.max_db_mb = (size_t)v;
 			break;
+		case 'T':
+			if (number("--query-timeout-ms", optarg, 1, 3600000, &v))
+				return 2;
+			o.serve.timeout_ms = (int)v;
+			break;
+		case 'N':
+			if (number("--query-max-conns", optarg, 1, 65536, &v))
+				return 2;
+			o.serve.max_conns = (int)v;
+			break;
+		case 'R':
+			if (number("--query-max-result-mb", optarg, 1, 1 << 20, &v))
+				return 2;
+			o.serve.result_mb = (int)v;
+			break;
+		case 'Q':
+			if (number("--query-max-mem-mb", optarg, 1, 1 << 16, &v))
+				return 2;
+			o.serve.query_mem_mb = (int)v;
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("commd %s\n", COMMD_VERSION); return 0;
 		default: usage(stderr); return 2;
@@ -176,12 +206,18 @@ static int cmd_serve(int argc, char **argv)
 		{ "user", required_argument, NULL, 'u' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "max-conns", required_argument, NULL, 'n' },
+		{ "max-result-mb", required_argument, NULL, 'r' },
+		{ "max-mem-mb", required_argument, NULL, 'm' },
 		{ "parent", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct server_opts o = { .listen_fd = -1, .db = DAEMON_DEFAULT_DB,
-				 .workers = 4, .default_timeout_ms = 10000,
-				 .max_timeout_ms = 300000 };
+				 .workers = 4, .default_timeout_ms = SERVER_DEFAULT_TIMEOUT_MS,
+				 .max_timeout_ms = SERVER_MAX_TIMEOUT_MS,
+				 .max_conns = SERVER_DEFAULT_MAX_CONNS,
+				 .max_result_bytes = (uint64_t)SERVER_DEFAULT_RESULT_MB << 20,
+				 .max_query_mem = (uint64_t)SERVER_DEFAULT_QUERY_MEM_MB << 20 };
 	long v;
 	int c;
 
@@ -209,6 +245,21 @@ static int cmd_serve(int argc, char **argv)
 			if (number("--timeout-ms", optarg, 1, 3600000, &v))
 				return 2;
 			o.default_timeout_ms = (int)v;
+			break;
+		case 'n':
+			if (number("--max-conns", optarg, 1, 65536, &v))
+				return 2;
+			o.max_conns = (int)v;
+			break;
+		case 'r':
+			if (number("--max-result-mb", optarg, 1, 1 << 20, &v))
+				return 2;
+			o.max_result_bytes = (uint64_t)v << 20;
+			break;
+		case 'm':
+			if (number("--max-mem-mb", optarg, 1, 1 << 16, &v))
+				return 2;
+			o.max_query_mem = (uint64_t)v << 20;
 			break;
 		default: return 2;
 		}
