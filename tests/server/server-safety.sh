@@ -18,7 +18,8 @@
 #     ends with "out of memory ... 16 MiB", a smaller one answers;
 #  6. result bytes per query (--query-max-result-mb 1): the rows up to
 #     1 MiB, then an error frame (PROTO_ERR_LIMIT) that says how many rows
-#     and bytes were sent; commq exits 1 with that message;
+#     and bytes were sent; commq exits 1 with that message; a row larger
+#     than a frame (1 MiB) is refused so too, the rows before it sent;
 #  7. connections (--query-max-conns 8): with 8 open, a 9th gets "too many
 #     connections" (PROTO_ERR_BUSY) and is closed, the 8 are answered, a
 #     log line says so; once they close, connections work again;
@@ -148,6 +149,9 @@ check_eq "commq on the cut-off result: exit status" 1 "$SQ_RC"
 check_match "commq on the cut-off result: says so" "result cut off after [0-9]+ rows" "$SQ_ERR"
 sq "select count(*) from ($big)" -list -noheader
 check_eq "the same rows counted (a small answer): answered" "0 200000" "$SQ_RC $SQ_OUT"
+raw "" "select 1 as a union all select zeroblob(2000000) union all select 3"
+check_match "a row larger than a frame (1 MiB): the rows before it, then PROTO_ERR_LIMIT" \
+	"^C 1 a:;R 1 1;X code=1004 offset=-1 msg=row 2 is larger than a frame" "$(tr '\n' ';' <<< "$OUT")"
 rising "across the result-size cases" "$n0"
 
 # --- 7. connections (8) -------------------------------------------------------------------
