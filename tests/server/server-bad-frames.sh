@@ -162,6 +162,7 @@ check_eq "open fds of the query server after everything (connections all closed)
 check_eq "commd itself still runs" running "$(_alive "$dpid" && echo running || echo gone)"
 stop_commd "$dpid" TERM 30
 check_eq "SIGTERM after the bad frames: exit status" 0 "$STOP_RC"
+no_sanitizer_reports "commd 1"
 
 # --- 4. NUL bytes in the SQL --------------------------------------------------------
 start_ready 2
@@ -187,4 +188,5 @@ sq "select 1" -list -noheader
 check_eq "after the NUL-byte queries: a query answers" "0 1" "$SQ_RC $SQ_OUT"
 stop_commd "$COMMD_PID" TERM 10
 check_eq "after the NUL-byte queries: SIGTERM stops commd within 10 s" 0 "$STOP_RC"
+no_sanitizer_reports "the query server (commd's stderr)"
 finish

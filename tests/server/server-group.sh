@@ -78,6 +78,7 @@ check_match "a log line for a refused peer (its uid, the group)" \
 chmod 0660 "$SOCK"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"
+no_sanitizer_reports "commd 1"
 
 # --- 4. group commd without user commd -------------------------------------------------
 # (Rewritten in place: the same file, so the bind mount shows the change.)
@@ -95,4 +96,5 @@ as srvt-member init "$COMMQ" --socket "$SOCK" -list -noheader "select count(*) f
 check_eq "group commd, no user commd: a member's query" "0 1" "$AS_RC $AS_OUT$([ -z "$AS_ERR" ] || echo " (stderr: $AS_ERR)")"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "group commd, no user commd: SIGTERM: exit status" 0 "$STOP_RC"
+no_sanitizer_reports "the query server (commd's stderr)"
 finish

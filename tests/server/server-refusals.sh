@@ -152,4 +152,5 @@ check_eq "a query after the refusals" "0 ${before%%/*}" "$SQ_RC $SQ_OUT"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"
 check_eq "integrity_check after the stop" ok "$(q "pragma integrity_check")"
+no_sanitizer_reports "the query server (commd's stderr)"
 finish

@@ -50,4 +50,5 @@ check_true "after the stalled clients closed: answered in < 1 s" "< 1000 ms" "$S
 check_eq "the same query server process throughout" "$serve" "$(serve_pid "$DB")"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"
+no_sanitizer_reports "the query server (commd's stderr)"
 finish
