@@ -66,7 +66,10 @@ enum {
 	PROTO_ERR_FRAME = 1000,		/* malformed or oversized frame */
 	PROTO_ERR_DENIED = 1001,	/* statement not allowed */
 	PROTO_ERR_TIMEOUT = 1002,	/* the query's deadline passed */
-	PROTO_ERR_BUSY = 1003,		/* the server cannot take it now */
+	PROTO_ERR_BUSY = 1003,		/* the server cannot take it now
+					 * (too many connections) */
+	PROTO_ERR_LIMIT = 1004,		/* the answer was cut off at a limit
+					 * of the server (bytes per query) */
 };
 
 /* A growable output buffer that frames are appended to. */

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <syslog.h>
 
-enum kind { K_PATH, K_INSTANCE, K_EVENTS, K_SOCKET, K_KB, K_MS, K_MB, K_AGE, K_LEVEL };
+enum kind { K_PATH, K_INSTANCE, K_EVENTS, K_SOCKET, K_KB, K_MS, K_MB, K_AGE, K_LEVEL,
+	    K_QTIMEOUT, K_QCONNS, K_QRESULT, K_QMEM };
 
 struct optdef {
 	const char *name;
@@ -29,6 +30,14 @@ static const struct optdef defs[] = {
 	{ "max-db-mb", "COMMD_MAX_DB_MB", K_MB, 1, "retention by size, MiB (0: off)" },
 	{ "max-age", "COMMD_MAX_AGE", K_AGE, 1, "retention by age, N[s|m|h|d] (0: off)" },
 	{ "log-level", "COMMD_LOG_LEVEL", K_LEVEL, 1, "error|warning|notice|info|debug" },
+	{ "query-timeout-ms", "COMMD_QUERY_TIMEOUT_MS", K_QTIMEOUT, 0,
+	  "a query's deadline unless it asks for less, ms" },
+	{ "query-max-conns", "COMMD_QUERY_MAX_CONNS", K_QCONNS, 0,
+	  "query connections open at once" },
+	{ "query-max-result-mb", "COMMD_QUERY_MAX_RESULT_MB", K_QRESULT, 0,
+	  "result bytes one query may send, MiB" },
+	{ "query-max-mem-mb", "COMMD_QUERY_MAX_MEM_MB", K_QMEM, 0,
+	  "SQLite memory one query may use, MiB" },
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -217,6 +226,26 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 			BAD("expected 0 (keep everything) or N[s|m|h|d] up to 3650d, got '%s'", value);
 		o->max_age_s = v;
 		return 0;
+	case K_QTIMEOUT:
+		if (number(value, 1, 3600000, &v, NULL))
+			BAD("expected 1..3600000 (milliseconds), got '%s'", value);
+		o->serve.timeout_ms = (int)v;
+		return 0;
+	case K_QCONNS:
+		if (number(value, 1, 65536, &v, NULL))
+			BAD("expected 1..65536 (connections), got '%s'", value);
+		o->serve.max_conns = (int)v;
+		return 0;
+	case K_QRESULT:
+		if (number(value, 1, 1 << 20, &v, NULL))
+			BAD("expected 1..1048576 (MiB), got '%s'", value);
+		o->serve.result_mb = (int)v;
+		return 0;
+	case K_QMEM:
+		if (number(value, 1, 1 << 16, &v, NULL))
+			BAD("expected 1..65536 (MiB), got '%s'", value);
+		o->serve.query_mem_mb = (int)v;
+		return 0;
 	case K_LEVEL:
 		for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
 			if (!strcasecmp(value, levels[i].name)) {
@@ -292,7 +321,8 @@ int config_load(const char *path, int required, struct daemon_opts *o,
 		if (r == 1) {
 			snprintf(err, errlen, "%s:%d: unknown option '%.100s' (known: db, instance, "
 				 "buffer-kb, events, commit-ms, socket, max-db-mb, max-age, "
-				 "log-level)", path, n, key);
+				 "log-level, query-timeout-ms, query-max-conns, "
+				 "query-max-result-mb, query-max-mem-mb)", path, n, key);
 			rc = -1;
 			break;
 		}
@@ -341,11 +371,19 @@ void config_print(const struct daemon_opts *o, FILE *f)
 	fprintf(f, "max-db-mb = %zu\n", o->max_db_mb);
 	fprintf(f, "max-age = %s\n", config_age_text(o->max_age_s, a, sizeof(a)));
 	fprintf(f, "log-level = %s\n", config_level_name(o->log_level));
+	fprintf(f, "query-timeout-ms = %d\n",
+		o->serve.timeout_ms ? o->serve.timeout_ms : SERVER_DEFAULT_TIMEOUT_MS);
+	fprintf(f, "query-max-conns = %d\n",
+		o->serve.max_conns ? o->serve.max_conns : SERVER_DEFAULT_MAX_CONNS);
+	fprintf(f, "query-max-result-mb = %d\n",
+		o->serve.result_mb ? o->serve.result_mb : SERVER_DEFAULT_RESULT_MB);
+	fprintf(f, "query-max-mem-mb = %d\n",
+		o->serve.query_mem_mb ? o->serve.query_mem_mb : SERVER_DEFAULT_QUERY_MEM_MB);
 }
 
 void config_print_help(FILE *f)
 {
 	for (size_t i = 0; i < NDEFS; i++)
-		fprintf(f, "  %-10s %-16s %s%s\n", defs[i].name, defs[i].env, defs[i].help,
+		fprintf(f, "  %-19s %-25s %s%s\n", defs[i].name, defs[i].env, defs[i].help,
 			defs[i].reload ? " [SIGHUP]" : "");
 }

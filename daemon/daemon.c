@@ -84,7 +84,7 @@ static void watch_server(struct capture *c, uint64_t now)
 		c->server = 0;
 	}
 	if (c->server <= 0 && now - c->server_started >= 1000000000ull) {
-		c->server = server_spawn(c->listen_fd, c->o->db);
+		c->server = server_spawn(c->listen_fd, c->o->db, &c->o->serve);
 		c->server_started = now;
 	}
 }

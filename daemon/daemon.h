@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "server.h"
+
 /* The settings (config.h fills them: defaults < file < environment <
  * command line). Strings are owned by the struct (config_free). */
 struct daemon_opts {
@@ -24,6 +26,7 @@ struct daemon_opts {
 	 * line) into *out; 0, or -1 with the reason in err. NULL: SIGHUP
 	 * only says it has nothing to reload. */
 	int (*reload)(struct daemon_opts *out, char *err, size_t errlen);
+	struct server_limits serve;	/* for the query server; 0: defaults */
 };
 
 #define DAEMON_DEFAULT_DB "/var/lib/commd/commd.db"

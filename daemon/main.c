@@ -24,7 +24,8 @@ static void usage(FILE *f)
 		"usage: commd [--foreground] [--config FILE] [--db PATH] [--instance NAME]\n"
 		"             [--buffer-kb N] [--events LIST] [--commit-ms N]\n"
 		"             [--socket PATH|none] [--max-db-mb N] [--max-age N[s|m|h|d]]\n"
-		"             [--log-level LEVEL]\n"
+		"             [--log-level LEVEL] [--query-timeout-ms N] [--query-max-conns N]\n"
+		"             [--query-max-result-mb N] [--query-max-mem-mb N]\n"
 		"       commd check-config [FILE] [OPTIONS]\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
 		"                    [--no-derived]\n"
@@ -36,7 +37,7 @@ static void usage(FILE *f)
 		"\n"
 		"Settings: defaults < config file (--config, $" CONFIG_PATH_ENV ", default\n"
 		CONFIG_DEFAULT_PATH ") < environment < command line.\n"
-		"  option     environment      meaning ([SIGHUP]: changes at run time)\n",
+		"  option              environment               meaning ([SIGHUP]: changes at run time)\n",
 		DAEMON_DEFAULT_DB, DAEMON_DEFAULT_INSTANCE);
 	config_print_help(f);
 	fprintf(f,
@@ -69,6 +70,10 @@ static const struct option daemon_longopts[] = {
 	{ "max-db-mb", required_argument, NULL, 'S' },
 	{ "max-age", required_argument, NULL, 'S' },
 	{ "log-level", required_argument, NULL, 'S' },
+	{ "query-timeout-ms", required_argument, NULL, 'S' },
+	{ "query-max-conns", required_argument, NULL, 'S' },
+	{ "query-max-result-mb", required_argument, NULL, 'S' },
+	{ "query-max-mem-mb", required_argument, NULL, 'S' },
 	{ "config", required_argument, NULL, 'C' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -292,12 +297,18 @@ static int cmd_serve(int argc, char **argv)
 		{ "user", required_argument, NULL, 'u' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "max-conns", required_argument, NULL, 'n' },
+		{ "max-result-mb", required_argument, NULL, 'r' },
+		{ "max-mem-mb", required_argument, NULL, 'm' },
 		{ "parent", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct server_opts o = { .listen_fd = -1, .db = DAEMON_DEFAULT_DB,
-				 .workers = 4, .default_timeout_ms = 10000,
-				 .max_timeout_ms = 300000 };
+				 .workers = 4, .default_timeout_ms = SERVER_DEFAULT_TIMEOUT_MS,
+				 .max_timeout_ms = SERVER_MAX_TIMEOUT_MS,
+				 .max_conns = SERVER_DEFAULT_MAX_CONNS,
+				 .max_result_bytes = (uint64_t)SERVER_DEFAULT_RESULT_MB << 20,
+				 .max_query_mem = (uint64_t)SERVER_DEFAULT_QUERY_MEM_MB << 20 };
 	long v;
 	int c;
 
@@ -325,6 +336,21 @@ static int cmd_serve(int argc, char **argv)
 			if (number("--timeout-ms", optarg, 1, 3600000, &v))
 				return 2;
 			o.default_timeout_ms = (int)v;
+			break;
+		case 'n':
+			if (number("--max-conns", optarg, 1, 65536, &v))
+				return 2;
+			o.max_conns = (int)v;
+			break;
+		case 'r':
+			if (number("--max-result-mb", optarg, 1, 1 << 20, &v))
+				return 2;
+			o.max_result_bytes = (uint64_t)v << 20;
+			break;
+		case 'm':
+			if (number("--max-mem-mb", optarg, 1, 1 << 16, &v))
+				return 2;
+			o.max_query_mem = (uint64_t)v << 20;
 			break;
 		default: return 2;
 		}

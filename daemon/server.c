@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -31,12 +32,109 @@
 #include "sqlfuncs.h"
 
 #define MAX_WORKERS 64
+#define SERVER_LIMIT_LENGTH (16 << 20)
+#define SERVER_LIMIT_EXPR_DEPTH 200
+#define SERVER_LIMIT_COLUMN 500
+#define SERVER_LIMIT_COMPOUND_SELECT 100
 
 /* Set when the server is told to stop: running queries are cut off and
  * waits for slow clients end, so stopping takes no longer than a step. */
 static volatile int stopping;
 #define OUT_HIGH (1u << 20)	/* a worker waits while this much is unsent */
 #define OUT_LOW (256u << 10)
+
+/* At most one log line a second for each kind of refusal, with the count
+ * of those not logged in between. Loop thread only. */
+struct ratelimit {
+	time_t last;
+	unsigned long quiet;
+};
+
+static int ratelimit_ok(struct ratelimit *r, unsigned long *quiet)
+{
+	time_t t = time(NULL);
+
+	if (t == r->last) {
+		r->quiet++;
+		return 0;
+	}
+	r->last = t;
+	*quiet = r->quiet;
+	r->quiet = 0;
+	return 1;
+}
+
+/* ---- SQLite memory per query ---------------------------------------------
+ * SQLite's allocations go through these wrappers. A worker runs one query
+ * at a time, so what the thread allocates while a query runs (less what it
+ * frees) is that query's: past the cap an allocation fails and the query
+ * ends with SQLITE_NOMEM (sqlite3_hard_heap_limit64 bounds the process as
+ * a whole). Memory freed on another thread meanwhile is not credited: the
+ * count can only be too high, never too low. */
+static sqlite3_mem_methods mem_base;
+static __thread int64_t mem_used, mem_cap;	/* mem_cap 0: not counted */
+static __thread int mem_hit;
+
+static void *mem_malloc(int n)
+{
+	void *p;
+
+	if (mem_cap && mem_used + n > mem_cap) {
+		mem_hit = 1;
+		return NULL;
+	}
+	p = mem_base.xMalloc(n);
+	if (p && mem_cap)
+		mem_used += mem_base.xSize(p);
+	return p;
+}
+
+static void mem_free(void *p)
+{
+	if (p && mem_cap)
+		mem_used -= mem_base.xSize(p);
+	mem_base.xFree(p);
+}
+
+static void *mem_realloc(void *p, int n)
+{
+	int64_t old = p && mem_cap ? mem_base.xSize(p) : 0;
+	void *q;
+
+	if (mem_cap && mem_used - old + n > mem_cap) {
+		mem_hit = 1;
+		return NULL;
+	}
+	q = mem_base.xRealloc(p, n);
+	if (q && mem_cap)
+		mem_used += mem_base.xSize(q) - old;
+	return q;
+}
+
+static int mem_install(void)
+{
+	static sqlite3_mem_methods m;
+
+	if (sqlite3_config(SQLITE_CONFIG_GETMALLOC, &mem_base) != SQLITE_OK)
+		return -1;
+	m = mem_base;
+	m.xMalloc = mem_malloc;
+	m.xFree = mem_free;
+	m.xRealloc = mem_realloc;
+	return sqlite3_config(SQLITE_CONFIG_MALLOC, &m) == SQLITE_OK ? 0 : -1;
+}
+
+static void mem_query_start(uint64_t cap)
+{
+	mem_used = 0;
+	mem_hit = 0;
+	mem_cap = (int64_t)cap;
+}
+
+static void mem_query_end(void)
+{
+	mem_cap = 0;
+}
 
 /* ---- capture side: the socket and the server process ---------------- */
 
@@ -82,11 +180,20 @@ int server_listen(const char *path, int *created)
 		log_error("%s: socket path too long", path);
 		return -1;
 	}
+	gr = getgrnam("commd");
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST) {
+		/* A directory made here is root:commd 0750: nobody outside the
+		 * group even reaches the socket. One that exists is left as
+		 * it is (it may be shared: /tmp); commd.tmpfiles makes
+		 * /run/commd so. */
+		if (mkdir(dir, 0750) == 0) {
+			if (gr && chown(dir, 0, gr->gr_gid))
+				log_warning("%s: cannot give it to group commd: %s", dir,
+					    strerror(errno));
+		} else if (errno != EEXIST) {
 			log_error("%s: %s", dir, strerror(errno));
 			return -1;
 		}
@@ -112,7 +219,6 @@ int server_listen(const char *path, int *created)
 		return -1;
 	}
 	umask(old);
-	gr = getgrnam("commd");
 	if (gr && chown(path, 0, gr->gr_gid))
 		log_warning("%s: cannot give it to group commd: %s", path, strerror(errno));
 	if (listen(fd, 128)) {
@@ -125,10 +231,11 @@ int server_listen(const char *path, int *created)
 	return fd;
 }
 
-pid_t server_spawn(int listen_fd, const char *db)
+pid_t server_spawn(int listen_fd, const char *db, const struct server_limits *l)
 {
-	char fdarg[16], parent[16];
+	char fdarg[16], parent[16], lim[4][40];
 	pid_t pid;
+	int nl = 0;
 
 	snprintf(fdarg, sizeof(fdarg), "%d", listen_fd);
 	snprintf(parent, sizeof(parent), "%d", (int)getpid());
@@ -138,9 +245,23 @@ pid_t server_spawn(int listen_fd, const char *db)
 		return -1;
 	}
 	if (pid == 0) {
-		char *argv[] = { "commd", "serve", "--fd", fdarg, "--db", (char *)db,
-				 "--parent", parent, NULL };
+		char *argv[16] = { "commd", "serve", "--fd", fdarg, "--db", (char *)db,
+				   "--parent", parent };
+		int argc = 8;
 		sigset_t none;
+
+		/* The limits that differ from the defaults, as --name=value. */
+		if (l && l->timeout_ms > 0)
+			snprintf(lim[nl++], sizeof(lim[0]), "--timeout-ms=%d", l->timeout_ms);
+		if (l && l->max_conns > 0)
+			snprintf(lim[nl++], sizeof(lim[0]), "--max-conns=%d", l->max_conns);
+		if (l && l->result_mb > 0)
+			snprintf(lim[nl++], sizeof(lim[0]), "--max-result-mb=%d", l->result_mb);
+		if (l && l->query_mem_mb > 0)
+			snprintf(lim[nl++], sizeof(lim[0]), "--max-mem-mb=%d", l->query_mem_mb);
+		for (int i = 0; i < nl; i++)
+			argv[argc++] = lim[i];
+		argv[argc] = NULL;
 
 		fcntl(listen_fd, F_SETFD, 0);	/* keep it across exec */
 		sigemptyset(&none);
@@ -184,6 +305,7 @@ struct conn {
 	struct proto_buf out;
 	uint64_t deadline_ns;
 	int timed_out;
+	uint64_t sent;		/* bytes of the running query's answer */
 };
 
 struct server {
@@ -199,6 +321,8 @@ struct server {
 	struct job *head, *tail;
 	int stop;
 	gid_t group;		/* members may query */
+	int nconns;		/* open connections (loop thread only) */
+	struct ratelimit log_refused, log_full;
 };
 
 static uint64_t now_ns(void)
@@ -215,6 +339,7 @@ static void conn_free_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	c->srv->nconns--;
 	if (c->bev)
 		bufferevent_free(c->bev);
 	if (c->db)
@@ -248,6 +373,7 @@ static int flush_out(struct conn *c)
 		return -1;
 	if (c->out.len) {
 		bufferevent_write(c->bev, c->out.data, c->out.len);
+		c->sent += c->out.len;
 		proto_buf_reset(&c->out);
 	}
 	/* The output's length is read without c->lock held: the loop's
@@ -333,9 +459,19 @@ static int open_db(struct conn *c)
 	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	/* Limits: no attached database, SQL no longer than a frame, no
+	 * string or blob over 16 MiB, and SQL that parses into something of a
+	 * bounded size (the schema's widest view has far fewer columns). */
 	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
 	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, PROTO_MAX_FRAME);
-	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 << 20);
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, SERVER_LIMIT_LENGTH);
+	sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, SERVER_LIMIT_EXPR_DEPTH);
+	sqlite3_limit(db, SQLITE_LIMIT_COLUMN, SERVER_LIMIT_COLUMN);
+	sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, SERVER_LIMIT_COMPOUND_SELECT);
+	sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000);
+	sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, 100);
+	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+	sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
 	sqlite3_set_authorizer(db, authorize, NULL);
 	sqlite3_progress_handler(db, 1000, progress, c);
 	commd_sql_register(db);
@@ -397,37 +533,145 @@ static void send_error(struct conn *c, int code, int offset, const char *msg)
 	proto_put_error(&c->out, code, offset, msg);
 }
 
+/* The error frame for a statement that does not prepare. */
+static void prepare_error(struct conn *c, struct job *j, const char *sql, int rc)
+{
+	int off = sqlite3_error_offset(c->db);
+	const char *why = sqlite3_errmsg(c->db);
+	char msg[512];
+
+	/* The authorizer's refusals, however SQLite reports them (SQLITE_AUTH,
+	 * or SQLITE_SCHEMA/SQLITE_ERROR with "not authorized...") */
+	if (rc == SQLITE_AUTH || !strncmp(why, "not authorized", 14)) {
+		rc = SQLITE_AUTH;
+		if (!strcmp(why, "not authorized"))
+			snprintf(msg, sizeof(msg), "not allowed: commd answers reads only");
+		else
+			snprintf(msg, sizeof(msg), "not allowed: commd answers reads only (%s)", why);
+	} else if (mem_hit)
+		snprintf(msg, sizeof(msg), "out of memory: the query needs more than %llu MiB "
+			 "(the server's limit per query)",
+			 (unsigned long long)(c->srv->o->max_query_mem >> 20));
+	else
+		snprintf(msg, sizeof(msg), "%s", why);
+	send_error(c, rc == SQLITE_AUTH ? PROTO_ERR_DENIED : mem_hit ? SQLITE_NOMEM : rc,
+		   off >= 0 ? (int)(sql - j->sql) + off : -1, msg);
+}
+
+/* Every statement of a request is prepared and checked before any runs:
+ * one that is not allowed refuses the request whole (nothing of
+ * "select 1; drop table x" runs). 0 when all may run. */
+static int check_request(struct conn *c, struct job *j)
+{
+	const char *sql = j->sql, *tail, *end = j->sql + j->sql_len;
+	sqlite3_stmt *st = NULL;
+	int rc, ro;
+
+	while (sql < end) {
+		rc = sqlite3_prepare_v2(c->db, sql, (int)(end - sql), &st, &tail);
+		if (rc != SQLITE_OK) {
+			prepare_error(c, j, sql, rc);
+			return -1;
+		}
+		if (!st) {		/* blank, a comment, or a NUL byte */
+			if (tail <= sql)
+				break;
+			sql = tail;
+			continue;
+		}
+		ro = sqlite3_stmt_readonly(st);
+		sqlite3_finalize(st);
+		if (!ro) {
+			send_error(c, PROTO_ERR_DENIED, (int)(sql - j->sql),
+				   "not allowed: commd answers reads only");
+			return -1;
+		}
+		sql = tail;
+	}
+	return 0;
+}
+
+/* Bytes the current row takes in a rows frame. */
+static size_t row_size(sqlite3_stmt *st, int ncols)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < ncols; i++) {
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_INTEGER:
+		case SQLITE_FLOAT:
+			n += 9;
+			break;
+		case SQLITE_TEXT:
+		case SQLITE_BLOB:
+			n += 5 + (size_t)sqlite3_column_bytes(st, i);
+			break;
+		default:
+			n += 1;
+			break;
+		}
+	}
+	return n;
+}
+
+/* Appends the current row to the open rows frame, starting one when
+ * needed; a row that would make the frame longer than a frame may be goes
+ * into a frame of its own. 0, -1 when the client is gone, 1 when the row
+ * alone is too big for a frame (nothing appended). */
+static int put_row(struct conn *c, struct rows_frame *f, sqlite3_stmt *st, int ncols)
+{
+	size_t need = row_size(st, ncols);
+
+	if (need + 3 > PROTO_MAX_FRAME)		/* type, count, the row */
+		return 1;
+	if (f->open && c->out.len - f->at - 4 + need > PROTO_MAX_FRAME) {
+		rows_close(c, f);
+		if (flush_out(c))
+			return -1;
+	}
+	if (!f->open) {
+		f->at = proto_frame_begin(&c->out, PROTO_ROWS);
+		f->count_at = c->out.len;
+		proto_put_u16(&c->out, 0);
+		f->n = 0;
+		f->open = 1;
+	}
+	for (int i = 0; i < ncols; i++)
+		put_value(&c->out, st, i);
+	f->n++;
+	return 0;
+}
+
 static void run_job(struct job *j)
 {
 	struct conn *c = j->conn;
+	const struct server_opts *o = c->srv->o;
 	const char *sql = j->sql, *tail, *end = j->sql + j->sql_len;
 	uint64_t start = now_ns(), rows = 0;
-	uint32_t timeout = j->timeout_ms ? j->timeout_ms
-					  : (uint32_t)c->srv->o->default_timeout_ms;
+	uint32_t timeout = j->timeout_ms ? j->timeout_ms : (uint32_t)o->default_timeout_ms;
 	sqlite3_stmt *st = NULL;
-	int rc;
+	int rc, cut = 0, too_big = 0;
+	char msg[512];
 
-	if (timeout > (uint32_t)c->srv->o->max_timeout_ms)
-		timeout = (uint32_t)c->srv->o->max_timeout_ms;
+	if (timeout > (uint32_t)o->max_timeout_ms)
+		timeout = (uint32_t)o->max_timeout_ms;
 	c->deadline_ns = start + (uint64_t)timeout * 1000000;
 	c->timed_out = 0;
+	c->sent = 0;
 	proto_buf_reset(&c->out);
 	if (open_db(c)) {
 		send_error(c, SQLITE_CANTOPEN, -1, "cannot open the database");
 		return;
 	}
+	if (check_request(c, j))
+		return;
 	while (sql < end) {
 		struct rows_frame f = { 0 };
 		int ncols;
 
 		rc = sqlite3_prepare_v2(c->db, sql, (int)(end - sql), &st, &tail);
 		if (rc != SQLITE_OK) {
-			int off = sqlite3_error_offset(c->db);
-
-			send_error(c, rc == SQLITE_AUTH ? PROTO_ERR_DENIED : rc,
-				   off >= 0 ? (int)(sql - j->sql) + off : -1,
-				   rc == SQLITE_AUTH ? "not allowed: commd answers reads only"
-						     : sqlite3_errmsg(c->db));
+			prepare_error(c, j, sql, rc);
 			return;
 		}
 		if (!st) {		/* blank, a comment, or a NUL byte */
@@ -458,16 +702,21 @@ static void run_job(struct job *j)
 		}
 		while ((!j->row_limit || rows < j->row_limit) &&
 		       (rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (!f.open) {
-				f.at = proto_frame_begin(&c->out, PROTO_ROWS);
-				f.count_at = c->out.len;
-				proto_put_u16(&c->out, 0);
-				f.n = 0;
-				f.open = 1;
+			int pr;
+
+			/* The cap on the answer's bytes: checked before each
+			 * row, so at most one row more goes out. */
+			if (o->max_result_bytes && c->sent + c->out.len >= o->max_result_bytes) {
+				cut = 1;
+				break;
 			}
-			for (int i = 0; i < ncols; i++)
-				put_value(&c->out, st, i);
-			f.n++;
+			pr = put_row(c, &f, st, ncols);
+			if (pr > 0) {
+				too_big = 1;
+				break;
+			}
+			if (pr < 0)
+				break;
 			rows++;
 			if (c->out.len >= PROTO_ROWS_BATCH_BYTES || f.n == 0xffff) {
 				rows_close(c, &f);
@@ -478,13 +727,33 @@ static void run_job(struct job *j)
 		rows_close(c, &f);
 		if (c->closed)
 			break;
-		if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-			const char *msg = c->timed_out ? "query timed out" : sqlite3_errmsg(c->db);
-			char copy[512];
-
-			snprintf(copy, sizeof(copy), "%s", msg);
+		if (cut || too_big) {
 			sqlite3_finalize(st);
-			send_error(c, c->timed_out ? PROTO_ERR_TIMEOUT : rc, -1, copy);
+			if (cut)
+				snprintf(msg, sizeof(msg), "result cut off after %llu rows, %llu bytes: "
+					 "the server sends at most %llu MiB per query",
+					 (unsigned long long)rows,
+					 (unsigned long long)(c->sent + c->out.len),
+					 (unsigned long long)(o->max_result_bytes >> 20));
+			else
+				snprintf(msg, sizeof(msg), "row %llu is larger than a frame (%u bytes); "
+					 "%llu rows sent before it", (unsigned long long)rows + 1,
+					 PROTO_MAX_FRAME, (unsigned long long)rows);
+			send_error(c, PROTO_ERR_LIMIT, -1, msg);
+			return;
+		}
+		if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+			if (c->timed_out)
+				snprintf(msg, sizeof(msg), "query timed out");
+			else if (mem_hit)
+				snprintf(msg, sizeof(msg), "out of memory: the query needs more than "
+					 "%llu MiB (the server's limit per query)",
+					 (unsigned long long)(o->max_query_mem >> 20));
+			else
+				snprintf(msg, sizeof(msg), "%s", sqlite3_errmsg(c->db));
+			sqlite3_finalize(st);
+			send_error(c, c->timed_out ? PROTO_ERR_TIMEOUT : mem_hit ? SQLITE_NOMEM : rc,
+				   -1, msg);
 			return;
 		}
 		if (c->timed_out) {
@@ -528,8 +797,11 @@ static void *worker_main(void *arg)
 
 		struct proto_buf last = { 0 };
 
-		if (!j->conn->closed)
+		if (!j->conn->closed) {
+			mem_query_start(s->o->max_query_mem);
 			run_job(j);
+			mem_query_end();
+		}
 		/* Free before the final frame goes out (a client may send its
 		 * next query the moment it reads the 'E'), and the frame taken
 		 * out of the connection's buffer, which the next query owns. */
@@ -702,16 +974,18 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 
 /* Members of the socket's group, root and our own user may query; the
  * socket's mode says so too, this says it again. */
-static int peer_allowed(struct server *s, int fd)
+static int peer_allowed(struct server *s, int fd, struct ucred *peer)
 {
-	struct ucred cred;
+	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
 	socklen_t len = sizeof(cred);
 	struct passwd *pw;
 	gid_t groups[256];
 	int n = 256;
 
+	*peer = cred;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
 		return 0;
+	*peer = cred;
 	if (cred.uid == 0 || cred.uid == getuid() || cred.gid == s->group)
 		return 1;
 	pw = getpwuid(cred.uid);
@@ -723,25 +997,52 @@ static int peer_allowed(struct server *s, int fd)
 	return 0;
 }
 
+/* One error frame that says why, if the socket takes it at once; then
+ * the connection is closed. */
+static void refuse(int fd, int code, const char *msg)
+{
+	struct proto_buf b = { 0 };
+
+	proto_put_error(&b, code, -1, msg);
+	if (!b.oom && send(fd, b.data, b.len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		log_debug("serve: refused peer: %s", strerror(errno));
+	proto_buf_free(&b);
+	close(fd);
+}
+
 static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 		      struct sockaddr *sa, int socklen, void *arg)
 {
 	struct server *s = arg;
+	struct ucred peer;
+	unsigned long quiet;
 	struct conn *c;
+	char msg[160];
 
 	(void)l;
 	(void)sa;
 	(void)socklen;
-	if (!peer_allowed(s, fd)) {
-		struct proto_buf b = { 0 };
+	if (!peer_allowed(s, fd, &peer)) {
+		struct group *gr = getgrgid(s->group);
 
-		/* One frame that says why, if the socket takes it at once. */
-		proto_put_error(&b, PROTO_ERR_DENIED, -1,
-				"permission denied: not root, nor a member of the socket's group");
-		if (!b.oom && send(fd, b.data, b.len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-			log_debug("serve: refused peer: %s", strerror(errno));
-		proto_buf_free(&b);
-		close(fd);
+		if (ratelimit_ok(&s->log_refused, &quiet))
+			log_warning("refused a connection from uid %ld gid %ld (pid %ld): "
+				    "not root, nor a member of group %s (%lu more refused since the last such line)",
+				    peer.uid == (uid_t)-1 ? -1L : (long)peer.uid,
+				    peer.gid == (gid_t)-1 ? -1L : (long)peer.gid, (long)peer.pid,
+				    gr ? gr->gr_name : "(none)", quiet);
+		refuse(fd, PROTO_ERR_DENIED,
+		       "permission denied: not root, nor a member of the socket's group");
+		return;
+	}
+	if (s->nconns >= s->o->max_conns) {
+		if (ratelimit_ok(&s->log_full, &quiet))
+			log_warning("refused a connection from uid %ld (pid %ld): %d "
+				    "connections open, the limit (%lu more refused since the last such line)",
+				    (long)peer.uid, (long)peer.pid, s->nconns, quiet);
+		snprintf(msg, sizeof(msg), "too many connections: the server takes %d at a time; "
+			 "try again later", s->o->max_conns);
+		refuse(fd, PROTO_ERR_BUSY, msg);
 		return;
 	}
 	c = calloc(1, sizeof(*c));
@@ -749,6 +1050,7 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 		close(fd);
 		return;
 	}
+	s->nconns++;
 	c->srv = s;
 	c->refs = 1;
 	pthread_mutex_init(&c->lock, NULL);
@@ -829,7 +1131,21 @@ int server_run(const struct server_opts *o)
 	if (getppid() != parent)
 		return 0;
 	signal(SIGPIPE, SIG_IGN);
+	/* Room for every connection: its socket, the database and its WAL. */
+	struct rlimit nofile;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
+	    nofile.rlim_cur < (rlim_t)o->max_conns * 3 + 64) {
+		nofile.rlim_cur = (rlim_t)o->max_conns * 3 + 64;
+		if (nofile.rlim_max != RLIM_INFINITY && nofile.rlim_cur > nofile.rlim_max)
+			nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+	if (o->max_query_mem && mem_install()) {
+		log_error("serve: cannot count SQLite's memory per query");
+		return 1;
+	}
 	sqlite3_hard_heap_limit64(512ll << 20);
 	if (evthread_use_pthreads()) {
 		log_error("serve: libevent without threads");

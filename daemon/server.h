@@ -25,6 +25,24 @@ struct server_opts {
 	int workers;		/* query threads */
 	int default_timeout_ms;
 	int max_timeout_ms;
+	int max_conns;		/* beyond: "too many connections", closed */
+	uint64_t max_result_bytes; /* per query; 0: none */
+	uint64_t max_query_mem;	/* SQLite heap per query; 0: none */
+};
+
+/* Defaults of the limits above (docs/server-safety.md). */
+#define SERVER_DEFAULT_TIMEOUT_MS 30000
+#define SERVER_MAX_TIMEOUT_MS 300000
+#define SERVER_DEFAULT_MAX_CONNS 256
+#define SERVER_DEFAULT_RESULT_MB 256
+#define SERVER_DEFAULT_QUERY_MEM_MB 64
+
+/* What the daemon passes on to `commd serve` (0: the default). */
+struct server_limits {
+	int timeout_ms;
+	int max_conns;
+	int result_mb;
+	int query_mem_mb;
 };
 
 /* `commd serve`: drops privileges, then serves until SIGTERM. Returns
@@ -49,12 +67,13 @@ int server_parse_request(const uint8_t *data, size_t len,
 
 /* Capture side helpers. */
 
-/* Binds `path` (mode 0660, group commd when it exists), or takes the
+/* Binds `path` (mode 0660, group commd when it exists; a directory it
+ * makes for it is 0750, group commd too), or takes the
  * socket systemd passed (LISTEN_FDS). Returns the fd or -1 (logged). */
 int server_listen(const char *path, int *created);
 
 /* Starts `commd serve` on listen_fd; returns its pid or -1 (logged). */
-pid_t server_spawn(int listen_fd, const char *db);
+pid_t server_spawn(int listen_fd, const char *db, const struct server_limits *l);
 
 /* The user the server drops to and its ids; -1 when none exists. */
 int server_user(const char *name, uid_t *uid, gid_t *gid);

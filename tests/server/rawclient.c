@@ -21,6 +21,11 @@
  *   sleep:SECONDS        wait (reading nothing; decimals allowed)
  *   shutwr               shutdown(SHUT_WR)
  *   rcvbuf:N             setsockopt SO_RCVBUF (before reading anything)
+ *   recv:N               read N raw bytes (no parsing, nothing printed but
+ *                        "RECV <n>"; less at end of stream or after 10 s
+ *                        of silence) and stop there: closing then leaves
+ *                        the rest of a result unread (a reset mid-result)
+ *   linger0              SO_LINGER on with a 0 s timeout (close at once)
  *
  * Output, one line per event:
  *   C <n> name:type ...          a columns frame
@@ -460,6 +465,29 @@ int main(int argc, char **argv)
 				usleep(10000);
 		} else if (!strcmp(a, "shutwr")) {
 			shutdown(fd, SHUT_WR);
+		} else if (!strncmp(a, "recv:", 5)) {
+			size_t want = strtoull(arg, NULL, 10), got = 0;
+			char buf[65536];
+
+			while (got < want) {
+				struct pollfd p = { .fd = fd, .events = POLLIN };
+				size_t n = want - got < sizeof(buf) ? want - got : sizeof(buf);
+				ssize_t k;
+
+				if (poll(&p, 1, 10000) <= 0)
+					break;
+				k = recv(fd, buf, n, 0);
+				if (k < 0 && errno == EINTR)
+					continue;
+				if (k <= 0)
+					break;
+				got += (size_t)k;
+			}
+			printf("RECV %zu\n", got);
+		} else if (!strcmp(a, "linger0")) {
+			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		} else if (!strncmp(a, "rcvbuf:", 7)) {
 			int v = atoi(arg);
 

@@ -27,6 +27,7 @@
 #
 # Needs root and tracefs (FAILS without them).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/safety-lib.sh"
 
 need_live
 start_ready 1
@@ -62,6 +63,7 @@ bad() {
 }
 
 # --- 1. malformed frames -------------------------------------------------------
+n_attack=$(switches)
 bad "garbage bytes (length 0xDEADBEEF)" X hex:DEADBEEF0102030405060708
 bad "4096 bytes of 0xA5" X fill:4096:A5
 bad "an HTTP request" X "hex:$(printf 'GET / HTTP/1.0\r\n\r\n' | od -An -tx1 | tr -d ' \n')"
@@ -95,6 +97,8 @@ for what in "a truncated frame, then close" "a 'Q' sent, then close at once"; do
 	after "$what"
 done
 
+rising "during the malformed frames" "$n_attack"
+
 # --- 2. allowed edge cases ------------------------------------------------------
 out=$(timeout -s KILL 30 "$RAWCLIENT" "$SOCK" "qsize:1048576:select 7 as seven" read:10 "q:0:0:select 8" read:10 2>&1) || true
 check_eq "a 'Q' frame of exactly 1 MiB: answered, then the next query on the connection" \
@@ -118,6 +122,7 @@ for i in 1 2 3; do
 	HELPER_PIDS+=($!)
 done
 sleep 2
+n_attack=$(switches)
 rss1=$(proc_field "$serve" VmRSS | awk '{print $1}')
 for i in 1 2 3; do
 	sq "select count(*) from capture" -list -noheader
@@ -131,6 +136,7 @@ for r in "$rss1" "$rss2"; do
 	check_true "3 clients not reading a huge result: the server's memory stays bounded" \
 		"VmRSS < $rss0 + 65536 kB" "$r kB" [ "$r" -lt $((rss0 + 65536)) ]
 done
+rising "while 3 clients do not read" "$n_attack"
 wait "${pids[@]}" || true
 # Four (every worker of the default pool) stalled clients that then close:
 # their workers must be free at once, not at their 60 s deadline.
@@ -156,6 +162,7 @@ check_eq "open fds of the query server after everything (connections all closed)
 check_eq "commd itself still runs" running "$(_alive "$dpid" && echo running || echo gone)"
 stop_commd "$dpid" TERM 30
 check_eq "SIGTERM after the bad frames: exit status" 0 "$STOP_RC"
+no_sanitizer_reports "commd 1"
 
 # --- 4. NUL bytes in the SQL --------------------------------------------------------
 start_ready 2
@@ -181,4 +188,5 @@ sq "select 1" -list -noheader
 check_eq "after the NUL-byte queries: a query answers" "0 1" "$SQ_RC $SQ_OUT"
 stop_commd "$COMMD_PID" TERM 10
 check_eq "after the NUL-byte queries: SIGTERM stops commd within 10 s" 0 "$STOP_RC"
+no_sanitizer_reports "the query server (commd's stderr)"
 finish

@@ -23,6 +23,7 @@
 #
 # Needs root and tracefs (FAILS without them).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/safety-lib.sh"
 
 need_live
 ns_add_group commd srvt-member
@@ -53,6 +54,7 @@ as srvt-member init "$RAWCLIENT" "$SOCK" "q:0:0:select 5" read:5
 check_eq "a member's raw query" "0 C 1 5:;R 1 5;E rows=1;" "$AS_RC $(grep -v '^SUMMARY' <<< "$AS_OUT" | tr '\n' ';')"
 
 # --- 3. others -----------------------------------------------------------------------
+n_attack=$(switches)
 as srvt-other init "$COMMQ" --socket "$SOCK" "select count(*) from capture"
 check_true "a non-member's commq: exit status != 0" "!= 0" "$AS_RC" [ "$AS_RC" != 0 ]
 check_eq "a non-member gets no answer" "" "$AS_OUT"
@@ -69,9 +71,14 @@ check_match "socket opened up (0666): the server tells a non-member why (an erro
 	"permission denied: not root, nor a member" "$AS_ERR"
 as srvt-member init "$COMMQ" --socket "$SOCK" -list -noheader "select count(*) from capture"
 check_eq "socket opened up (0666): a member still gets answers" "0 $ref" "$AS_RC $AS_OUT"
+rising "while non-members are refused" "$n_attack"
+check_match "a log line for a refused peer (its uid, the group)" \
+	"commd serve: refused a connection from uid $(id -u srvt-other) gid $(id -g srvt-other) \\(pid [0-9]+\\): not root, nor a member of group commd" \
+	"$(cat "$ERR")"
 chmod 0660 "$SOCK"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"
+no_sanitizer_reports "commd 1"
 
 # --- 4. group commd without user commd -------------------------------------------------
 # (Rewritten in place: the same file, so the bind mount shows the change.)
@@ -89,4 +96,5 @@ as srvt-member init "$COMMQ" --socket "$SOCK" -list -noheader "select count(*) f
 check_eq "group commd, no user commd: a member's query" "0 1" "$AS_RC $AS_OUT$([ -z "$AS_ERR" ] || echo " (stderr: $AS_ERR)")"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "group commd, no user commd: SIGTERM: exit status" 0 "$STOP_RC"
+no_sanitizer_reports "the query server (commd's stderr)"
 finish

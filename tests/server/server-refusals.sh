@@ -4,8 +4,9 @@
 # are refused or cut off at a deadline"):
 #
 #  1. insert/update/delete/replace/drop/create/alter/create temp/
-#     create index/create view/create trigger/reindex/analyze/begin/
-#     savepoint/ATTACH '/etc/passwd'/PRAGMA writes (journal_mode=delete,
+#     create index/create view/create trigger/reindex/analyze/begin
+#     (plain, deferred, immediate, exclusive)/commit/end/rollback/
+#     savepoint/release/rollback to/ATTACH '/etc/passwd'/PRAGMA writes (journal_mode=delete,
 #     writable_schema=1, user_version=99, query_only=0)/load_extension('x')/
 #     readfile('/etc/shadow') (no such function)/writefile/VACUUM/
 #     VACUUM INTO a file: each a clear error on stderr, exit status 1,
@@ -14,16 +15,18 @@
 #  3. malformed SQL: the syntax error, exit 1;
 #  4. a runaway query with --timeout 1 is cut off within ~2 s with an
 #     error that says it timed out; with no --timeout the server's default
-#     deadline cuts it off too (well before commq's own 60 s guard);
+#     deadline (here --query-timeout-ms 5000: the built-in 30 s is
+#     server-safety.sh's) cuts it off too;
 #  5. afterwards: the fixed range (rowid <= R) and the schema are unchanged,
 #     journal_mode is still wal, the database passes integrity_check, the
 #     query server is the same process, capture went on.
 #
 # Needs root and tracefs (FAILS without them).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/safety-lib.sh"
 
 need_live
-start_ready 1
+start_ready 1 --query-timeout-ms 5000
 serve=$SERVE_PID
 fixed_range
 count_range() { q "select (select count(*) from ev_sched_switch where rowid <= $R) || '/' || (select count(*) from capture) || '/' || (select count(*) from comm_history where start_ts < $TS)"; }
@@ -33,6 +36,7 @@ uv=$(q "pragma user_version")
 log "fixed range rowid <= $R, ts < $TS: $before (sched_switch/capture/comm_history rows)"
 
 # --- 1. statements that would write, reach outside, or load code ----------------
+n_attack=$(switches)
 refuse() {	# WHAT-REGEX SQL
 	local re=$1 sql=$2
 	sq "$sql"
@@ -56,8 +60,16 @@ refuse "$DENIED" "create trigger srvtest after insert on capture begin select 1;
 refuse "$DENIED" "alter table capture add column srvtest"
 refuse "$DENIED" "reindex"
 refuse "$DENIED" "analyze"
+refuse "$DENIED" "begin"
+refuse "$DENIED" "begin deferred"
 refuse "$DENIED" "begin immediate"
+refuse "$DENIED" "begin exclusive"
+refuse "$DENIED" "commit"
+refuse "$DENIED" "end"
+refuse "$DENIED" "rollback"
 refuse "$DENIED" "savepoint s"
+refuse "$DENIED" "release s"
+refuse "$DENIED" "rollback to s"
 refuse "$DENIED|too many attached" "ATTACH '/etc/passwd' AS p"
 refuse "$DENIED|too many attached" "ATTACH '$TMP/attached.db' AS p"
 refuse "$DENIED" "PRAGMA journal_mode=delete"
@@ -117,9 +129,13 @@ check_true "cross join runaway, --timeout 1: cut off within ~2 s" "<= 2500 ms" "
 sq "$RUNAWAY"
 check_eq "runaway, no --timeout (the server's default deadline): exit status" 1 "$SQ_RC"
 check_match "runaway, no --timeout: timed out (not killed by the test's 60 s guard)" "time[ds]? ?out|deadline" "$SQ_ERR"
+check_true "runaway, no --timeout: cut off at the configured 5 s" "4500..12000 ms" "$SQ_MS ms" \
+	[ "$SQ_MS" -ge 4500 ] && [ "$SQ_MS" -le 12000 ]
 log "runaway with the server's default deadline was cut off after $SQ_MS ms"
 out=$("$RAWCLIENT" "$SOCK" "q:0:500:$RUNAWAY" read:10 2>&1) || true
 check_match "'Q' frame with timeout_ms 500: an 'X' frame with PROTO_ERR_TIMEOUT (1002)" "^X code=1002 " "$out"
+
+rising "during the refusals and runaways (parts 1 to 4)" "$n_attack"
 
 # --- 5. nothing changed, nothing stopped ------------------------------------------
 check_eq "after the refusals: rows of the fixed range (sched_switch/capture/comm_history)" "$before" "$(count_range)"
@@ -136,4 +152,5 @@ check_eq "a query after the refusals" "0 ${before%%/*}" "$SQ_RC $SQ_OUT"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"
 check_eq "integrity_check after the stop" ok "$(q "pragma integrity_check")"
+no_sanitizer_reports "the query server (commd's stderr)"
 finish

@@ -14,6 +14,7 @@
 #
 # Needs root and tracefs (FAILS without them).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/safety-lib.sh"
 
 need_live
 start_ready 1
@@ -28,6 +29,7 @@ for i in $(seq 8); do
 	pids+=($!)
 	HELPER_PIDS+=($!)
 done
+n_attack=$(switches)
 sleep 1.5
 log "with 8 stalled clients: the query server has $(find "/proc/$serve/task" -mindepth 1 -maxdepth 1 | wc -l) threads (the loop and its workers)"
 for i in 1 2 3; do
@@ -39,6 +41,7 @@ rss1=$(proc_field "$serve" VmRSS | awk '{print $1}')
 log "query server VmRSS: $rss0 kB before, $rss1 kB with 8 stalled clients"
 check_true "8 stalled clients: the server's memory stays bounded" "VmRSS < $rss0 + 65536 kB" "$rss1 kB" \
 	[ "$rss1" -lt $((rss0 + 65536)) ]
+rising "with 8 stalled clients" "$n_attack"
 reap "${pids[@]}"
 sleep 0.3
 sq "select 5" -list -noheader --timeout 5
@@ -47,4 +50,5 @@ check_true "after the stalled clients closed: answered in < 1 s" "< 1000 ms" "$S
 check_eq "the same query server process throughout" "$serve" "$(serve_pid "$DB")"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"
+no_sanitizer_reports "the query server (commd's stderr)"
 finish

@@ -236,6 +236,8 @@ for _ in $(seq 20); do
 	[ "${n:-0}" -gt 0 ] && break
 	sleep 0.5
 done
+check "/run/commd root:commd 750 (the socket's directory)" \
+	test "$(c stat -c '%U:%G %a' /run/commd)" = "root:commd 750"
 n=$(q "$member" "select count(*) from sched_switch" 2>"$work/q.err" || true)
 check "$member (group commd) gets rows: ${n:-$(cat "$work/q.err")}" test "${n:-0}" -gt 0
 n=$(q "$member" "select count(*) from sched_switch where prev_comm = 'yes' and comm = 'yes'" 2>/dev/null || true)
@@ -268,6 +270,7 @@ check "db (and -wal, -shm if any) root:commd: $(echo $owners)" bash -c '! grep -
 step "socket activation (commd.socket)"
 c systemctl start commd.socket
 check "socket root:commd 660" test "$(c stat -c '%U:%G %a' /run/commd/commd.sock)" = "root:commd 660"
+check "its directory root:commd 750" test "$(c stat -c '%U:%G %a' /run/commd)" = "root:commd 750"
 inode=$(c stat -c %i /run/commd/commd.sock)
 check "commd.service not started by the socket alone" test "$(c systemctl is-active commd)" = inactive
 n=$(q "$member" "select count(*) from capture" 2>/dev/null || true)
