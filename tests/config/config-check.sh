@@ -57,7 +57,7 @@ check_eq "check-config: commit-ms from the file" 200 "$(setting commit-ms)"
 check_eq "check-config: max-age from the file" 15m "$(setting max-age)"
 check_eq "check-config: max-db-mb from the file" 64 "$(setting max-db-mb)"
 check_eq "check-config: instance default" commd "$(setting instance)"
-check_eq "check-config: prints every option" 9 "$(grep -c ' = ' <<< "$OUT")"
+check_eq "check-config: prints every option" 13 "$(grep -c ' = ' <<< "$OUT")"
 
 # --- precedence ----------------------------------------------------------------------
 RC=0
@@ -136,7 +136,7 @@ run check-config "$shipped"
 check_eq "shipped commd.conf: valid" 0 "$RC"
 defaults=$OUT
 sed 's/^#\([a-z_-]* = \)/\1/' "$shipped" > "$TMP/uncommented.conf"
-check_eq "shipped commd.conf: every option is there, commented out" 9 "$(grep -c '^[a-z]' "$TMP/uncommented.conf")"
+check_eq "shipped commd.conf: every option is there, commented out" 13 "$(grep -c '^[a-z]' "$TMP/uncommented.conf")"
 run check-config "$TMP/uncommented.conf"
 check_eq "shipped commd.conf uncommented: valid" 0 "$RC"
 check_eq "shipped commd.conf uncommented: the settings are the defaults" \

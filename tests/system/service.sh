@@ -248,6 +248,17 @@ else
 	check "$outsider is refused: $(head -1 "$work/out.err")" grep -q "Permission denied" "$work/out.err"
 fi
 
+step "systemctl reload commd (SIGHUP)"
+pid_before=$(prop MainPID)
+c timeout 60 systemctl reload commd || bad "systemctl reload commd failed"
+for _ in $(seq 50); do
+	c journalctl -u commd --no-pager -o cat | grep -q "reload" && break
+	sleep 0.1
+done
+check "reloaded in place (same main pid $pid_before, active, a reload line in the journal)" \
+	test "$(prop MainPID)" = "$pid_before" -a "$(c systemctl is-active commd)" = active -a \
+	-n "$(c journalctl -u commd --no-pager -o cat | grep -m1 reload)"
+
 step "SIGKILL: Restart=on-failure"
 c systemctl kill --kill-who=main -s KILL commd
 for _ in $(seq 100); do
