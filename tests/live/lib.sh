@@ -248,3 +248,25 @@ perf_messaging() {
 	[ "$rc" = 0 ] || abort "$what: perf bench sched messaging $*" "exit 0" \
 		"exit $rc: $(tail -c 1000 "$TMP/perf.out")"
 }
+
+# start_load SECONDS: perf bench sched messaging in a loop for SECONDS, in
+# its own process group (setsid execs in place: its pid is the group's
+# id), so that stop_load kills it with every perf and child it forked.
+# stop_load is the first cleanup step at exit as well.
+LOAD_PGID=
+start_load() {
+	setsid bash -c 'end=$((SECONDS + $1))
+		while [ "$SECONDS" -lt "$end" ]; do
+			perf bench sched messaging -g 4 -l 200 > /dev/null 2>&1 || sleep 0.2
+		done' load "$1" &
+	LOAD_PGID=$!
+	HELPER_PIDS+=("$LOAD_PGID")
+}
+stop_load() {
+	if [ -n "$LOAD_PGID" ]; then
+		kill -KILL -- "-$LOAD_PGID" 2> /dev/null || true
+		wait "$LOAD_PGID" 2> /dev/null || true
+	fi
+	LOAD_PGID=
+}
+CLEANUP_HOOKS=(stop_load "${CLEANUP_HOOKS[@]}")

@@ -22,27 +22,7 @@ need_perf
 MAX_AGE_S=5
 SLACK_S=4
 LOAD_S=${LOAD_S:-20}
-LOAD_PGID=
-
-# The load, in its own process group (see live-retention.sh).
-start_load() {
-	setsid bash -c 'end=$((SECONDS + $1))
-		while [ "$SECONDS" -lt "$end" ]; do
-			perf bench sched messaging -g 4 -l 200 > /dev/null 2>&1 || sleep 0.2
-		done' load "$1" &
-	LOAD_PGID=$!
-	HELPER_PIDS+=("$LOAD_PGID")
-}
-stop_load() {
-	if [ -n "$LOAD_PGID" ]; then
-		kill -KILL -- "-$LOAD_PGID" 2> /dev/null || true
-		wait "$LOAD_PGID" 2> /dev/null || true
-	fi
-	LOAD_PGID=
-}
-# The load goes first, then the lib's cleanup (check.sh's EXIT trap runs
-# CLEANUP_HOOKS in order and keeps the test's exit status).
-CLEANUP_HOOKS=(stop_load "${CLEANUP_HOOKS[@]}")
+# start_load / stop_load: lib.sh (the load loop, killed first at exit).
 # The query server runs as an unprivileged user: it must reach the database.
 chmod 0755 "$TMP"
 

@@ -25,29 +25,7 @@ MAX_MB=4
 DB_BOUND_MB=$((4 * MAX_MB))
 WAL_BOUND_MB=16
 LOAD_S=${LOAD_S:-20}
-LOAD_PGID=
-
-# The load: perf bench in a loop for $1 seconds, in its own process group
-# (setsid execs in place: its pid is the group's id) so that the cleanup
-# kills it with every perf and child it forked. Sets LOAD_PGID.
-start_load() {
-	setsid bash -c 'end=$((SECONDS + $1))
-		while [ "$SECONDS" -lt "$end" ]; do
-			perf bench sched messaging -g 4 -l 200 > /dev/null 2>&1 || sleep 0.2
-		done' load "$1" &
-	LOAD_PGID=$!
-	HELPER_PIDS+=("$LOAD_PGID")
-}
-stop_load() {
-	if [ -n "$LOAD_PGID" ]; then
-		kill -KILL -- "-$LOAD_PGID" 2> /dev/null || true
-		wait "$LOAD_PGID" 2> /dev/null || true
-	fi
-	LOAD_PGID=
-}
-# The load goes first, then the lib's cleanup (check.sh's EXIT trap runs
-# CLEANUP_HOOKS in order and keeps the test's exit status).
-CLEANUP_HOOKS=(stop_load "${CLEANUP_HOOKS[@]}")
+# start_load / stop_load: lib.sh (the load loop, killed first at exit).
 # The query server runs as an unprivileged user: it must reach the database.
 chmod 0755 "$TMP"
 
