@@ -32,7 +32,7 @@ kb=16384	# commd's default --buffer-kb; trace-cmd gets the same
 load() { perf bench sched messaging -g "$groups" -l "$loops" 2>/dev/null | awk '/Total time/ { print $3 }'; }
 # The child of /usr/bin/time (started in the background as $bg).
 child_of() { local c; until c=$(pgrep -P "$1"); do sleep 0.05; done; echo "$c"; }
-cpu_s() { awk '{ print $1 + $2 }' "$1"; }
+cpu_s() { awk 'END { print $1 + $2 }' "$1"; }	# the last line: /usr/bin/time may say the exit status first
 
 : > "$work/results"
 for i in $(seq "$runs"); do
@@ -60,11 +60,11 @@ for i in $(seq "$runs"); do
 	until [ "$(cat "$tr/instances/$instance/tracing_on" 2>/dev/null)" = 1 ]; do sleep 0.05; done
 	sleep 0.5
 	echo "trace-cmd $(load)" >> "$work/results"
-	kill -INT "$rec"; wait "$bg"; bg=
+	kill -INT "$rec"; wait "$bg" || true; bg=
 	rmdir "$tr/instances/$instance" 2>/dev/null || true
 	echo "$saved_on" > "$tr/tracing_on"
-	"$top/build/commd" import --no-progress "$work/t$i.dat" -o "$work/t$i.db" 2>/dev/null
-	echo "tc_cpu $(cpu_s "$work/tc$i.time") $(sqlite3 "$work/t$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
+	"$top/build/commd" import --no-progress "$work/t$i.dat" -o "$work/t$i.db" || { cat "$work/tc$i.log" >&2; exit 1; }
+	echo "tc_cpu $(cpu_s "$work/tc$i.time") $(sqlite3 -separator " " "$work/t$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
 	rm -f "$work/t$i.dat" "$work/t$i.db"
 
 	# commd
@@ -75,11 +75,12 @@ for i in $(seq "$runs"); do
 	cd_pid=$(child_of "$bg")
 	until grep -q "capturing into" "$work/c$i.log"; do sleep 0.05; done
 	echo "commd $(load)" >> "$work/results"
-	kill -TERM "$cd_pid"; wait "$bg"; bg=
-	echo "commd_cpu $(cpu_s "$work/c$i.time") $(sqlite3 "$work/c$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
+	kill -TERM "$cd_pid"; wait "$bg" || true; bg=
+	echo "commd_cpu $(cpu_s "$work/c$i.time") $(sqlite3 -separator " " "$work/c$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
 	rm -f "$work/c$i.db"*
 done
 
+[ -n "${DEBUG:-}" ] && cat "$work/results" >&2
 awk -v g="$groups" -v l="$loops" -v n="$runs" '
 function median(k,   i, j, t, m) {
 	m = cnt[k]
