@@ -22,9 +22,17 @@
 # Timestamps are kept as (seconds, nanoseconds) so that no ns value needs
 # more than a double's 53 bits.
 #
+#   gap:     per pid (> 0), from a sched_switch that switches it out to the
+#            next that switches it in: its time off the CPUs, named by the
+#            prev_state letters of the switch-out. Only after a switch-out
+#            that ends a known slice (not the CPU's first switch, not in a
+#            broken chain, no drop inside), not after X or Z (dead); a DROPPED line (any
+#            CPU) or the pid's birth (task_newtask, sched_process_fork
+#            child) forgets the pending ones.
 # Output, tab separated:
 #   S cpu pid comm ts dur lost             one per slice
 #   W ts pid comm cpu latency waker_pid    one per wakeup_latency row
+#   G pid ts dur state                     one per gap (thread_state)
 #   E last_ts switches chain_breaks drop_lines unparsed
 BEGIN { OFS = "\t"; unparsed = 0; nsw = 0; breaks = 0; drops = 0; have_last = 0 }
 
@@ -35,6 +43,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	x = $0; sub(/.*CPU:/, "", x); c = x + 0
 	if (c in open) olost[c] = 1
 	for (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
+	for (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
 	drops++
 	next
 }
@@ -61,17 +70,32 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 		do_waking(" pid=", " pid=[0-9]+ prio=[-0-9]+ target_cpu=[0-9]+$")
 	else if (ev == "sched_wakeup" || ev == "sched_wakeup_new")
 		do_waking(":", ":[0-9]+ \\[[-0-9]+\\]( success=[0-9]+)? CPU:[0-9]+$")
+	if (ev == "task_newtask" && match(rest, /^pid=[0-9]+ /))
+		born(substr(rest, 5) + 0)
+	else if (ev == "sched_process_fork" && match(rest, / child_pid=[0-9]+$/))
+		born(substr(rest, RSTART + 11) + 0)
 }
 
 # "prev_comm:prev_pid [prio] STATE ==> next_comm:next_pid [prio]"
-function do_switch(   i, a, b, pc, pp, nc, np, x) {
+function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	i = index(rest, " ==> ")
 	a = substr(rest, 1, i - 1); b = substr(rest, i + 5)
 	if (!i || !match(a, /:[0-9]+ \[[-0-9]+\]( [^ ]*)?$/)) { unparsed++; return }
 	pc = substr(a, 1, RSTART - 1); x = substr(a, RSTART + 1); pp = x + 0
+	x = substr(a, RSTART); st = ""
+	if (match(x, /\] /)) st = substr(x, RSTART + 2)
 	if (!match(b, /:[0-9]+ \[[-0-9]+\]$/)) { unparsed++; return }
 	nc = substr(b, 1, RSTART - 1); x = substr(b, RSTART + 1); np = x + 0
 	nsw++
+	# gaps: the switch-in ends np's; a switch-out in an unbroken chain
+	# starts pp's
+	if (np > 0 && (np in out_s)) {
+		print "G", np, nsabs(out_s[np], out_f[np]), dur(out_s[np], out_f[np], ts_s, ts_f), out_st[np]
+		delete out_s[np]; delete out_f[np]; delete out_st[np]
+	}
+	if (pp > 0 && (c in open) && opid[c] == pp && !olost[c] && st !~ /^[XZ]/) {
+		out_s[pp] = ts_s; out_f[pp] = ts_f; out_st[pp] = st
+	}
 	if (c in open) {
 		if (opid[c] == pp)
 			print "S", c, pp, pc, nsabs(os[c], of[c]), dur(os[c], of[c], ts_s, ts_f), olost[c]
@@ -86,6 +110,10 @@ function do_switch(   i, a, b, pc, pp, nc, np, x) {
 		print "W", nsabs(pend_s[np], pend_f[np]), np, nc, c, dur(pend_s[np], pend_f[np], ts_s, ts_f), pend_w[np]
 		delete pend_s[np]; delete pend_f[np]; delete pend_w[np]
 	}
+}
+
+function born(p) {
+	if (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
 }
 
 # The woken pid is the number after `key` at the start of the tail that

@@ -6,7 +6,7 @@
 # perf; RUN_SERIAL because it loads the machine with perf bench).
 # Included from tests/CMakeLists.txt.
 
-foreach(t derived-cpu-time derived-latency derived-losses)
+foreach(t derived-cpu-time derived-latency derived-losses derived-thread-state)
 	string(REPLACE "-" "_" name "${t}")
 	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${t}.sh)
 	set_tests_properties(${name} PROPERTIES
