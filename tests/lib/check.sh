@@ -59,6 +59,25 @@ trap _check_exit EXIT
 
 log() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
 
+# remove_instances DIR...: rmdir each tracefs instance DIR that exists,
+# waiting up to 10 s for a killed reader's fds to close; one that stays
+# is reported and makes the test fail (CHECK_RC=1).
+remove_instances() {
+	local d i
+	for d in "$@"; do
+		[ -d "$d" ] || continue
+		for i in $(seq 20); do
+			rmdir "$d" 2> /dev/null && break
+			sleep 0.5
+		done
+		if [ -d "$d" ]; then
+			echo "$TEST_NAME: cleanup: cannot remove $d" >&2
+			CHECK_RC=1
+		fi
+	done
+	return 0
+}
+
 # kill_tree PID...: SIGKILL to each PID and every process below it. The
 # tree is collected first: a workload such as perf bench messaging forks
 # workers that, once their parent is gone, would wait on their pipes

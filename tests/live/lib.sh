@@ -54,7 +54,7 @@ serve_pids() {
 # _live_cleanup: the first of the EXIT trap's CLEANUP_HOOKS (check.sh
 # then removes $TMP, or keeps it with LIVE_KEEP=1).
 _live_cleanup() {
-	local p d i
+	local p
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
 		if _alive "$p"; then
 			kill_tree "$p"
@@ -68,17 +68,7 @@ _live_cleanup() {
 		echo "$TEST_NAME: cleanup: killing query server $p left by a commd: $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)" >&2
 		kill -KILL "$p" 2> /dev/null || true
 	done
-	for d in "$T/instances/$INST_PREFIX"-*; do
-		[ -d "$d" ] || continue
-		for i in $(seq 20); do
-			rmdir "$d" 2> /dev/null && break
-			sleep 0.5
-		done
-		if [ -d "$d" ]; then
-			echo "$TEST_NAME: cleanup: cannot remove $d" >&2
-			CHECK_RC=1
-		fi
-	done
+	remove_instances "$T/instances/$INST_PREFIX"-*
 	return 0
 }
 CLEANUP_HOOKS+=(_live_cleanup)

@@ -98,7 +98,7 @@ wait_serve() {
 # own run after it; check.sh then removes $TMP, or keeps it with
 # SERVER_KEEP=1).
 _server_cleanup() {
-	local p d i
+	local p
 	exec 3>&2 2> /dev/null	# no "Killed" notices from bash
 	for p in "${COMMD_PIDS[@]}" "${HELPER_PIDS[@]}"; do
 		if _alive "$p"; then
@@ -113,17 +113,7 @@ _server_cleanup() {
 		echo "$TEST_NAME: cleanup: killing query server $p left by a commd" >&2
 		kill -KILL "$p" 2> /dev/null || true
 	done
-	for d in "$TRACEFS/instances/$INST_PREFIX"-*; do
-		[ -d "$d" ] || continue
-		for i in $(seq 20); do
-			rmdir "$d" 2> /dev/null && break
-			sleep 0.5
-		done
-		if [ -d "$d" ]; then
-			echo "$TEST_NAME: cleanup: cannot remove $d" >&2
-			CHECK_RC=1
-		fi
-	done
+	remove_instances "$TRACEFS/instances/$INST_PREFIX"-*
 	return 0
 }
 CLEANUP_HOOKS+=(_server_cleanup)

@@ -22,30 +22,28 @@ static long countdown = -1;	/* allocations left before failing; -1 never */
 static int persistent;		/* keep failing once failed */
 static long allocs;
 
-static void *fail_malloc(int n)
+/* 1 when this allocation is to fail (and counts it). */
+static int failing(void)
 {
 	allocs++;
 	if (countdown == 0) {
 		if (!persistent)
 			countdown = -1;
-		return NULL;
+		return 1;
 	}
 	if (countdown > 0)
 		countdown--;
-	return real.xMalloc(n);
+	return 0;
+}
+
+static void *fail_malloc(int n)
+{
+	return failing() ? NULL : real.xMalloc(n);
 }
 
 static void *fail_realloc(void *p, int n)
 {
-	allocs++;
-	if (countdown == 0) {
-		if (!persistent)
-			countdown = -1;
-		return NULL;
-	}
-	if (countdown > 0)
-		countdown--;
-	return real.xRealloc(p, n);
+	return failing() ? NULL : real.xRealloc(p, n);
 }
 
 static void arm(long n, int keep)
