@@ -132,6 +132,55 @@ static int enable_events(struct live *l, const char *list, char *err, size_t err
 	return rc;
 }
 
+/* The formats decode needs: the sub-buffer header and the events enabled
+ * (l->events), nothing more. Loading whole systems, /proc/kallsyms and the
+ * printk formats (what tracefs_local_events_system() does) costs a tenth
+ * of a second of CPU at every start and serves only text printing, which
+ * commd does not do. Returns 0 or -1 (errno set). */
+static int load_formats(struct live *l)
+{
+	char *buf, *list, *save = NULL, *item;
+	int size, rc = 0;
+
+	l->tep = tep_alloc();
+	if (!l->tep)
+		return -1;
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!buf || size <= 0 ||
+	    tep_parse_header_page(l->tep, buf, size, sizeof(long))) {
+		free(buf);
+		errno = errno ? errno : EINVAL;
+		return -1;
+	}
+	free(buf);
+	tep_set_cpus(l->tep, (int)sysconf(_SC_NPROCESSORS_CONF));
+	tep_set_long_size(l->tep, tep_get_header_page_size(l->tep));
+	list = strdup(l->events ? l->events : "");
+	if (!list)
+		return -1;
+	for (item = strtok_r(list, ",", &save); item && !rc;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(item, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		buf = tracefs_event_file_read(NULL, item, colon + 1, "format", &size);
+		if (!buf || size <= 0) {
+			errno = errno ? errno : EINVAL;
+			rc = -1;
+		} else {
+			/* As libtracefs does, a format libtraceevent cannot
+			 * parse is not fatal: its records count as
+			 * undecodable. */
+			tep_parse_event(l->tep, buf, size, item);
+		}
+		free(buf);
+	}
+	free(list);
+	return rc;
+}
+
 /* A stale instance of our name is removed; one with an open reader (a
  * running commd) cannot be and is reported busy. */
 static int reclaim(const char *name, char *err, size_t errlen)
@@ -195,8 +244,6 @@ static int open_cpus(struct live *l, char *err, size_t errlen)
 
 struct live *live_open(const struct live_opts *o, char *err, size_t errlen)
 {
-	const char *systems[] = { "sched", "task", "irq", "timer", "syscalls",
-				  "power", "workqueue", "signal", NULL };
 	const char *dir = NULL;
 	char val[64], *s;
 	struct live *l;
@@ -236,12 +283,6 @@ struct live *live_open(const struct live_opts *o, char *err, size_t errlen)
 			 o->instance, strerror(errno));
 		goto fail;
 	}
-	l->tep = tracefs_local_events_system(NULL, systems);
-	if (!l->tep) {
-		snprintf(err, errlen, "cannot read the event formats from %s",
-			 tracefs_tracing_dir());
-		goto fail;
-	}
 	/* The instance is ours to configure: off while we set it up, the
 	 * mono clock (CLOCK_MONOTONIC), non-overwrite (data already in the
 	 * buffer is never lost to newer data; drops are counted in stats). */
@@ -269,6 +310,11 @@ struct live *live_open(const struct live_opts *o, char *err, size_t errlen)
 	}
 	if (enable_events(l, o->events ? o->events : default_events, err, errlen))
 		goto fail;
+	if (load_formats(l)) {
+		snprintf(err, errlen, "cannot read the event formats from %s: %s",
+			 tracefs_tracing_dir(), strerror(errno));
+		goto fail;
+	}
 	if (open_cpus(l, err, errlen))
 		goto fail;
 	return l;

@@ -997,7 +997,9 @@ struct store *store_open(const char *path, enum store_mode mode,
 		goto fail;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
-	if (mode == STORE_BULK && exec(s, "PRAGMA page_size = 16384"))
+	/* 16 KiB pages (a new file only): a quarter of the WAL writes and
+	 * checkpoint copies of 4 KiB pages, and fewer B-tree splits. */
+	if (exec(s, "PRAGMA page_size = 16384"))
 		goto fail;
 	if (exec(s, mode == STORE_BULK ? bulk_pragmas : live_pragmas))
 		goto fail;
