@@ -608,6 +608,7 @@ int daemon_run(const struct daemon_opts *opts)
 			next_commit = now + (uint64_t)o->commit_ms * 1000000;
 		}
 		if (now >= next_trim) {
+			store_trim_spares(c.store);
 			malloc_trim(0);
 			next_trim = now + TRIM_NS;
 		}

@@ -31,6 +31,14 @@ struct pipeline {
 	 * the last event, still lies inside it. */
 	uint64_t first_loss_ts, last_loss_ts;
 	char *seen;
+	/* The switch being fed to derive: the ordinary slice it ends and
+	 * the wakeup it completes go on its own row (store_switch_derived),
+	 * not on rows of their own. */
+	const struct decode_event *sw;
+	uint32_t sw_hid;
+	int sw_has_slice, sw_has_wake;
+	struct derive_slice sw_slice;
+	struct derive_wakeup sw_wake;
 	char json[8192];
 };
 
@@ -54,6 +62,12 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 {
 	struct pipeline *p = ctx;
 
+	if (p->sw && !s->lost && s->end_state >= 0 && s->cpu == p->sw->cpu &&
+	    s->hid == p->sw_hid && s->ts + s->dur == p->sw->ts) {
+		p->sw_slice = *s;
+		p->sw_has_slice = 1;
+		return 0;
+	}
 	return store_slice(p->store, s);
 }
 
@@ -61,6 +75,11 @@ static int derived_wakeup(void *ctx, const struct derive_wakeup *w)
 {
 	struct pipeline *p = ctx;
 
+	if (p->sw && w->cpu == p->sw->cpu && w->ts + w->latency == p->sw->ts) {
+		p->sw_wake = *w;
+		p->sw_has_wake = 1;
+		return 0;
+	}
 	return store_wakeup(p->store, w);
 }
 
@@ -194,15 +213,22 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 	const unsigned sw = DECODE_HAS_P0 | DECODE_HAS_P1;
 
 	switch (ev->kind) {
-	case DECODE_SCHED_SWITCH:
+	case DECODE_SCHED_SWITCH: {
+		int rc;
+
 		if ((ev->has & sw) != sw)
 			return 0;
-		return derive_switch(p->derive, ev->ts, ev->cpu, ev->p[0], hid,
-				     (int32_t)ev->v[0],
-				     (ev->has & DECODE_HAS_V1) ? ev->v[1] : -1,
-				     ev->p[1],
-				     resolve_hid_fast(p->resolve, ev->p[1], ev->cpu, ev->ts),
-				     (int32_t)ev->v[2]);
+		p->sw = ev;
+		p->sw_hid = hid;
+		rc = derive_switch(p->derive, ev->ts, ev->cpu, ev->p[0], hid,
+				   (int32_t)ev->v[0],
+				   (ev->has & DECODE_HAS_V1) ? ev->v[1] : -1,
+				   ev->p[1],
+				   resolve_hid_fast(p->resolve, ev->p[1], ev->cpu, ev->ts),
+				   (int32_t)ev->v[2]);
+		p->sw = NULL;
+		return rc;
+	}
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
@@ -304,9 +330,14 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
 	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
 		resolve_death(r, ev.p[0], ts, p->has_exit);
+	p->sw_has_slice = p->sw_has_wake = 0;
 	if (p->derive && derive_event(p, &ev, hid))
 		return -1;
 	if (store_event(p->store, &ev, hid, ids, type, json, json_len))
+		return -1;
+	if ((p->sw_has_slice || p->sw_has_wake) &&
+	    store_switch_derived(p->store, p->sw_has_slice ? &p->sw_slice : NULL,
+				 p->sw_has_wake ? &p->sw_wake : NULL))
 		return -1;
 	if (!p->events)
 		p->first_ts = ts;

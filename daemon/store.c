@@ -23,7 +23,9 @@ static const char *const insert_sql[TABLE_COUNT] = {
 	[TABLE_SCHED] = "INSERT INTO dv_sched VALUES (?,?,?,?,?,?,?)",
 	[TABLE_WAKEUP_LATENCY] = "INSERT INTO dv_wakeup_latency VALUES (?,?,?,?,?)",
 	[DECODE_OTHER] = "INSERT INTO ev_other VALUES (?,?,?,?,?)",
-	[DECODE_SCHED_SWITCH] = "INSERT INTO ev_sched_switch VALUES (?,?,?,?,?,?,?,?,?,?)",
+	/* ... its own fields, then slice_dur, slice_prio, wake_latency,
+	 * wake_hid, waker_hid (schema 004) */
+	[DECODE_SCHED_SWITCH] = "INSERT INTO ev_sched_switch VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[DECODE_SCHED_WAKEUP] = "INSERT INTO ev_sched_wakeup VALUES (?,?,?,?,?,?,?)",
 	[DECODE_SCHED_WAKEUP_NEW] = "INSERT INTO ev_sched_wakeup_new VALUES (?,?,?,?,?,?,?)",
 	[DECODE_SCHED_WAKING] = "INSERT INTO ev_sched_waking VALUES (?,?,?,?,?,?,?)",
@@ -71,6 +73,15 @@ struct op {
 	int64_t v[3];
 	uint32_t text, text_len;	/* into the batch's text arena */
 	uint32_t text2, text2_len;
+	/* A sched_switch's derived columns (OP_HAS_SLICE, OP_HAS_WAKE). */
+	int64_t slice_dur, wake_latency;
+	int32_t slice_prio;
+	uint32_t wake_hid, waker_hid;
+};
+
+/* op.has bits above decode's DECODE_HAS_*. */
+enum {
+	OP_HAS_SLICE = 1 << 8, OP_HAS_SLICE_PRIO = 1 << 9, OP_HAS_WAKE = 1 << 10,
 };
 
 #define BATCH_OPS 8192
@@ -118,6 +129,8 @@ struct store {
 	struct batch *spare;		/* written, free for reuse */
 	int nbatches;			/* allocated */
 	int nspare;			/* on the spare list */
+	int spare_low;			/* its fewest since store_trim_spares() */
+	int64_t max_wake_latency;	/* the longest stored on a switch */
 	int nfull;			/* queued */
 	/* STORE_LIVE keeps the batches of the open transaction until its
 	 * COMMIT succeeds: when a write fails (a full disk, an I/O error,
@@ -278,6 +291,11 @@ static void bind_event(sqlite3_stmt *st, int c, const struct op *o,
 		bind_opt(st, c + 8, o, DECODE_HAS_P1, o->p[1]);
 		bind_id(st, c + 9, o->ids[1]);
 		bind_opt(st, c + 10, o, DECODE_HAS_V2, o->v[2]);
+		bind_opt(st, c + 11, o, OP_HAS_SLICE, o->slice_dur);
+		bind_opt(st, c + 12, o, OP_HAS_SLICE_PRIO, o->slice_prio);
+		bind_opt(st, c + 13, o, OP_HAS_WAKE, o->wake_latency);
+		bind_id(st, c + 14, (o->has & OP_HAS_WAKE) ? o->wake_hid : 0);
+		bind_id(st, c + 15, (o->has & OP_HAS_WAKE) ? o->waker_hid : 0);
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
@@ -577,8 +595,11 @@ static void trim_finish(struct store *s, int64_t cutoff)
 		first = cutoff;
 	if (exec(s, "BEGIN"))
 		return;
+	/* A kept switch names its wakeup's waker as of the waking, up to
+	 * max_wake_latency before it. */
 	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld",
-		 (long long)(first - TRIM_HISTORY_SLACK_NS));
+		 (long long)(first - TRIM_HISTORY_SLACK_NS -
+			     __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED)));
 	if (exec(s, sql) ||
 	    exec(s, "DELETE FROM stats WHERE name = 'retention_cutoff_ts' AND capture IS NULL"))
 		goto fail;
@@ -669,18 +690,16 @@ static void checkpoint(struct store *s)
 
 static void free_batch(struct batch *b);
 
-/* Batches made during a burst (the writer behind: a retention cut, a
- * checkpoint) go back to the allocator once it is over, so memory follows
- * the load instead of its peak. Called locked. */
+/* Written batches are kept for reuse: a steady load cycles through the
+ * same ones (the open transaction holds every batch until its COMMIT),
+ * and fresh ones would cost a page fault per 4 KiB written. Those a whole
+ * store_trim_spares() period did not need (a burst's: a retention cut, a
+ * checkpoint) go back to the allocator then, so memory follows the load
+ * instead of its peak. Called locked. */
 #define SPARE_BATCHES 4
 
 static void recycle(struct store *s, struct batch *b)
 {
-	if (s->nspare >= SPARE_BATCHES) {
-		free_batch(b);
-		s->nbatches--;
-		return;
-	}
 	b->nops = 0;
 	b->start = 0;
 	b->text_len = 0;
@@ -839,10 +858,33 @@ static int submit(struct store *s)
 	s->spare = s->fill->next;
 	s->fill->next = NULL;
 	s->nspare--;
+	if (s->nspare < s->spare_low)
+		s->spare_low = s->nspare;
 	rc = s->failed && !s->retain ? -1 : 0;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+void store_trim_spares(struct store *s)
+{
+	int n;
+
+	pthread_mutex_lock(&s->lock);
+	/* Spares that were never all in use since the last call: not
+	 * needed by the load; a few stay for the next burst. */
+	n = s->spare_low < s->nspare - SPARE_BATCHES ? s->spare_low
+						      : s->nspare - SPARE_BATCHES;
+	for (; n > 0 && s->spare; n--) {
+		struct batch *b = s->spare;
+
+		s->spare = b->next;
+		s->nspare--;
+		s->nbatches--;
+		free_batch(b);
+	}
+	s->spare_low = s->nspare;
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* Waits until everything queued is in SQLite. */
@@ -987,6 +1029,7 @@ struct store *store_open(const char *path, enum store_mode mode,
 	s->spare = calloc(1, sizeof(*s->spare));
 	s->nbatches = 2;
 	s->nspare = 1;
+	s->spare_low = 1;
 	if (!s->fill || !s->spare) {
 		snprintf(s->err, sizeof(s->err), "out of memory");
 		goto fail;
@@ -1329,6 +1372,36 @@ int store_slice(struct store *s, const struct derive_slice *d)
 	o->v[1] = d->end_state;
 	o->p[0] = d->prio;
 	o->p[1] = d->lost;
+	return 0;
+}
+
+int store_switch_derived(struct store *s, const struct derive_slice *sl,
+			 const struct derive_wakeup *w)
+{
+	struct batch *b = s->fill;
+	struct op *o = b->nops ? &b->ops[b->nops - 1] : NULL;
+
+	if (!o || o->op != OP_EVENT || o->kind != DECODE_SCHED_SWITCH)
+		return -1;	/* not right after store_event(a switch) */
+	if (sl) {
+		o->has |= OP_HAS_SLICE;
+		o->slice_dur = (int64_t)sl->dur;
+		if (!(o->has & DECODE_HAS_V0) || sl->prio != (int32_t)o->v[0]) {
+			o->has |= OP_HAS_SLICE_PRIO;
+			o->slice_prio = sl->prio;
+		}
+	}
+	if (w) {
+		o->has |= OP_HAS_WAKE;
+		o->wake_latency = (int64_t)w->latency;
+		o->wake_hid = w->hid + s->hid_base;
+		o->waker_hid = w->waker_hid ? w->waker_hid + s->hid_base : 0;
+		/* Its waker's history row is kept by retention as long as
+		 * the waking it names (see trim_finish). */
+		if ((int64_t)w->latency > s->max_wake_latency)
+			__atomic_store_n(&s->max_wake_latency, (int64_t)w->latency,
+					 __ATOMIC_RELAXED);
+	}
 	return 0;
 }
 

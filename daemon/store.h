@@ -54,6 +54,13 @@ int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
 int store_slice(struct store *s, const struct derive_slice *d);
 int store_wakeup(struct store *s, const struct derive_wakeup *w);
 
+/* The slice and/or wakeup the sched_switch just given to store_event()
+ * ended, stored as columns of its row (either may be NULL). A slice given
+ * here must be ordinary: ended by this switch on its CPU, its task this
+ * switch's prev (hid), end_state its prev_state, not lost. */
+int store_switch_derived(struct store *s, const struct derive_slice *sl,
+			 const struct derive_wakeup *w);
+
 int store_event_type(struct store *s, uint32_t id, const char *system,
 		     const char *name);
 
@@ -95,6 +102,10 @@ int store_paused(struct store *s);
 /* Batches written since the last commit or waiting for the writer: what
  * the open transaction holds in memory (each up to 8192 rows). */
 int store_uncommitted_batches(struct store *s);
+
+/* Frees the spare batches the load did not need since the last call
+ * (keeping a few); call it now and then (the daemon: every 30 s). */
+void store_trim_spares(struct store *s);
 void store_retry(struct store *s);
 /* The writer has work queued or running. */
 int store_busy(struct store *s);

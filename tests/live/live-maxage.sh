@@ -81,7 +81,7 @@ check_true "sched_switch spans <= max-age + ${SLACK_S}s" "<= $(((MAX_AGE_S + SLA
 	"$s ms" test "$s" -le $(((MAX_AGE_S + SLACK_S) * 1000))
 check_true "sched_switch spans >= max-age - 1s (nothing newer is cut)" \
 	">= $(((MAX_AGE_S - 1) * 1000)) ms" "$s ms" test "$s" -ge $(((MAX_AGE_S - 1) * 1000))
-s=$(span dv_sched)
+s=$(span sched)
 check_true "sched slices span <= max-age + ${SLACK_S}s" "<= $(((MAX_AGE_S + SLACK_S) * 1000)) ms" \
 	"$s ms" test "$s" -le $(((MAX_AGE_S + SLACK_S) * 1000))
 first=$(q "$db" "select min(start_ts) from capture")

@@ -96,7 +96,11 @@ for t in ev_sched_switch ev_sched_wakeup ev_sched_waking ev_sched_wakeup_new \
 	orphans=$((orphans + o))
 done
 o=$(q "$db" "select count(*) from dv_wakeup_latency e left join comm_history h on h.id = e.waker_hid where e.waker_hid is not null and h.id is null")
-check_eq "wakeup_latency: every kept waker has its comm_history row" 0 "$o"
+check_eq "dv_wakeup_latency: every kept waker has its comm_history row" 0 "$o"
+for c in wake_hid waker_hid; do
+	o=$(q "$db" "select count(*) from ev_sched_switch e left join comm_history h on h.id = e.$c where e.$c is not null and h.id is null")
+	check_eq "sched_switch's wakeups: every kept $c has its comm_history row" 0 "$o"
+done
 # Losses under this load are likely (not certain): their warnings are
 # rate-limited to one per 10 s, so at most run/10 + 1 lines.
 run_s=$(sed -n 's/^commd: stopped after \([0-9]*\)\..*/\1/p' "$TMP/commd.err")

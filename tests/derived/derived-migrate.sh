@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# derived-migrate.sh - a database written before schema 004 (every slice a
+# dv_sched row, every wakeup latency a dv_wakeup_latency row) is migrated
+# by the next commd that opens it, and reads exactly as before: `sched`,
+# `wakeup_latency` and `thread_state` give the same rows. A capture now
+# keeps only the slices that are not ordinary in dv_sched (the rest are
+# columns of their switch) and no dv_wakeup_latency rows.
+#
+# The old database is built the way commd at schema 3 built it: from
+# schema/001-003 with the sqlite3 shell, filled with an import's rows (the
+# inline columns moved back into dv_*). commd then opens it for a short
+# live capture (only exec events: no switch is added), which migrates it.
+# Needs root and tracefs: it FAILS (does not skip) without them.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+T=/sys/kernel/tracing
+check_eq "running as root (uid)" 0 "$(id -u)" || finish
+if [ ! -w "$T/tracing_on" ] || [ ! -d "$T/instances" ]; then
+	abort "tracefs usable at $T" "tracing_on writable, instances/ present" "not usable"
+fi
+INSTANCE=commd-migrate-$$
+pid=
+stop_commd() { [ -z "$pid" ] || kill_tree "$pid"; remove_instances "$T/instances/$INSTANCE"; }
+CLEANUP_HOOKS+=("stop_commd")
+
+dat=$TESTDATA/sched-drops.dat
+new=$TMPDIR_TEST/new.db
+old=$TMPDIR_TEST/old.db
+import_ok "$dat" "$new" || finish
+
+views() {	# DB OUT: the three views, sorted
+	q "$1" "select * from sched" | LC_ALL=C sort > "$2.sched"
+	q "$1" "select * from wakeup_latency" | LC_ALL=C sort > "$2.wakeup"
+	q "$1" "select * from thread_state" | LC_ALL=C sort > "$2.state"
+}
+views "$new" "$TMPDIR_TEST/want"
+inline=$(q "$new" "select count(*) from ev_sched_switch where slice_dur is not null")
+extra=$(q "$new" "select count(*) from dv_sched")
+waits=$(q "$new" "select count(*) from ev_sched_switch where wake_latency is not null")
+check_true "an import stores ordinary slices on their switch" "> 0" "$inline" test "$inline" -gt 0
+check_true "... and the others (lost, open at the end) in dv_sched" "> 0" "$extra" test "$extra" -gt 0
+check_true "... and wakeup latencies on their switch" "> 0" "$waits" test "$waits" -gt 0
+check_eq "... and no dv_wakeup_latency rows" 0 "$(q "$new" "select count(*) from dv_wakeup_latency")"
+
+# The schema-3 database.
+cat "$SRCDIR"/schema/00[123]-*.sql > "$TMPDIR_TEST/old.sql"
+echo "PRAGMA user_version = 3;" >> "$TMPDIR_TEST/old.sql"
+sqlite3 -batch "$old" < "$TMPDIR_TEST/old.sql"
+{
+	echo "ATTACH '$new' AS n; BEGIN;"
+	for t in $(q "$old" "select name from sqlite_schema where type = 'table' and name not like 'sqlite_%'"); do
+		cols=$(q "$old" "select group_concat(name, ',') from pragma_table_info('$t')")
+		echo "INSERT INTO main.$t ($cols) SELECT $cols FROM n.$t;"
+	done
+	echo "INSERT INTO main.dv_sched SELECT ts - slice_dur, slice_dur, cpu, hid,
+		coalesce(slice_prio, prev_prio), prev_state, 0
+		FROM n.ev_sched_switch WHERE slice_dur IS NOT NULL;"
+	echo "INSERT INTO main.dv_wakeup_latency SELECT ts - wake_latency, cpu,
+		wake_hid, wake_latency, waker_hid
+		FROM n.ev_sched_switch WHERE wake_latency IS NOT NULL;"
+	echo "COMMIT;"
+} | sqlite3 -batch "$old"
+check_eq "the old database is at schema 3" 3 "$(q "$old" "pragma user_version")"
+views "$old" "$TMPDIR_TEST/before"
+for v in sched wakeup state; do
+	expect_same "schema 3's $v view reads the import's rows (the old database is right)" \
+		"$TMPDIR_TEST/want.$v" "$TMPDIR_TEST/before.$v"
+done
+
+# commd opens it: migration, then a short capture that adds no switch.
+"$COMMD" --foreground --db "$old" --instance "$INSTANCE" --socket none \
+	--events sched:sched_process_exec 2> "$TMPDIR_TEST/commd.err" &
+pid=$!
+for _ in $(seq 100); do
+	grep -q "capturing into" "$TMPDIR_TEST/commd.err" && break
+	kill -0 "$pid" 2> /dev/null || break
+	sleep 0.1
+done
+sleep 0.5
+kill -TERM "$pid" 2> /dev/null || true
+rc=0
+wait "$pid" || rc=$?
+pid=
+check_eq "commd on the old database exits 0 at SIGTERM" 0 "$rc" ||
+	log "commd stderr: $(tail -c 2000 "$TMPDIR_TEST/commd.err")"
+schemas=$(ls "$SRCDIR"/schema/[0-9][0-9][0-9]-*.sql | wc -l)
+check_eq "migrated to the last schema" "$schemas" "$(q "$old" "pragma user_version")"
+check_eq "the capture continued the database (a second capture row)" 2 \
+	"$(q "$old" "select count(*) from capture")"
+views "$old" "$TMPDIR_TEST/after"
+for v in sched wakeup state; do
+	expect_same "after the migration, $v reads as before" \
+		"$TMPDIR_TEST/want.$v" "$TMPDIR_TEST/after.$v"
+done
+check_eq "integrity_check after the migration" ok "$(q "$old" "pragma integrity_check")"
+finish
