@@ -180,6 +180,18 @@ check_cpu_time() {
 	n_null=$(q "$db" "select count(*) from sched where end_state is null")
 	check_eq "$label: sched rows with end_state NULL (one open slice per CPU + $REF_BREAKS broken chains)" \
 		"$((n_open + REF_BREAKS))" "$n_null" || true
+	# prio and end_state against the switches themselves: a slice's prio
+	# is the next_prio of the switch that began it, its end_state the
+	# prev_state of the one that ended it (a slice whose end is known).
+	got=$(q "$db" "select count(*), sum(s.prio is not w.next_prio) from sched s
+		join sched_switch w on w.cpu = s.cpu and w.ts = s.ts and w.next_pid = s.pid")
+	check_match "$label: every slice's prio is its switch-in's next_prio (slices, mismatches)" \
+		'^[1-9][0-9]*[[:space:]]0$' "$got" || true
+	got=$(q "$db" "select count(*), sum(s.end_state is not w.prev_state) from sched s
+		join sched_switch w on w.cpu = s.cpu and w.ts = s.ts + s.dur and w.prev_pid = s.pid
+		where s.lost = 0 and s.end_state is not null")
+	check_match "$label: every closed slice's end_state is its switch-out's prev_state (slices, mismatches)" \
+		'^[1-9][0-9]*[[:space:]]0$' "$got" || true
 }
 
 # nearest-rank percentile index (1-based) of Q percent of N rows
