@@ -16,35 +16,47 @@ extern const char *const commd_schema_sql[];
 extern const int commd_schema_count;
 
 /* Tables written through the event path: one per decode kind, then the
- * derived ones. */
+ * derived ones. OR FAIL: a multi-row INSERT that may ABORT halfway (the
+ * NOT NULL columns) makes SQLite copy each page it touches to a statement
+ * journal first, a temp-file write as large as the WAL's own; with FAIL
+ * nothing is rolled back by the statement, so nothing is journalled. A
+ * failed statement still fails its batch's transaction (step() reports
+ * it), which is rolled back whole. */
 enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
 
 static const char *const insert_sql[TABLE_COUNT] = {
-	[TABLE_SCHED] = "INSERT INTO dv_sched VALUES (?,?,?,?,?,?,?)",
-	[TABLE_WAKEUP_LATENCY] = "INSERT INTO dv_wakeup_latency VALUES (?,?,?,?,?)",
-	[DECODE_OTHER] = "INSERT INTO ev_other VALUES (?,?,?,?,?)",
+	[TABLE_SCHED] = "INSERT OR FAIL INTO dv_sched VALUES (?,?,?,?,?,?,?)",
+	[TABLE_WAKEUP_LATENCY] = "INSERT OR FAIL INTO dv_wakeup_latency VALUES (?,?,?,?,?)",
+	[DECODE_OTHER] = "INSERT OR FAIL INTO ev_other VALUES (?,?,?,?,?)",
 	/* ... its own fields, then slice_dur, slice_prio, wake_latency,
 	 * wake_hid, waker_hid (schema 004) */
-	[DECODE_SCHED_SWITCH] = "INSERT INTO ev_sched_switch VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[DECODE_SCHED_WAKEUP] = "INSERT INTO ev_sched_wakeup VALUES (?,?,?,?,?,?,?)",
-	[DECODE_SCHED_WAKEUP_NEW] = "INSERT INTO ev_sched_wakeup_new VALUES (?,?,?,?,?,?,?)",
-	[DECODE_SCHED_WAKING] = "INSERT INTO ev_sched_waking VALUES (?,?,?,?,?,?,?)",
-	[DECODE_SCHED_PROCESS_FORK] = "INSERT INTO ev_sched_process_fork VALUES (?,?,?,?,?,?,?)",
-	[DECODE_SCHED_PROCESS_EXEC] = "INSERT INTO ev_sched_process_exec VALUES (?,?,?,?,?,?)",
-	[DECODE_SCHED_PROCESS_EXIT] = "INSERT INTO ev_sched_process_exit VALUES (?,?,?,?,?,?)",
-	[DECODE_SCHED_PROCESS_FREE] = "INSERT INTO ev_sched_process_free VALUES (?,?,?,?,?,?)",
-	[DECODE_SCHED_MIGRATE_TASK] = "INSERT INTO ev_sched_migrate_task VALUES (?,?,?,?,?,?,?,?)",
-	[DECODE_TASK_RENAME] = "INSERT INTO ev_task_rename VALUES (?,?,?,?,?,?)",
-	[DECODE_TASK_NEWTASK] = "INSERT INTO ev_task_newtask VALUES (?,?,?,?,?,?)",
-	[DECODE_SCHED_STAT_RUNTIME] = "INSERT INTO ev_sched_stat_runtime VALUES (?,?,?,?,?,?,?)",
+	[DECODE_SCHED_SWITCH] = "INSERT OR FAIL INTO ev_sched_switch VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[DECODE_SCHED_WAKEUP] = "INSERT OR FAIL INTO ev_sched_wakeup VALUES (?,?,?,?,?,?,?)",
+	[DECODE_SCHED_WAKEUP_NEW] = "INSERT OR FAIL INTO ev_sched_wakeup_new VALUES (?,?,?,?,?,?,?)",
+	[DECODE_SCHED_WAKING] = "INSERT OR FAIL INTO ev_sched_waking VALUES (?,?,?,?,?,?,?)",
+	[DECODE_SCHED_PROCESS_FORK] = "INSERT OR FAIL INTO ev_sched_process_fork VALUES (?,?,?,?,?,?,?)",
+	[DECODE_SCHED_PROCESS_EXEC] = "INSERT OR FAIL INTO ev_sched_process_exec VALUES (?,?,?,?,?,?)",
+	[DECODE_SCHED_PROCESS_EXIT] = "INSERT OR FAIL INTO ev_sched_process_exit VALUES (?,?,?,?,?,?)",
+	[DECODE_SCHED_PROCESS_FREE] = "INSERT OR FAIL INTO ev_sched_process_free VALUES (?,?,?,?,?,?)",
+	[DECODE_SCHED_MIGRATE_TASK] = "INSERT OR FAIL INTO ev_sched_migrate_task VALUES (?,?,?,?,?,?,?,?)",
+	[DECODE_TASK_RENAME] = "INSERT OR FAIL INTO ev_task_rename VALUES (?,?,?,?,?,?)",
+	[DECODE_TASK_NEWTASK] = "INSERT OR FAIL INTO ev_task_newtask VALUES (?,?,?,?,?,?)",
+	[DECODE_SCHED_STAT_RUNTIME] = "INSERT OR FAIL INTO ev_sched_stat_runtime VALUES (?,?,?,?,?,?,?)",
 };
 
-enum { ST_COMM, ST_HISTORY, ST_TYPE, ST_LOST, ST_STAT, ST_BEGIN, ST_COMMIT,
-       ST_COUNT };
+enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
+       ST_BEGIN, ST_COMMIT, ST_COUNT };
 
+/* Names and history rows are plain one-row INSERTs (an interval that
+ * changes later is an UPDATE of its row): INSERT OR REPLACE may delete,
+ * so SQLite journals every page it touches in a statement journal, a
+ * 16 KiB temp-file write per page and row (at every start, seeding a few
+ * thousand saved_cmdlines rows wrote 400 MB). */
 static const char *const misc_sql[ST_COUNT] = {
-	[ST_COMM] = "INSERT OR REPLACE INTO comms VALUES (?,?)",
-	[ST_HISTORY] = "INSERT OR REPLACE INTO comm_history VALUES (?,?,?,?,?,?,?)",
+	[ST_COMM] = "INSERT INTO comms VALUES (?,?)",
+	[ST_HISTORY] = "INSERT INTO comm_history VALUES (?1,?2,?3,?4,?5,?6,?7)",
+	[ST_HISTORY_UPDATE] = "UPDATE comm_history SET tgid = ?3, comm = ?4, "
+			      "start_ts = ?5, end_ts = ?6, source = ?7 WHERE id = ?1",
 	[ST_TYPE] = "INSERT OR REPLACE INTO event_types VALUES (?,?,?)",
 	[ST_LOST] = "INSERT INTO lost_events VALUES (?,?,?)",
 	[ST_STAT] = "INSERT INTO stats VALUES (?,?,?,?)",
@@ -383,6 +395,24 @@ static int flush_events(struct store *s, const struct batch *b)
 	return 0;
 }
 
+static void bind_history(sqlite3_stmt *st, const struct op *o,
+			 const struct batch *b)
+{
+	sqlite3_bind_int64(st, 1, o->hid);
+	sqlite3_bind_int(st, 2, o->p[0]);	/* unused by the UPDATE */
+	if (o->p[1] == RESOLVE_TGID_UNKNOWN)
+		sqlite3_bind_null(st, 3);
+	else
+		sqlite3_bind_int(st, 3, o->p[1]);
+	bind_text(st, 4, b, o->text, o->text_len, o->ids[0] != 0);
+	sqlite3_bind_int64(st, 5, o->v[0]);
+	if ((uint64_t)o->v[1] == RESOLVE_OPEN)
+		sqlite3_bind_null(st, 6);
+	else
+		sqlite3_bind_int64(st, 6, o->v[1]);
+	sqlite3_bind_text(st, 7, resolve_source_name(o->type), -1, SQLITE_STATIC);
+}
+
 /* Runs one operation on the connection (writer thread, or the caller
  * when no writer runs). */
 static void trim(struct store *s);
@@ -407,21 +437,15 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 		bind_text(st, 2, b, o->text, o->text_len, 1);
 		return step(s, st, "storing comm");
 	case OP_HISTORY:
-		st = s->misc[ST_HISTORY];
-		sqlite3_bind_int64(st, 1, o->hid);
-		sqlite3_bind_int(st, 2, o->p[0]);
-		if (o->p[1] == RESOLVE_TGID_UNKNOWN)
-			sqlite3_bind_null(st, 3);
-		else
-			sqlite3_bind_int(st, 3, o->p[1]);
-		bind_text(st, 4, b, o->text, o->text_len, o->ids[0] != 0);
-		sqlite3_bind_int64(st, 5, o->v[0]);
-		if ((uint64_t)o->v[1] == RESOLVE_OPEN)
-			sqlite3_bind_null(st, 6);
-		else
-			sqlite3_bind_int64(st, 6, o->v[1]);
-		sqlite3_bind_text(st, 7, resolve_source_name(o->type), -1, SQLITE_STATIC);
-		return step(s, st, "storing comm history");
+		/* A row already written (in this transaction or one before)
+		 * is updated; a new one inserted. */
+		bind_history(s->misc[ST_HISTORY_UPDATE], o, b);
+		if (step(s, s->misc[ST_HISTORY_UPDATE], "updating comm history"))
+			return -1;
+		if (sqlite3_changes(s->db))
+			return 0;
+		bind_history(s->misc[ST_HISTORY], o, b);
+		return step(s, s->misc[ST_HISTORY], "storing comm history");
 	case OP_TYPE:
 		st = s->misc[ST_TYPE];
 		sqlite3_bind_int64(st, 1, o->type);
