@@ -89,17 +89,27 @@ function median(k,   i, j, t, m) {
 	return m % 2 ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2
 }
 /_cpu/ { k = $1; cpu[k] += $2; ev[k] += $3; lost[k] += $4; rec[k] += $5; next }
-{ v[$1, ++cnt[$1]] = $2 }
+{ v[$1, ++cnt[$1]] = $2; o[$1, cnt[$1]] = $2 }
 END {
 	printf "perf bench sched messaging -g %d -l %d, %d runs each (interleaved), median time:\n", g, l, n
 	b = median("bare")
-	printf "  bare         %7.3f s\n", b
+	printf "  bare         %7.3f s  (runs %.3f to %.3f)\n", b, v["bare", 1], v["bare", cnt["bare"]]
 	split("enabled trace-cmd commd", ks, " ")
 	for (i = 1; i <= 3; i++) {
 		t = median(ks[i]); m[ks[i]] = t
-		printf "  %-12s %7.3f s  (%+.1f%% against bare)\n", ks[i], t, (t / b - 1) * 100
+		printf "  %-12s %7.3f s  (%+.1f%% against bare; runs %.3f to %.3f)\n", ks[i], t, (t / b - 1) * 100, v[ks[i], 1], v[ks[i], cnt[ks[i]]]
 	}
 	printf "slowdown under commd / under trace-cmd: %.3f\n", (m["commd"] - b) / (m["trace-cmd"] - b)
+	# Each round runs the four settings back to back: the median of the
+	# ratios of each round against the bare run of the same round is
+	# steadier when the machine drifts between rounds.
+	printf "paired: median over the rounds of (setting / that round bare run - 1):\n"
+	for (i = 1; i <= 3; i++) {
+		k = ks[i]
+		for (j = 1; j <= cnt[k]; j++) v["p" k, j] = (o[k, j] / o["bare", j] - 1) * 100
+		cnt["p" k] = cnt[k]
+		printf "  %-12s %+.1f%% (rounds %+.1f%% to %+.1f%%)\n", k, median("p" k), v["p" k, 1], v["p" k, cnt[k]]
+	}
 	printf "CPU per stored event (user+sys, all runs):\n"
 	printf "  commd        %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, ev["commd_cpu"], lost["commd_cpu"], rec["commd_cpu"]
 	printf "  trace-cmd    %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, ev["tc_cpu"], lost["tc_cpu"], rec["tc_cpu"]
