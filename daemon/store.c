@@ -55,8 +55,8 @@ enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
 static const char *const misc_sql[ST_COUNT] = {
 	[ST_COMM] = "INSERT INTO comms VALUES (?,?)",
 	[ST_HISTORY] = "INSERT INTO comm_history VALUES (?1,?2,?3,?4,?5,?6,?7)",
-	[ST_HISTORY_UPDATE] = "UPDATE comm_history SET tgid = ?3, comm = ?4, "
-			      "start_ts = ?5, end_ts = ?6, source = ?7 WHERE id = ?1",
+	[ST_HISTORY_UPDATE] = ("UPDATE comm_history SET tgid = ?3, comm = ?4, "
+			       "start_ts = ?5, end_ts = ?6, source = ?7 WHERE id = ?1"),
 	[ST_TYPE] = "INSERT OR REPLACE INTO event_types VALUES (?,?,?)",
 	[ST_LOST] = "INSERT INTO lost_events VALUES (?,?,?)",
 	[ST_STAT] = "INSERT INTO stats VALUES (?,?,?,?)",
