@@ -91,9 +91,11 @@ struct op {
 	uint32_t wake_hid, waker_hid;
 };
 
-/* op.has bits above decode's DECODE_HAS_*. */
+/* op.has bits above decode's DECODE_HAS_*; OP_NEW_ROW: an OP_HISTORY
+ * whose row was never written before. */
 enum {
 	OP_HAS_SLICE = 1 << 8, OP_HAS_SLICE_PRIO = 1 << 9, OP_HAS_WAKE = 1 << 10,
+	OP_NEW_ROW = 1 << 11,
 };
 
 #define BATCH_OPS 8192
@@ -126,6 +128,7 @@ struct store {
 	struct pending pending[TABLE_COUNT];
 	sqlite3_stmt *misc[ST_COUNT];
 	uint32_t comms_written;		/* comm ids 1..n are queued */
+	uint32_t history_written;	/* the highest history row queued */
 	/* A database continued by a new capture already has comms, history
 	 * rows and event types: the resolver's ids (from 1) are written
 	 * shifted past them. */
@@ -437,8 +440,12 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 		bind_text(st, 2, b, o->text, o->text_len, 1);
 		return step(s, st, "storing comm");
 	case OP_HISTORY:
-		/* A row already written (in this transaction or one before)
-		 * is updated; a new one inserted. */
+		/* A row that may have been written (in this transaction or
+		 * one before) is updated, or inserted when it was not. */
+		if (o->has & OP_NEW_ROW) {
+			bind_history(s->misc[ST_HISTORY], o, b);
+			return step(s, s->misc[ST_HISTORY], "storing comm history");
+		}
 		bind_history(s->misc[ST_HISTORY_UPDATE], o, b);
 		if (step(s, s->misc[ST_HISTORY_UPDATE], "updating comm history"))
 			return -1;
@@ -1259,6 +1266,12 @@ int store_sync_names(struct store *s, struct resolve *r)
 		if (!(o = new_op(s, OP_HISTORY)))
 			return -1;
 		o->hid = hids[i] + s->hid_base;
+		/* Rows are numbered as they are made: one above every row
+		 * queued so far is new (one below may be too, if the dirty
+		 * list is out of order: the UPDATE then finds no row). */
+		o->has = hids[i] > s->history_written ? OP_NEW_ROW : 0;
+		if (hids[i] > s->history_written)
+			s->history_written = hids[i];
 		o->p[0] = row->pid;
 		o->p[1] = row->tgid;
 		o->ids[0] = row->comm_id;
