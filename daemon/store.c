@@ -125,6 +125,8 @@ struct store {
 	sqlite3_stmt *ins[TABLE_COUNT];
 	sqlite3_stmt *ins_multi[TABLE_COUNT];
 	int ncols[TABLE_COUNT];
+	int64_t *bound_v[2][TABLE_COUNT];	/* struct binds, of ins and ins_multi */
+	uint8_t *bound_k[2][TABLE_COUNT];
 	struct pending pending[TABLE_COUNT];
 	sqlite3_stmt *misc[ST_COUNT];
 	uint32_t comms_written;		/* comm ids 1..n are queued */
@@ -243,23 +245,6 @@ static int step(struct store *s, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
-static inline void bind_id(sqlite3_stmt *st, int col, uint32_t id)
-{
-	if (id)
-		sqlite3_bind_int64(st, col, id);
-	else
-		sqlite3_bind_null(st, col);
-}
-
-static inline void bind_opt(sqlite3_stmt *st, int col, const struct op *o,
-			    unsigned bit, int64_t v)
-{
-	if (o->has & bit)
-		sqlite3_bind_int64(st, col, v);
-	else
-		sqlite3_bind_null(st, col);
-}
-
 static inline void bind_text(sqlite3_stmt *st, int col, const struct batch *b,
 			     uint32_t off, uint32_t len, int present)
 {
@@ -271,94 +256,152 @@ static inline void bind_text(sqlite3_stmt *st, int col, const struct batch *b,
 		sqlite3_bind_null(st, col);
 }
 
+/* An event INSERT's parameters with the value each holds. A bound value
+ * stays bound across sqlite3_reset, and consecutive rows repeat many
+ * values (cpu, prio, the interned comm ids, the NULLs), so a parameter
+ * is bound again only when its value changes: half the binds of a
+ * capture, each one a call into SQLite. */
+enum { BOUND_UNKNOWN, BOUND_NULL, BOUND_INT };
+
+struct binds {
+	sqlite3_stmt *st;
+	int64_t *v;		/* by parameter number (from 1) */
+	uint8_t *k;		/* BOUND_* */
+};
+
+static inline void ev_int(struct binds *b, int col, int64_t v)
+{
+	if (b->k[col] == BOUND_INT && b->v[col] == v)
+		return;
+	b->k[col] = BOUND_INT;
+	b->v[col] = v;
+	sqlite3_bind_int64(b->st, col, v);
+}
+
+static inline void ev_null(struct binds *b, int col)
+{
+	if (b->k[col] == BOUND_NULL)
+		return;
+	b->k[col] = BOUND_NULL;
+	sqlite3_bind_null(b->st, col);
+}
+
+static inline void ev_id(struct binds *b, int col, uint32_t id)
+{
+	if (id)
+		ev_int(b, col, id);
+	else
+		ev_null(b, col);
+}
+
+static inline void ev_opt(struct binds *b, int col, const struct op *o,
+			  unsigned bit, int64_t v)
+{
+	if (o->has & bit)
+		ev_int(b, col, v);
+	else
+		ev_null(b, col);
+}
+
+static inline void ev_text(struct binds *b, int col, const struct batch *bt,
+			   uint32_t off, uint32_t len, int present)
+{
+	if (!present) {
+		ev_null(b, col);
+		return;
+	}
+	b->k[col] = BOUND_UNKNOWN;	/* a pointer into this batch only */
+	sqlite3_bind_text(b->st, col, len ? bt->text + off : "", (int)len, SQLITE_STATIC);
+}
+
 /* Binds one event's values at columns c+1.. of st. */
-static void bind_event(sqlite3_stmt *st, int c, const struct op *o,
+static void bind_event(struct binds *st, int c, const struct op *o,
 		       const struct batch *b)
 {
-	sqlite3_bind_int64(st, c + 1, (sqlite3_int64)o->ts);
-	sqlite3_bind_int(st, c + 2, o->cpu);
-	sqlite3_bind_int64(st, c + 3, o->hid);
+	ev_int(st, c + 1, (sqlite3_int64)o->ts);
+	ev_int(st, c + 2, o->cpu);
+	ev_int(st, c + 3, o->hid);
 	if (o->kind == TABLE_SCHED) {
 		/* ts, dur, cpu, hid, prio, end_state, lost */
-		sqlite3_bind_int64(st, c + 2, o->v[0]);
-		sqlite3_bind_int(st, c + 3, o->cpu);
-		sqlite3_bind_int64(st, c + 4, o->hid);
-		sqlite3_bind_int64(st, c + 5, o->p[0]);
+		ev_int(st, c + 2, o->v[0]);
+		ev_int(st, c + 3, o->cpu);
+		ev_int(st, c + 4, o->hid);
+		ev_int(st, c + 5, o->p[0]);
 		if (o->v[1] < 0)
-			sqlite3_bind_null(st, c + 6);
+			ev_null(st, c + 6);
 		else
-			sqlite3_bind_int64(st, c + 6, o->v[1]);
-		sqlite3_bind_int(st, c + 7, o->p[1]);
+			ev_int(st, c + 6, o->v[1]);
+		ev_int(st, c + 7, o->p[1]);
 		return;
 	}
 	if (o->kind == TABLE_WAKEUP_LATENCY) {
 		/* ts, cpu, hid, latency, waker_hid */
-		sqlite3_bind_int64(st, c + 4, o->v[0]);
-		bind_id(st, c + 5, o->ids[0]);
+		ev_int(st, c + 4, o->v[0]);
+		ev_id(st, c + 5, o->ids[0]);
 		return;
 	}
 	switch (o->kind) {
 	case DECODE_SCHED_SWITCH:
-		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, c + 5, o->ids[0]);
-		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
-		bind_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
-		bind_opt(st, c + 8, o, DECODE_HAS_P1, o->p[1]);
-		bind_id(st, c + 9, o->ids[1]);
-		bind_opt(st, c + 10, o, DECODE_HAS_V2, o->v[2]);
-		bind_opt(st, c + 11, o, OP_HAS_SLICE, o->slice_dur);
-		bind_opt(st, c + 12, o, OP_HAS_SLICE_PRIO, o->slice_prio);
-		bind_opt(st, c + 13, o, OP_HAS_WAKE, o->wake_latency);
-		bind_id(st, c + 14, (o->has & OP_HAS_WAKE) ? o->wake_hid : 0);
-		bind_id(st, c + 15, (o->has & OP_HAS_WAKE) ? o->waker_hid : 0);
+		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		ev_id(st, c + 5, o->ids[0]);
+		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		ev_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
+		ev_opt(st, c + 8, o, DECODE_HAS_P1, o->p[1]);
+		ev_id(st, c + 9, o->ids[1]);
+		ev_opt(st, c + 10, o, DECODE_HAS_V2, o->v[2]);
+		ev_opt(st, c + 11, o, OP_HAS_SLICE, o->slice_dur);
+		ev_opt(st, c + 12, o, OP_HAS_SLICE_PRIO, o->slice_prio);
+		ev_opt(st, c + 13, o, OP_HAS_WAKE, o->wake_latency);
+		ev_id(st, c + 14, (o->has & OP_HAS_WAKE) ? o->wake_hid : 0);
+		ev_id(st, c + 15, (o->has & OP_HAS_WAKE) ? o->waker_hid : 0);
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_STAT_RUNTIME:
-		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, c + 5, o->ids[0]);
-		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
-		bind_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
+		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		ev_id(st, c + 5, o->ids[0]);
+		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		ev_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
 		break;
 	case DECODE_SCHED_PROCESS_FORK:
-		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, c + 5, o->ids[0]);
-		bind_opt(st, c + 6, o, DECODE_HAS_P1, o->p[1]);
-		bind_id(st, c + 7, o->ids[1]);
+		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		ev_id(st, c + 5, o->ids[0]);
+		ev_opt(st, c + 6, o, DECODE_HAS_P1, o->p[1]);
+		ev_id(st, c + 7, o->ids[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXEC:
-		bind_text(st, c + 4, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
-		bind_opt(st, c + 5, o, DECODE_HAS_P0, o->p[0]);
-		bind_opt(st, c + 6, o, DECODE_HAS_P1, o->p[1]);
+		ev_text(st, c + 4, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		ev_opt(st, c + 5, o, DECODE_HAS_P0, o->p[0]);
+		ev_opt(st, c + 6, o, DECODE_HAS_P1, o->p[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:
 	case DECODE_SCHED_PROCESS_FREE:
-		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, c + 5, o->ids[0]);
-		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		ev_id(st, c + 5, o->ids[0]);
+		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
 		break;
 	case DECODE_SCHED_MIGRATE_TASK:
-		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, c + 5, o->ids[0]);
-		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
-		bind_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
-		bind_opt(st, c + 8, o, DECODE_HAS_V2, o->v[2]);
+		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		ev_id(st, c + 5, o->ids[0]);
+		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		ev_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
+		ev_opt(st, c + 8, o, DECODE_HAS_V2, o->v[2]);
 		break;
 	case DECODE_TASK_RENAME:
-		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, c + 5, o->ids[0]);
-		bind_id(st, c + 6, o->ids[1]);
+		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		ev_id(st, c + 5, o->ids[0]);
+		ev_id(st, c + 6, o->ids[1]);
 		break;
 	case DECODE_TASK_NEWTASK:
-		bind_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		bind_id(st, c + 5, o->ids[0]);
-		bind_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
+		ev_id(st, c + 5, o->ids[0]);
+		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
 		break;
 	case DECODE_OTHER:
 	default:
-		sqlite3_bind_int64(st, c + 4, o->type);
-		bind_text(st, c + 5, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		ev_int(st, c + 4, o->type);
+		ev_text(st, c + 5, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
 		break;
 	}
 }
@@ -369,21 +412,20 @@ static void bind_event(sqlite3_stmt *st, int c, const struct op *o,
 static int flush_kind(struct store *s, int kind, const struct batch *b)
 {
 	struct pending *pd = &s->pending[kind];
-	sqlite3_stmt *st;
+	struct binds multi = { s->ins_multi[kind], s->bound_v[1][kind], s->bound_k[1][kind] };
+	struct binds one = { s->ins[kind], s->bound_v[0][kind], s->bound_k[0][kind] };
 	size_t i = 0;
 
 	while (pd->n - i >= ROWS_PER_INSERT) {
-		st = s->ins_multi[kind];
 		for (int r = 0; r < ROWS_PER_INSERT; r++)
-			bind_event(st, r * s->ncols[kind], &b->ops[pd->idx[i + r]], b);
+			bind_event(&multi, r * s->ncols[kind], &b->ops[pd->idx[i + r]], b);
 		i += ROWS_PER_INSERT;
-		if (step(s, st, "storing events"))
+		if (step(s, multi.st, "storing events"))
 			return -1;
 	}
 	for (; i < pd->n; i++) {
-		st = s->ins[kind];
-		bind_event(st, 0, &b->ops[pd->idx[i]], b);
-		if (step(s, st, "storing event"))
+		bind_event(&one, 0, &b->ops[pd->idx[i]], b);
+		if (step(s, one.st, "storing event"))
 			return -1;
 	}
 	pd->n = 0;
@@ -1006,7 +1048,19 @@ static int prepare_multi(struct store *s, int kind)
 	rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
 				&s->ins_multi[kind], NULL);
 	free(sql);
-	return rc == SQLITE_OK ? 0 : fail(s, "preparing insert");
+	if (rc != SQLITE_OK)
+		return fail(s, "preparing insert");
+	for (int m = 0; m < 2; m++) {
+		size_t n = (size_t)s->ncols[kind] * (m ? ROWS_PER_INSERT : 1) + 1;
+
+		s->bound_v[m][kind] = calloc(n, sizeof(int64_t));
+		s->bound_k[m][kind] = calloc(n, 1);	/* BOUND_UNKNOWN */
+		if (!s->bound_v[m][kind] || !s->bound_k[m][kind]) {
+			snprintf(s->err, sizeof(s->err), "out of memory");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static void free_batch(struct batch *b)
@@ -1134,6 +1188,10 @@ int store_close(struct store *s)
 	for (int i = 0; i < TABLE_COUNT; i++) {
 		sqlite3_finalize(s->ins[i]);
 		sqlite3_finalize(s->ins_multi[i]);
+		for (int m = 0; m < 2; m++) {
+			free(s->bound_v[m][i]);
+			free(s->bound_k[m][i]);
+		}
 	}
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->misc[i]);
