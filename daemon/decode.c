@@ -151,7 +151,8 @@ static void fld_from_format(struct fld *f, const struct tep_format_field *ff)
 		f->kind = F_NUM;
 }
 
-static uint64_t load(const struct decode *d, const uint8_t *p, unsigned size,
+static inline __attribute__((always_inline)) uint64_t
+load(const struct decode *d, const uint8_t *p, unsigned size,
 		     bool is_signed)
 {
 	uint64_t v = 0;
@@ -178,7 +179,8 @@ static uint64_t load(const struct decode *d, const uint8_t *p, unsigned size,
 	return 0;
 }
 
-static bool read_num(const struct decode *d, const struct fld *f,
+static inline __attribute__((always_inline)) bool
+read_num(const struct decode *d, const struct fld *f,
 		     const uint8_t *data, int size, int64_t *out)
 {
 	if (f->kind != F_NUM || f->offset + f->size > size)
