@@ -16,7 +16,7 @@ extern const char *const commd_schema_sql[];
 extern const int commd_schema_count;
 
 /* Tables written through the event path: one per decode kind, then the
- * derived ones. OR FAIL: a multi-row INSERT that may ABORT halfway (the
+ * derived ones. OR FAIL: an INSERT of many rows that may ABORT halfway (the
  * NOT NULL columns) makes SQLite copy each page it touches to a statement
  * journal first, a temp-file write as large as the WAL's own; with FAIL
  * nothing is rolled back by the statement, so nothing is journalled. A
@@ -24,24 +24,24 @@ extern const int commd_schema_count;
  * it), which is rolled back whole. */
 enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
 
-static const char *const insert_sql[TABLE_COUNT] = {
-	[TABLE_SCHED] = "INSERT OR FAIL INTO dv_sched VALUES (?,?,?,?,?,?,?)",
-	[TABLE_WAKEUP_LATENCY] = "INSERT OR FAIL INTO dv_wakeup_latency VALUES (?,?,?,?,?)",
-	[DECODE_OTHER] = "INSERT OR FAIL INTO ev_other VALUES (?,?,?,?,?)",
-	/* ... its own fields, then slice_dur, slice_prio, wake_latency,
+static const struct { const char *name; int ncols; } event_table[TABLE_COUNT] = {
+	[TABLE_SCHED] = { "dv_sched", 7 },
+	[TABLE_WAKEUP_LATENCY] = { "dv_wakeup_latency", 5 },
+	[DECODE_OTHER] = { "ev_other", 5 },
+	/* its own fields, then slice_dur, slice_prio, wake_latency,
 	 * wake_hid, waker_hid (schema 004) */
-	[DECODE_SCHED_SWITCH] = "INSERT OR FAIL INTO ev_sched_switch VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[DECODE_SCHED_WAKEUP] = "INSERT OR FAIL INTO ev_sched_wakeup VALUES (?,?,?,?,?,?,?)",
-	[DECODE_SCHED_WAKEUP_NEW] = "INSERT OR FAIL INTO ev_sched_wakeup_new VALUES (?,?,?,?,?,?,?)",
-	[DECODE_SCHED_WAKING] = "INSERT OR FAIL INTO ev_sched_waking VALUES (?,?,?,?,?,?,?)",
-	[DECODE_SCHED_PROCESS_FORK] = "INSERT OR FAIL INTO ev_sched_process_fork VALUES (?,?,?,?,?,?,?)",
-	[DECODE_SCHED_PROCESS_EXEC] = "INSERT OR FAIL INTO ev_sched_process_exec VALUES (?,?,?,?,?,?)",
-	[DECODE_SCHED_PROCESS_EXIT] = "INSERT OR FAIL INTO ev_sched_process_exit VALUES (?,?,?,?,?,?)",
-	[DECODE_SCHED_PROCESS_FREE] = "INSERT OR FAIL INTO ev_sched_process_free VALUES (?,?,?,?,?,?)",
-	[DECODE_SCHED_MIGRATE_TASK] = "INSERT OR FAIL INTO ev_sched_migrate_task VALUES (?,?,?,?,?,?,?,?)",
-	[DECODE_TASK_RENAME] = "INSERT OR FAIL INTO ev_task_rename VALUES (?,?,?,?,?,?)",
-	[DECODE_TASK_NEWTASK] = "INSERT OR FAIL INTO ev_task_newtask VALUES (?,?,?,?,?,?)",
-	[DECODE_SCHED_STAT_RUNTIME] = "INSERT OR FAIL INTO ev_sched_stat_runtime VALUES (?,?,?,?,?,?,?)",
+	[DECODE_SCHED_SWITCH] = { "ev_sched_switch", 15 },
+	[DECODE_SCHED_WAKEUP] = { "ev_sched_wakeup", 7 },
+	[DECODE_SCHED_WAKEUP_NEW] = { "ev_sched_wakeup_new", 7 },
+	[DECODE_SCHED_WAKING] = { "ev_sched_waking", 7 },
+	[DECODE_SCHED_PROCESS_FORK] = { "ev_sched_process_fork", 7 },
+	[DECODE_SCHED_PROCESS_EXEC] = { "ev_sched_process_exec", 6 },
+	[DECODE_SCHED_PROCESS_EXIT] = { "ev_sched_process_exit", 6 },
+	[DECODE_SCHED_PROCESS_FREE] = { "ev_sched_process_free", 6 },
+	[DECODE_SCHED_MIGRATE_TASK] = { "ev_sched_migrate_task", 8 },
+	[DECODE_TASK_RENAME] = { "ev_task_rename", 6 },
+	[DECODE_TASK_NEWTASK] = { "ev_task_newtask", 6 },
+	[DECODE_SCHED_STAT_RUNTIME] = { "ev_sched_stat_runtime", 7 },
 };
 
 enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
@@ -99,10 +99,10 @@ enum {
 };
 
 #define BATCH_OPS 8192
-#define ROWS_PER_INSERT 32
+#define ROWS_PER_FLUSH 256
 
 struct pending {
-	uint32_t idx[ROWS_PER_INSERT];	/* ops of the batch being run */
+	uint32_t idx[ROWS_PER_FLUSH];	/* ops of the batch being run */
 	size_t n;
 };
 
@@ -120,13 +120,19 @@ struct batch {
 	size_t text_len, text_cap;
 };
 
+struct store;
+
+struct rows_src {
+	struct store *s;
+	int kind;
+};
+
 struct store {
 	sqlite3 *db;
 	sqlite3_stmt *ins[TABLE_COUNT];
-	sqlite3_stmt *ins_multi[TABLE_COUNT];
 	int ncols[TABLE_COUNT];
-	int64_t *bound_v[2][TABLE_COUNT];	/* struct binds, of ins and ins_multi */
-	uint8_t *bound_k[2][TABLE_COUNT];
+	struct rows_src src[TABLE_COUNT];	/* the commd_rows_N modules' */
+	const struct batch *cur;		/* whose pending rows they read */
 	struct pending pending[TABLE_COUNT];
 	sqlite3_stmt *misc[ST_COUNT];
 	uint32_t comms_written;		/* comm ids 1..n are queued */
@@ -256,180 +262,303 @@ static inline void bind_text(sqlite3_stmt *st, int col, const struct batch *b,
 		sqlite3_bind_null(st, col);
 }
 
-/* An event INSERT's parameters with the value each holds. A bound value
- * stays bound across sqlite3_reset, and consecutive rows repeat many
- * values (cpu, prio, the interned comm ids, the NULLs), so a parameter
- * is bound again only when its value changes: half the binds of a
- * capture, each one a call into SQLite. */
-enum { BOUND_UNKNOWN, BOUND_NULL, BOUND_INT };
+/* Events reach SQLite through a virtual table per event table, not through
+ * bound parameters: `INSERT INTO ev_x SELECT * FROM commd_rows_N` reads
+ * the batch's pending rows of that table straight from their ops. A
+ * multi-row INSERT of bound values pays, per column, a bind call and the
+ * VM's copy of it out of the VALUES co-routine; here it is one
+ * sqlite3_result_* per column, and one statement runs a few hundred rows.
+ * The modules are eponymous (no CREATE VIRTUAL TABLE): nothing of them is
+ * in the database file, and only the writer's connection has them. */
+enum { V_NULL, V_INT, V_TEXT };
 
-struct binds {
-	sqlite3_stmt *st;
-	int64_t *v;		/* by parameter number (from 1) */
-	uint8_t *k;		/* BOUND_* */
+struct val {
+	uint8_t t;		/* V_* */
+	uint32_t len;
+	int64_t i;
+	const char *s;
 };
 
-static inline void ev_int(struct binds *b, int col, int64_t v)
+#define MAX_COLS 16
+
+struct row {
+	struct val c[MAX_COLS];
+};
+
+static inline void v_int(struct row *r, int col, int64_t v)
 {
-	if (b->k[col] == BOUND_INT && b->v[col] == v)
-		return;
-	b->k[col] = BOUND_INT;
-	b->v[col] = v;
-	sqlite3_bind_int64(b->st, col, v);
+	r->c[col].t = V_INT;
+	r->c[col].i = v;
 }
 
-static inline void ev_null(struct binds *b, int col)
+static inline void v_id(struct row *r, int col, uint32_t id)
 {
-	if (b->k[col] == BOUND_NULL)
-		return;
-	b->k[col] = BOUND_NULL;
-	sqlite3_bind_null(b->st, col);
+	r->c[col].t = id ? V_INT : V_NULL;
+	r->c[col].i = id;
 }
 
-static inline void ev_id(struct binds *b, int col, uint32_t id)
+static inline void v_opt(struct row *r, int col, const struct op *o,
+			 unsigned bit, int64_t v)
 {
-	if (id)
-		ev_int(b, col, id);
-	else
-		ev_null(b, col);
+	r->c[col].t = (o->has & bit) ? V_INT : V_NULL;
+	r->c[col].i = v;
 }
 
-static inline void ev_opt(struct binds *b, int col, const struct op *o,
-			  unsigned bit, int64_t v)
+static inline void v_text(struct row *r, int col, const struct batch *b,
+			  uint32_t off, uint32_t len, int present)
 {
-	if (o->has & bit)
-		ev_int(b, col, v);
-	else
-		ev_null(b, col);
+	/* An empty name (prctl(PR_SET_NAME, "")) is text, not NULL: a batch
+	 * whose texts are all empty has no arena at all. */
+	r->c[col].t = present ? V_TEXT : V_NULL;
+	r->c[col].s = len ? b->text + off : "";
+	r->c[col].len = len;
 }
 
-static inline void ev_text(struct binds *b, int col, const struct batch *bt,
-			   uint32_t off, uint32_t len, int present)
+/* One event's columns, in its table's order. */
+static void event_row(struct row *r, const struct op *o, const struct batch *b)
 {
-	if (!present) {
-		ev_null(b, col);
-		return;
-	}
-	b->k[col] = BOUND_UNKNOWN;	/* a pointer into this batch only */
-	sqlite3_bind_text(b->st, col, len ? bt->text + off : "", (int)len, SQLITE_STATIC);
-}
-
-/* Binds one event's values at columns c+1.. of st. */
-static void bind_event(struct binds *st, int c, const struct op *o,
-		       const struct batch *b)
-{
-	ev_int(st, c + 1, (sqlite3_int64)o->ts);
-	ev_int(st, c + 2, o->cpu);
-	ev_int(st, c + 3, o->hid);
+	v_int(r, 0, (int64_t)o->ts);
+	v_int(r, 1, o->cpu);
+	v_int(r, 2, o->hid);
 	if (o->kind == TABLE_SCHED) {
 		/* ts, dur, cpu, hid, prio, end_state, lost */
-		ev_int(st, c + 2, o->v[0]);
-		ev_int(st, c + 3, o->cpu);
-		ev_int(st, c + 4, o->hid);
-		ev_int(st, c + 5, o->p[0]);
+		v_int(r, 1, o->v[0]);
+		v_int(r, 2, o->cpu);
+		v_int(r, 3, o->hid);
+		v_int(r, 4, o->p[0]);
+		v_int(r, 5, o->v[1]);
 		if (o->v[1] < 0)
-			ev_null(st, c + 6);
-		else
-			ev_int(st, c + 6, o->v[1]);
-		ev_int(st, c + 7, o->p[1]);
+			r->c[5].t = V_NULL;
+		v_int(r, 6, o->p[1]);
 		return;
 	}
 	if (o->kind == TABLE_WAKEUP_LATENCY) {
 		/* ts, cpu, hid, latency, waker_hid */
-		ev_int(st, c + 4, o->v[0]);
-		ev_id(st, c + 5, o->ids[0]);
+		v_int(r, 3, o->v[0]);
+		v_id(r, 4, o->ids[0]);
 		return;
 	}
 	switch (o->kind) {
 	case DECODE_SCHED_SWITCH:
-		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		ev_id(st, c + 5, o->ids[0]);
-		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
-		ev_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
-		ev_opt(st, c + 8, o, DECODE_HAS_P1, o->p[1]);
-		ev_id(st, c + 9, o->ids[1]);
-		ev_opt(st, c + 10, o, DECODE_HAS_V2, o->v[2]);
-		ev_opt(st, c + 11, o, OP_HAS_SLICE, o->slice_dur);
-		ev_opt(st, c + 12, o, OP_HAS_SLICE_PRIO, o->slice_prio);
-		ev_opt(st, c + 13, o, OP_HAS_WAKE, o->wake_latency);
-		ev_id(st, c + 14, (o->has & OP_HAS_WAKE) ? o->wake_hid : 0);
-		ev_id(st, c + 15, (o->has & OP_HAS_WAKE) ? o->waker_hid : 0);
+		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 4, o->ids[0]);
+		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 6, o, DECODE_HAS_V1, o->v[1]);
+		v_opt(r, 7, o, DECODE_HAS_P1, o->p[1]);
+		v_id(r, 8, o->ids[1]);
+		v_opt(r, 9, o, DECODE_HAS_V2, o->v[2]);
+		v_opt(r, 10, o, OP_HAS_SLICE, o->slice_dur);
+		v_opt(r, 11, o, OP_HAS_SLICE_PRIO, o->slice_prio);
+		v_opt(r, 12, o, OP_HAS_WAKE, o->wake_latency);
+		v_id(r, 13, (o->has & OP_HAS_WAKE) ? o->wake_hid : 0);
+		v_id(r, 14, (o->has & OP_HAS_WAKE) ? o->waker_hid : 0);
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_STAT_RUNTIME:
-		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		ev_id(st, c + 5, o->ids[0]);
-		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
-		ev_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
+		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 4, o->ids[0]);
+		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 6, o, DECODE_HAS_V1, o->v[1]);
 		break;
 	case DECODE_SCHED_PROCESS_FORK:
-		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		ev_id(st, c + 5, o->ids[0]);
-		ev_opt(st, c + 6, o, DECODE_HAS_P1, o->p[1]);
-		ev_id(st, c + 7, o->ids[1]);
+		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 4, o->ids[0]);
+		v_opt(r, 5, o, DECODE_HAS_P1, o->p[1]);
+		v_id(r, 6, o->ids[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXEC:
-		ev_text(st, c + 4, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
-		ev_opt(st, c + 5, o, DECODE_HAS_P0, o->p[0]);
-		ev_opt(st, c + 6, o, DECODE_HAS_P1, o->p[1]);
+		v_text(r, 3, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
+		v_opt(r, 5, o, DECODE_HAS_P1, o->p[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:
 	case DECODE_SCHED_PROCESS_FREE:
-		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		ev_id(st, c + 5, o->ids[0]);
-		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 4, o->ids[0]);
+		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
 		break;
 	case DECODE_SCHED_MIGRATE_TASK:
-		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		ev_id(st, c + 5, o->ids[0]);
-		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
-		ev_opt(st, c + 7, o, DECODE_HAS_V1, o->v[1]);
-		ev_opt(st, c + 8, o, DECODE_HAS_V2, o->v[2]);
+		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 4, o->ids[0]);
+		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 6, o, DECODE_HAS_V1, o->v[1]);
+		v_opt(r, 7, o, DECODE_HAS_V2, o->v[2]);
 		break;
 	case DECODE_TASK_RENAME:
-		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		ev_id(st, c + 5, o->ids[0]);
-		ev_id(st, c + 6, o->ids[1]);
+		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 4, o->ids[0]);
+		v_id(r, 5, o->ids[1]);
 		break;
 	case DECODE_TASK_NEWTASK:
-		ev_opt(st, c + 4, o, DECODE_HAS_P0, o->p[0]);
-		ev_id(st, c + 5, o->ids[0]);
-		ev_opt(st, c + 6, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 4, o->ids[0]);
+		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
 		break;
 	case DECODE_OTHER:
 	default:
-		ev_int(st, c + 4, o->type);
-		ev_text(st, c + 5, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		v_int(r, 3, o->type);
+		v_text(r, 4, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
 		break;
 	}
 }
 
-/* Events are inserted ROWS_PER_INSERT at a time with one multi-row
- * INSERT: the per-statement cost of SQLite's VM is paid once for many
- * rows. Rows of one table stay in their order. */
+/* The virtual table of one event table: its rows are the pending ones. */
+struct rows_vtab {
+	sqlite3_vtab base;
+	const struct rows_src *src;
+};
+
+struct rows_cursor {
+	sqlite3_vtab_cursor base;
+	const struct rows_src *src;
+	size_t i;
+	struct row row;
+};
+
+static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+			sqlite3_vtab **out, char **err)
+{
+	const struct rows_src *src = aux;
+	struct rows_vtab *vt;
+	char sql[160];
+	int n = 0, rc;
+
+	(void)argc;
+	(void)argv;
+	(void)err;
+	n += snprintf(sql + n, sizeof(sql) - (size_t)n, "CREATE TABLE x(");
+	for (int c = 0; c < src->s->ncols[src->kind]; c++)
+		n += snprintf(sql + n, sizeof(sql) - (size_t)n, "%sc%d", c ? "," : "", c);
+	snprintf(sql + n, sizeof(sql) - (size_t)n, ")");
+	rc = sqlite3_declare_vtab(db, sql);
+	if (rc != SQLITE_OK)
+		return rc;
+	vt = sqlite3_malloc(sizeof(*vt));
+	if (!vt)
+		return SQLITE_NOMEM;
+	memset(vt, 0, sizeof(*vt));
+	vt->src = src;
+	*out = &vt->base;
+	return SQLITE_OK;
+}
+
+static int rows_disconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+static int rows_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+	(void)vt;
+	info->estimatedCost = 1;
+	info->estimatedRows = ROWS_PER_FLUSH;
+	return SQLITE_OK;
+}
+
+static int rows_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	struct rows_cursor *c = sqlite3_malloc(sizeof(*c));
+
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->src = ((struct rows_vtab *)vt)->src;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int rows_close(sqlite3_vtab_cursor *cur)
+{
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+static void rows_load(struct rows_cursor *c)
+{
+	const struct store *s = c->src->s;
+	const struct pending *pd = &s->pending[c->src->kind];
+
+	if (c->i < pd->n)
+		event_row(&c->row, &s->cur->ops[pd->idx[c->i]], s->cur);
+}
+
+static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
+		       int argc, sqlite3_value **argv)
+{
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+
+	(void)idx;
+	(void)idxstr;
+	(void)argc;
+	(void)argv;
+	c->i = 0;
+	rows_load(c);
+	return SQLITE_OK;
+}
+
+static int rows_next(sqlite3_vtab_cursor *cur)
+{
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+
+	c->i++;
+	rows_load(c);
+	return SQLITE_OK;
+}
+
+static int rows_eof(sqlite3_vtab_cursor *cur)
+{
+	const struct rows_cursor *c = (const struct rows_cursor *)cur;
+
+	return c->i >= c->src->s->pending[c->src->kind].n;
+}
+
+static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	const struct val *v = &((struct rows_cursor *)cur)->row.c[col];
+
+	if (v->t == V_INT)
+		sqlite3_result_int64(ctx, v->i);
+	else if (v->t == V_TEXT)
+		sqlite3_result_text(ctx, v->s, (int)v->len, SQLITE_STATIC);
+	else
+		sqlite3_result_null(ctx);
+	return SQLITE_OK;
+}
+
+static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
+{
+	*out = (sqlite3_int64)((struct rows_cursor *)cur)->i;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module rows_module = {
+	.iVersion = 0,
+	.xCreate = NULL,	/* eponymous only */
+	.xConnect = rows_connect,
+	.xBestIndex = rows_best_index,
+	.xDisconnect = rows_disconnect,
+	.xOpen = rows_open,
+	.xClose = rows_close,
+	.xFilter = rows_filter,
+	.xNext = rows_next,
+	.xEof = rows_eof,
+	.xColumn = rows_column,
+	.xRowid = rows_rowid,
+};
+
+/* Rows of one table stay in their order. */
 static int flush_kind(struct store *s, int kind, const struct batch *b)
 {
 	struct pending *pd = &s->pending[kind];
-	struct binds multi = { s->ins_multi[kind], s->bound_v[1][kind], s->bound_k[1][kind] };
-	struct binds one = { s->ins[kind], s->bound_v[0][kind], s->bound_k[0][kind] };
-	size_t i = 0;
+	int rc;
 
-	while (pd->n - i >= ROWS_PER_INSERT) {
-		for (int r = 0; r < ROWS_PER_INSERT; r++)
-			bind_event(&multi, r * s->ncols[kind], &b->ops[pd->idx[i + r]], b);
-		i += ROWS_PER_INSERT;
-		if (step(s, multi.st, "storing events"))
-			return -1;
-	}
-	for (; i < pd->n; i++) {
-		bind_event(&one, 0, &b->ops[pd->idx[i]], b);
-		if (step(s, one.st, "storing event"))
-			return -1;
-	}
+	s->cur = b;
+	rc = step(s, s->ins[kind], "storing events");
 	pd->n = 0;
-	return 0;
+	return rc;
 }
 
 static int flush_events(struct store *s, const struct batch *b)
@@ -472,7 +601,7 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 		struct pending *pd = &s->pending[o->kind];
 
 		pd->idx[pd->n++] = (uint32_t)(o - b->ops);
-		if (pd->n == ROWS_PER_INSERT)
+		if (pd->n == ROWS_PER_FLUSH)
 			return flush_kind(s, o->kind, b);
 		return 0;
 	}
@@ -822,7 +951,6 @@ static void rewind_locked(struct store *s, struct batch *b)
 	for (int k = 0; k < TABLE_COUNT; k++) {
 		s->pending[k].n = 0;
 		sqlite3_reset(s->ins[k]);
-		sqlite3_reset(s->ins_multi[k]);
 	}
 	for (int k = 0; k < ST_COUNT; k++)
 		sqlite3_reset(s->misc[k]);
@@ -1021,45 +1149,22 @@ static uint32_t add_text(struct store *s, const char *text, size_t len)
 	return off;
 }
 
-/* "INSERT INTO t VALUES (?,?),(?,?),..." with ROWS_PER_INSERT rows, made
- * from the single-row statement. */
-static int prepare_multi(struct store *s, int kind)
+/* An event table's INSERT, from its row source. */
+static int prepare_insert(struct store *s, int kind)
 {
-	const char *one = insert_sql[kind], *values = strstr(one, "(?");
-	size_t head = (size_t)(values - one), tuple = strlen(values);
-	char *sql = malloc(head + ROWS_PER_INSERT * (tuple + 1) + 1);
-	char *p;
-	int rc;
+	char name[32], sql[160];
 
-	if (!sql) {
-		snprintf(s->err, sizeof(s->err), "out of memory");
-		return -1;
-	}
-	memcpy(sql, one, head);
-	p = sql + head;
-	for (int r = 0; r < ROWS_PER_INSERT; r++) {
-		if (r)
-			*p++ = ',';
-		memcpy(p, values, tuple);
-		p += tuple;
-	}
-	*p = '\0';
-	s->ncols[kind] = sqlite3_bind_parameter_count(s->ins[kind]);
-	rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-				&s->ins_multi[kind], NULL);
-	free(sql);
-	if (rc != SQLITE_OK)
+	s->ncols[kind] = event_table[kind].ncols;
+	s->src[kind].s = s;
+	s->src[kind].kind = kind;
+	snprintf(name, sizeof(name), "commd_rows_%d", kind);
+	if (sqlite3_create_module(s->db, name, &rows_module, &s->src[kind]) != SQLITE_OK)
+		return fail(s, "registering the row source");
+	snprintf(sql, sizeof(sql), "INSERT OR FAIL INTO %s SELECT * FROM %s",
+		 event_table[kind].name, name);
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &s->ins[kind], NULL) != SQLITE_OK)
 		return fail(s, "preparing insert");
-	for (int m = 0; m < 2; m++) {
-		size_t n = (size_t)s->ncols[kind] * (m ? ROWS_PER_INSERT : 1) + 1;
-
-		s->bound_v[m][kind] = calloc(n, sizeof(int64_t));
-		s->bound_k[m][kind] = calloc(n, 1);	/* BOUND_UNKNOWN */
-		if (!s->bound_v[m][kind] || !s->bound_k[m][kind]) {
-			snprintf(s->err, sizeof(s->err), "out of memory");
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -1143,13 +1248,7 @@ struct store *store_open(const char *path, enum store_mode mode,
 	if (migrate(s))
 		goto fail;
 	for (i = 0; i < TABLE_COUNT; i++)
-		if (sqlite3_prepare_v3(s->db, insert_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-				       &s->ins[i], NULL) != SQLITE_OK) {
-			fail(s, "preparing insert");
-			goto fail;
-		}
-	for (i = 0; i < TABLE_COUNT; i++)
-		if (prepare_multi(s, i))
+		if (prepare_insert(s, i))
 			goto fail;
 	for (i = 0; i < ST_COUNT; i++)
 		if (sqlite3_prepare_v3(s->db, misc_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
@@ -1187,11 +1286,6 @@ int store_close(struct store *s)
 	}
 	for (int i = 0; i < TABLE_COUNT; i++) {
 		sqlite3_finalize(s->ins[i]);
-		sqlite3_finalize(s->ins_multi[i]);
-		for (int m = 0; m < 2; m++) {
-			free(s->bound_v[m][i]);
-			free(s->bound_k[m][i]);
-		}
 	}
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->misc[i]);
