@@ -30,6 +30,10 @@ _commd()
 		COMPREPLY=($(compgen -W 'error warning notice info debug' -- "$cur"))
 		return
 		;;
+	--clock)
+		COMPREPLY=($(compgen -W 'local mono global mono_raw boot' -- "$cur"))
+		return
+		;;
 	--instance|--buffer-kb|--commit-ms|--max-db-mb|--max-age)
 		return
 		;;
@@ -47,7 +51,7 @@ _commd()
 	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--foreground --db --instance --buffer-kb
-			--events --commit-ms --socket --max-db-mb --max-age --log-level
+			--events --clock --commit-ms --socket --max-db-mb --max-age --log-level
 			--config --help --version' -- "$cur"))
 	elif [[ $cword -eq 1 || $COMP_CWORD -eq 1 ]]; then
 		COMPREPLY=($(compgen -W 'import check-config' -- "$cur"))

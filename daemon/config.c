@@ -9,7 +9,7 @@
 #include <string.h>
 #include <syslog.h>
 
-enum kind { K_PATH, K_INSTANCE, K_EVENTS, K_SOCKET, K_KB, K_MS, K_MB, K_AGE, K_LEVEL,
+enum kind { K_PATH, K_INSTANCE, K_EVENTS, K_CLOCK, K_SOCKET, K_KB, K_MS, K_MB, K_AGE, K_LEVEL,
 	    K_QTIMEOUT, K_QCONNS, K_QRESULT, K_QMEM };
 
 struct optdef {
@@ -25,6 +25,7 @@ static const struct optdef defs[] = {
 	{ "instance", "COMMD_INSTANCE", K_INSTANCE, 0, "the tracefs instance commd owns" },
 	{ "buffer-kb", "COMMD_BUFFER_KB", K_KB, 0, "ring buffer per CPU, KiB" },
 	{ "events", "COMMD_EVENTS", K_EVENTS, 0, "system:event,... to capture" },
+	{ "clock", "COMMD_CLOCK", K_CLOCK, 0, "trace clock: local, mono, global, ..." },
 	{ "commit-ms", "COMMD_COMMIT_MS", K_MS, 1, "commit interval, ms" },
 	{ "socket", "COMMD_SOCKET", K_SOCKET, 0, "the query socket, or none" },
 	{ "max-db-mb", "COMMD_MAX_DB_MB", K_MB, 1, "retention by size, MiB (0: off)" },
@@ -92,6 +93,7 @@ int config_defaults(struct daemon_opts *o)
 	o->log_level = LOG_INFO;
 	if (set_str(&o->db, DAEMON_DEFAULT_DB) ||
 	    set_str(&o->instance, DAEMON_DEFAULT_INSTANCE) ||
+	    set_str(&o->clock, DAEMON_DEFAULT_CLOCK) ||
 	    set_str(&o->socket, DAEMON_DEFAULT_SOCKET))
 		return -1;
 	return 0;
@@ -103,15 +105,17 @@ void config_free(struct daemon_opts *o)
 	free(o->instance);
 	free(o->socket);
 	free(o->events);
-	o->db = o->instance = o->socket = o->events = NULL;
+	free(o->clock);
+	o->db = o->instance = o->socket = o->events = o->clock = NULL;
 }
 
 int config_copy(struct daemon_opts *dst, const struct daemon_opts *src)
 {
 	*dst = *src;
-	dst->db = dst->instance = dst->socket = dst->events = NULL;
+	dst->db = dst->instance = dst->socket = dst->events = dst->clock = NULL;
 	if (set_str(&dst->db, src->db) || set_str(&dst->instance, src->instance) ||
-	    set_str(&dst->socket, src->socket) || set_str(&dst->events, src->events)) {
+	    set_str(&dst->socket, src->socket) || set_str(&dst->events, src->events) ||
+	    set_str(&dst->clock, src->clock)) {
 		config_free(dst);
 		return -1;
 	}
@@ -206,6 +210,12 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:,*") != strlen(value))
 			BAD("expected system:event[,system:event...], got '%s'", value);
 		break;
+	case K_CLOCK:
+		/* Whether the kernel offers it is known at start only. */
+		if (!*value || strlen(value) > 32 ||
+		    strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(value))
+			BAD("expected a trace clock name (local, mono, global, ...), got '%s'", value);
+		break;
 	case K_KB:
 		if (number(value, 4, 16ull << 20, &v, NULL))
 			BAD("expected 4..16777216 (KiB per CPU), got '%s'", value);
@@ -256,7 +266,8 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 	}
 #undef BAD
 	if (set_str(d->kind == K_PATH ? &o->db : d->kind == K_INSTANCE ? &o->instance :
-		    d->kind == K_EVENTS ? &o->events : &o->socket, value)) {
+		    d->kind == K_EVENTS ? &o->events : d->kind == K_CLOCK ? &o->clock :
+		    &o->socket, value)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -320,7 +331,7 @@ int config_load(const char *path, int required, struct daemon_opts *o,
 		r = config_set(o, key, val, why, sizeof(why));
 		if (r == 1) {
 			snprintf(err, errlen, "%s:%d: unknown option '%.100s' (known: db, instance, "
-				 "buffer-kb, events, commit-ms, socket, max-db-mb, max-age, "
+				 "buffer-kb, events, clock, commit-ms, socket, max-db-mb, max-age, "
 				 "log-level, query-timeout-ms, query-max-conns, "
 				 "query-max-result-mb, query-max-mem-mb)", path, n, key);
 			rc = -1;
@@ -366,6 +377,7 @@ void config_print(const struct daemon_opts *o, FILE *f)
 	fprintf(f, "instance = %s\n", o->instance);
 	fprintf(f, "buffer-kb = %zu\n", o->buffer_kb);
 	fprintf(f, "events = %s\n", o->events ? o->events : DAEMON_DEFAULT_EVENTS);
+	fprintf(f, "clock = %s\n", o->clock);
 	fprintf(f, "commit-ms = %d\n", o->commit_ms);
 	fprintf(f, "socket = %s\n", o->socket);
 	fprintf(f, "max-db-mb = %zu\n", o->max_db_mb);

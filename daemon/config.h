@@ -4,7 +4,7 @@
  *   built-in defaults < /etc/commd/commd.conf < environment < command line
  *
  * The file has `name = value` lines (the long option names: db, instance,
- * buffer-kb, events, commit-ms, socket, max-db-mb, max-age, log-level;
+ * buffer-kb, events, clock, commit-ms, socket, max-db-mb, max-age, log-level;
  * '_' may stand for '-'), '#' comments and blank lines. Each option has
  * one environment variable, COMMD_ and its name in capitals with '_'
  * (COMMD_COMMIT_MS, ...). Every bad value is reported with where it came

@@ -160,7 +160,7 @@ fail:
 
 /* Drops the kernel counted since the last look become lost_events rows:
  * in non-overwrite mode they show nowhere else. */
-static int account_losses(struct capture *c, uint64_t now)
+static int account_losses(struct capture *c)
 {
 	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++) {
 		struct live_cpu_stats st;
@@ -171,8 +171,11 @@ static int account_losses(struct capture *c, uint64_t now)
 		lost = (st.dropped - c->last[cpu].dropped) +
 		       (st.overrun - c->last[cpu].overrun);
 		if (lost) {
+			/* At the trace clock's time of the reading. */
+			uint64_t ts = st.now_ts ? st.now_ts : live_trace_now(c->live);
+
 			c->lost_total += lost;
-			if (pipeline_lost(c->pipe, cpu, now, (int64_t)lost))
+			if (pipeline_lost(c->pipe, cpu, ts, (int64_t)lost))
 				return -1;
 		}
 		c->last[cpu] = st;
@@ -257,7 +260,7 @@ static int commit(struct capture *c)
 {
 	uint64_t now = live_now();
 
-	if (account_losses(c, now) || pipeline_sync_names(c->pipe) ||
+	if (account_losses(c) || pipeline_sync_names(c->pipe) ||
 	    store_commit_async(c->store) || store_begin(c->store)) {
 		log_error("%s: %s", c->o->db, store_errmsg(c->store));
 		return -1;
@@ -298,6 +301,7 @@ static void reload(struct capture *c)
 	RESTART_STR(db, "db");
 	RESTART_STR(instance, "instance");
 	RESTART_STR(events, "events");
+	RESTART_STR(clock, "clock");
 	RESTART_STR(socket, "socket");
 #undef RESTART_STR
 	if (n.buffer_kb != o->buffer_kb)
@@ -452,7 +456,7 @@ static void ready(int *ready_fd)
 int daemon_run(const struct daemon_opts *opts)
 {
 	struct daemon_opts cur = *opts, *o = &cur;	/* strings stay the caller's */
-	struct live_opts lo = { o->instance, o->buffer_kb, o->events };
+	struct live_opts lo = { o->instance, o->buffer_kb, o->events, o->clock };
 	struct capture c = { .o = o, .id = -1, .listen_fd = -1,
 			     .lost_warn = { .interval_ns = LOST_WARN_INTERVAL_S * 1000000000ull } };
 	struct timespec started = { 0, 0 };
@@ -517,7 +521,8 @@ int daemon_run(const struct daemon_opts *opts)
 	}
 	for (int cpu = 0; cpu < live_ncpus(c.live); cpu++)
 		live_cpu_stats(c.live, cpu, &c.last[cpu]);
-	now = live_now();
+	/* Times stored from here on are the trace clock's. */
+	now = live_trace_now(c.live);
 	if (uname(&uts) == 0)
 		snprintf(host, sizeof(host), "%s", uts.nodename);
 	if (store_mark_unclean(c.store, now, live_ncpus(c.live), &gap)) {
@@ -549,9 +554,10 @@ int daemon_run(const struct daemon_opts *opts)
 			snprintf(err, sizeof(err), "at most %zu MiB of data", o->max_db_mb);
 		else
 			snprintf(err, sizeof(err), "data of any size");
-		log_info("committing every %d ms; keeping %s, %s%s", o->commit_ms, err,
-			 o->max_age_s ? "the last " : "of any age",
-			 o->max_age_s ? config_age_text(o->max_age_s, age, sizeof(age)) : "");
+		log_info("committing every %d ms; keeping %s, %s%s; trace clock %s",
+			 o->commit_ms, err, o->max_age_s ? "the last " : "of any age",
+			 o->max_age_s ? config_age_text(o->max_age_s, age, sizeof(age)) : "",
+			 live_clock(c.live));
 	}
 	ready(&ready_fd);
 	notify_send("READY=1");
@@ -559,6 +565,7 @@ int daemon_run(const struct daemon_opts *opts)
 	/* Big blocks (store batches) come from mmap and go back when freed;
 	 * what bursts leave free in the heap is handed back now and then. */
 	mallopt(M_MMAP_THRESHOLD, 256 << 10);
+	now = live_now();	/* timers: CLOCK_MONOTONIC */
 	next_trim = now + TRIM_NS;
 	c.status_ts = now;
 	next_commit = now + (uint64_t)o->commit_ms * 1000000;

@@ -16,6 +16,7 @@ struct daemon_opts {
 	char *instance;		/* default "commd" */
 	char *socket;		/* for the query server; "none" */
 	char *events;		/* NULL: the default sched + task set */
+	char *clock;		/* the instance's trace_clock; default "local" */
 	size_t buffer_kb;	/* per CPU */
 	int commit_ms;
 	size_t max_db_mb;	/* retention by size; 0 keeps everything */
@@ -31,6 +32,7 @@ struct daemon_opts {
 
 #define DAEMON_DEFAULT_DB "/var/lib/commd/commd.db"
 #define DAEMON_DEFAULT_INSTANCE "commd"
+#define DAEMON_DEFAULT_CLOCK "local"
 #define DAEMON_DEFAULT_SOCKET "/run/commd/commd.sock"
 #define DAEMON_DEFAULT_BUFFER_KB 16384
 #define DAEMON_DEFAULT_COMMIT_MS 1000

@@ -2,8 +2,9 @@
  * trace_pipe_raw read as raw sub-buffers, merged across CPUs by timestamp.
  *
  * The instance is private (never the global buffer, never another tool's
- * instance) and uses the "mono" trace clock, so event times are
- * CLOCK_MONOTONIC nanoseconds. Reads are non-blocking; waiting is poll()
+ * instance) and uses the trace clock it is given ("local" by default:
+ * sched_clock, the cheapest to stamp each event with; "mono" makes event
+ * times CLOCK_MONOTONIC nanoseconds). Reads are non-blocking; waiting is poll()
  * on the per-CPU files (woken by buffer_percent) with a timeout, never a
  * busy loop. */
 #ifndef COMMD_LIVE_H
@@ -21,11 +22,13 @@ struct live_opts {
 	const char *instance;	/* tracefs instance name */
 	size_t buffer_kb;	/* per CPU */
 	const char *events;	/* "sched:sched_switch,task,..."; NULL = default */
+	const char *clock;	/* trace_clock; NULL = "local" */
 };
 
 /* The ring-buffer counters of one CPU (per_cpu/cpuN/stats). */
 struct live_cpu_stats {
 	uint64_t entries, overrun, commit_overrun, bytes, dropped, read;
+	uint64_t now_ts;	/* the trace clock then ("now ts"), to the µs; 0: unknown */
 };
 
 /* Mounts tracefs if needed, reclaims a stale instance of the same name
@@ -55,8 +58,17 @@ int live_wait(struct live *l, int timeout_ms);
 long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
 	       char *err, size_t errlen);
 
-/* CLOCK_MONOTONIC now, in the trace clock's nanoseconds. */
+/* CLOCK_MONOTONIC now, in nanoseconds: for timers, not event times. */
 uint64_t live_now(void);
+
+/* The trace clock now (an event stamped after this call has a later
+ * time): CLOCK_MONOTONIC for "mono", else the kernel's own reading of the
+ * instance's clock (per_cpu stats' "now ts", to the microsecond, rounded
+ * down). Never goes back. */
+uint64_t live_trace_now(struct live *l);
+
+/* The instance's trace clock (owned by l). */
+const char *live_clock(const struct live *l);
 
 int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out);
 

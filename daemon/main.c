@@ -1,7 +1,8 @@
 /* main.c — the commd command line.
  *
  *   commd [--foreground] [--config FILE] [--db PATH] [--instance NAME]
- *         [--buffer-kb N] [--events LIST] [--commit-ms N] [--socket PATH]
+ *         [--buffer-kb N] [--events LIST] [--clock NAME] [--commit-ms N]
+ *         [--socket PATH]
  *         [--max-db-mb N] [--max-age N[s|m|h|d]] [--log-level LEVEL]
  *   commd check-config [FILE] [OPTIONS]
  *   commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]
@@ -22,7 +23,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: commd [--foreground] [--config FILE] [--db PATH] [--instance NAME]\n"
-		"             [--buffer-kb N] [--events LIST] [--commit-ms N]\n"
+		"             [--buffer-kb N] [--events LIST] [--clock NAME] [--commit-ms N]\n"
 		"             [--socket PATH|none] [--max-db-mb N] [--max-age N[s|m|h|d]]\n"
 		"             [--log-level LEVEL] [--query-timeout-ms N] [--query-max-conns N]\n"
 		"             [--query-max-result-mb N] [--query-max-mem-mb N]\n"
@@ -65,6 +66,7 @@ static const struct option daemon_longopts[] = {
 	{ "instance", required_argument, NULL, 'S' },
 	{ "buffer-kb", required_argument, NULL, 'S' },
 	{ "events", required_argument, NULL, 'S' },
+	{ "clock", required_argument, NULL, 'S' },
 	{ "commit-ms", required_argument, NULL, 'S' },
 	{ "socket", required_argument, NULL, 'S' },
 	{ "max-db-mb", required_argument, NULL, 'S' },

@@ -57,7 +57,8 @@ check_eq "check-config: commit-ms from the file" 200 "$(setting commit-ms)"
 check_eq "check-config: max-age from the file" 15m "$(setting max-age)"
 check_eq "check-config: max-db-mb from the file" 64 "$(setting max-db-mb)"
 check_eq "check-config: instance default" commd "$(setting instance)"
-check_eq "check-config: prints every option" 13 "$(grep -c ' = ' <<< "$OUT")"
+check_eq "check-config: clock default" local "$(setting clock)"
+check_eq "check-config: prints every option" 14 "$(grep -c ' = ' <<< "$OUT")"
 
 # --- precedence ----------------------------------------------------------------------
 RC=0
@@ -96,6 +97,7 @@ bad() {
 bad 'db = /x\n\n\n\n\n\ncommit_ms = abc\n' "^commd: $TMP/bad1.conf:7: commit_ms: expected 1\.\.3600000 \(milliseconds\), got 'abc'$"
 bad 'max-age = 5 minutes\n' ":1: max-age: expected 0 \(keep everything\) or N\[s\|m\|h\|d\] up to 3650d, got '5 minutes'$"
 bad '# x\nbuffer-kb = 2\n' ":2: buffer-kb: expected 4\.\.16777216 \(KiB per CPU\), got '2'$"
+bad 'clock = Mono Raw\n' ":1: clock: expected a trace clock name \(local, mono, global, \.\.\.\), got 'Mono Raw'$"
 bad 'max-db-mb = -1\n' ":1: max-db-mb: expected 0\.\.1073741824 .*got '-1'$"
 bad 'instance = ../etc\n' ":1: instance: expected an instance name .*got '\.\./etc'$"
 bad 'log-level = loud\n' ":1: log-level: expected error, warning, notice, info or debug, got 'loud'$"

@@ -9,12 +9,13 @@
 #    directory, and an existing file that is not a database (which must be
 #    left as it was, never rebuilt);
 #  - an event that does not exist (--events sched:no_such_event);
+#  - a trace clock the kernel does not offer (--clock no_such_clock);
 #  - an instance in use by a running commd: the second fails with "busy",
 #    the first keeps capturing (its instance still on, its database still
 #    growing) and stops cleanly;
 #  - the same database twice (other instances): the second fails, creates
 #    no instance; the first stops cleanly;
-#  - bad option values (--commit-ms 0 / abc, --buffer-kb abc / 0,
+#  - bad option values (--commit-ms 0 / abc, --buffer-kb abc / 0, --clock 'x y',
 #    --instance ../x / . / ''): exit 2.
 #
 # Needs root and tracefs (FAILS without them), and setpriv.
@@ -81,6 +82,15 @@ expect_error "--events sched:no_such_event" nonzero "$in" \
 	"$COMMD" --foreground --db "$TMP/ev.db" --instance "$in" --socket "$TMP/s" \
 	--events sched:no_such_event
 
+# --- a trace clock the kernel does not offer -------------------------------------
+in=$(inst clk)
+expect_error "--clock no_such_clock" nonzero "$in" \
+	"$COMMD" --foreground --db "$TMP/clk.db" --instance "$in" --socket "$TMP/s" \
+	--clock no_such_clock
+check_true "--clock no_such_clock: the error lists the clocks offered" \
+	"a line with 'not offered' and 'local'" "$ERR_LINE" \
+	grep -q "not offered.*local" <<< "$ERR_LINE"
+
 # --- bad option values -----------------------------------------------------------
 in=$(inst opt)
 expect_error "--commit-ms 0" 2 "$in" \
@@ -91,6 +101,8 @@ expect_error "--buffer-kb abc" 2 "$in" \
 	"$COMMD" --foreground --db "$TMP/o.db" --instance "$in" --socket "$TMP/s" --buffer-kb abc
 expect_error "--buffer-kb 0" 2 "$in" \
 	"$COMMD" --foreground --db "$TMP/o.db" --instance "$in" --socket "$TMP/s" --buffer-kb 0
+expect_error "--clock 'x y'" 2 "$in" \
+	"$COMMD" --foreground --db "$TMP/o.db" --instance "$in" --socket "$TMP/s" --clock 'x y'
 for bad in ../x . ''; do
 	expect_error "--instance '$bad'" 2 "$in" \
 		"$COMMD" --foreground --db "$TMP/o.db" --socket "$TMP/s" --instance "$bad"
