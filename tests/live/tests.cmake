@@ -9,7 +9,7 @@
 # A stand-in for systemd's notify socket (live-notify.sh).
 add_executable(notify-listen ${CMAKE_CURRENT_LIST_DIR}/notify-listen.c)
 
-foreach(t live-lifecycle live-notify live-errors live-sigkill live-heavy live-freshness
+foreach(t live-lifecycle live-notify live-errors live-sigkill live-heavy live-freshness live-clock
 	  live-fulldisk live-loss live-side-by-side live-retention live-maxage)
 	string(REPLACE "-" "_" name "${t}")
 	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${t}.sh)
