@@ -34,6 +34,11 @@ _commd()
 		COMPREPLY=($(compgen -W 'local mono global mono_raw boot' -- "$cur"))
 		return
 		;;
+	--buffer)
+		# import: an instance's name (trace-cmd record -B NAME) or these
+		COMPREPLY=($(compgen -W 'top all' -- "$cur"))
+		return
+		;;
 	--instance|--buffer-kb|--commit-ms|--max-db-mb|--max-age)
 		return
 		;;
@@ -41,7 +46,8 @@ _commd()
 
 	if [[ ${COMP_WORDS[1]} == import ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-o --output --force --progress --no-progress --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-o --output --force --progress --no-progress
+				--no-derived --buffer --help' -- "$cur"))
 		elif declare -F _filedir >/dev/null; then
 			_filedir dat
 		else

@@ -100,11 +100,87 @@ fail:
 	return 1;
 }
 
+/* The names of the buffers that have records, joined by sep; how many. */
+static int buffers_with_records(struct tracedat *td, const char *sep,
+				char *buf, size_t size)
+{
+	size_t len = 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < tracedat_buffers(td); i++)
+		if (tracedat_buffer_has_records(td, i) && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+						n++ ? sep : "",
+						tracedat_buffer_name(td, i));
+	return n;
+}
+
+/* Selects the buffers to read: --buffer's, or the one buffer with records.
+ * Several buffers are one timeline only to a reader who knows what they
+ * hold: an event recorded in two is two rows, and two buffers' switches
+ * on one CPU make one chain of slices of neither. So with several
+ * holding records the user chooses. On success *spec is what was
+ * selected (NULL: all) and *desc the capture's `buffer` text. */
+static int choose_buffers(struct import *im, const char **spec,
+			  char *desc, size_t desclen, char *err, size_t errlen)
+{
+	struct tracedat *td = im->td;
+	const char *want = im->o->buffer;
+	size_t len;
+	int with;
+
+	with = buffers_with_records(td, ", ", desc, desclen);
+	if (!want && with > 1) {
+		snprintf(err, errlen, "%d buffers have records (%s): import one "
+			 "with --buffer NAME, or merge them with --buffer all",
+			 with, desc);
+		return -1;
+	}
+	if (!want)	/* the one with records; the top one when none has */
+		want = with ? desc : "top";
+	*spec = strcmp(want, "all") ? want : NULL;
+	if (tracedat_select(td, *spec)) {
+		len = (size_t)snprintf(err, errlen, "no buffer '%s' in the file "
+				       "(it has:", want);
+		for (int i = 0; i < tracedat_buffers(td) && len < errlen; i++)
+			len += (size_t)snprintf(err + len, errlen - len, "%s %s",
+						i ? "," : "",
+						tracedat_buffer_name(td, i));
+		if (len < errlen)
+			snprintf(err + len, errlen - len, ")");
+		return -1;
+	}
+	if (*spec && *spec != desc)
+		snprintf(desc, desclen, "%s", *spec);
+	else if (!buffers_with_records(td, ",", desc, desclen))
+		snprintf(desc, desclen, "top");
+	return 0;
+}
+
+/* A stats row per buffer read: its records (a merge's share of each). */
+static int buffer_stats(struct import *im, int64_t capture)
+{
+	char name[300];
+
+	for (int i = 0; i < tracedat_buffers(im->td); i++) {
+		if (!tracedat_selected(im->td, i))
+			continue;
+		snprintf(name, sizeof(name), "buffer_records:%s",
+			 tracedat_buffer_name(im->td, i));
+		if (store_stat(im->store, capture, name, -1,
+			       (int64_t)tracedat_buffer_records(im->td, i)))
+			return -1;
+	}
+	return 0;
+}
+
 /* The work itself, writing into tmp. Returns 0 or 1 (message logged). */
 static int import_into(const struct import_opts *o, const char *tmp)
 {
 	struct import im = { .o = o };
-	char err[512], abs[PATH_MAX];
+	char err[1536], abs[PATH_MAX], buffers[1024];
+	const char *spec = NULL;
 	struct utsname uts;
 	int64_t capture;
 	int rc = 1;
@@ -115,14 +191,17 @@ static int import_into(const struct import_opts *o, const char *tmp)
 		log_error("%s: %s", o->input, err);
 		return 1;
 	}
+	if (choose_buffers(&im, &spec, buffers, sizeof(buffers), err, sizeof(err))) {
+		log_error("%s: %s", o->input, err);
+		goto out;
+	}
 	if (im.progress) {
 		/* A first pass for the total: only when someone watches. */
 		struct tracedat *counter = tracedat_open(o->input, err, sizeof(err));
 
-		if (counter) {
+		if (counter && tracedat_select(counter, spec) == 0)
 			tracedat_iterate(counter, count_record, &im.total);
-			tracedat_close(counter);
-		}
+		tracedat_close(counter);
 	}
 	im.store = store_open(tmp, STORE_BULK, err, sizeof(err));
 	if (!im.store) {
@@ -141,7 +220,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	if (store_begin(im.store))
 		goto store_fail;
 	capture = store_capture_begin(im.store, abs, NULL,
-				      uname(&uts) == 0 ? uts.nodename : NULL, 0, NULL);
+				      uname(&uts) == 0 ? uts.nodename : NULL, 0, NULL,
+				      NULL, buffers);
 	if (capture < 0)
 		goto store_fail;
 	clock_gettime(CLOCK_MONOTONIC, &im.start);
@@ -158,6 +238,7 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	pipeline_finish(im.pipe, tracedat_cmdline, im.td);
 	if (pipeline_sync_names(im.pipe) ||
 	    pipeline_write_stats(im.pipe, capture) ||
+	    buffer_stats(&im, capture) ||
 	    store_capture_end(im.store, capture, pipeline_first_ts(im.pipe),
 			      pipeline_last_ts(im.pipe)))
 		goto store_fail;
@@ -166,7 +247,9 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	if (store_commit(im.store))
 		goto store_fail;
 	if (pipeline_events(im.pipe) == 0 && im.records == 0)
-		log_warning("%s: no events in the file", o->input);
+		log_warning("%s: no events in %s%s", o->input,
+			    o->buffer && spec ? "buffer " : "the file",
+			    o->buffer && spec ? spec : "");
 	rc = 0;
 	goto out;
 store_fail:

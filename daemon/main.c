@@ -6,7 +6,7 @@
  *         [--max-db-mb N] [--max-age N[s|m|h|d]] [--log-level LEVEL]
  *   commd check-config [FILE] [OPTIONS]
  *   commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]
- *                [--no-derived]
+ *                [--no-derived] [--buffer NAME|top|all]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -29,7 +29,7 @@ static void usage(FILE *f)
 		"             [--query-max-result-mb N] [--query-max-mem-mb N]\n"
 		"       commd check-config [FILE] [OPTIONS]\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
-		"                    [--no-derived]\n"
+		"                    [--no-derived] [--buffer NAME|top|all]\n"
 		"       commd --help | --version\n"
 		"\n"
 		"Without a subcommand commd captures the scheduler trace of this machine\n"
@@ -44,7 +44,11 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"check-config validates FILE (default " CONFIG_DEFAULT_PATH "), the\n"
-		"environment and OPTIONS, and prints the settings commd would run with.\n");
+		"environment and OPTIONS, and prints the settings commd would run with.\n"
+		"\n"
+		"import reads the trace.dat buffer that has records; when several have,\n"
+		"--buffer names the one to read (top: the top one; NAME: the instance\n"
+		"trace-cmd recorded with -B NAME) or merges them all into one timeline.\n");
 }
 
 static int number(const char *opt, const char *s, long min, long max, long *out)
@@ -261,6 +265,7 @@ static int cmd_import(int argc, char **argv)
 		{ "progress", no_argument, NULL, 'P' },
 		{ "no-progress", no_argument, NULL, 'N' },
 		{ "no-derived", no_argument, NULL, 'D' },
+		{ "buffer", required_argument, NULL, 'B' },
 		{ "in-process", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -276,6 +281,7 @@ static int cmd_import(int argc, char **argv)
 		case 'P': o.progress = 1; break;
 		case 'N': o.progress = 0; break;
 		case 'D': o.no_derived = 1; break;
+		case 'B': o.buffer = optarg; break;
 		case 'I': o.in_process = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -1477,7 +1477,8 @@ int store_stat(struct store *s, int64_t capture, const char *name, int cpu,
 
 int64_t store_capture_begin(struct store *s, const char *source,
 			    const char *kernel, const char *host,
-			    uint64_t start_ts, const char *events)
+			    uint64_t start_ts, const char *events,
+			    const char *clock, const char *buffer)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t id = -1;
@@ -1485,8 +1486,9 @@ int64_t store_capture_begin(struct store *s, const char *source,
 	if (drain(s))
 		return -1;
 	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO capture(source, kernel, host, start_ts, events)"
-			       " VALUES (?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+			       "INSERT INTO capture(source, kernel, host, start_ts, events,"
+			       " clock, buffer) VALUES (?,?,?,?,?,?,?)", -1, &st,
+			       NULL) != SQLITE_OK) {
 		fail(s, "preparing capture");
 		return -1;
 	}
@@ -1495,6 +1497,8 @@ int64_t store_capture_begin(struct store *s, const char *source,
 	sqlite3_bind_text(st, 3, host, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)start_ts);
 	sqlite3_bind_text(st, 5, events, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, clock, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, buffer, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_DONE)
 		id = sqlite3_last_insert_rowid(s->db);
 	else

@@ -75,10 +75,12 @@ int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count);
 int store_stat(struct store *s, int64_t capture, const char *name, int cpu,
 	       int64_t value);
 
-/* Adds a capture row; returns its id or -1. */
+/* Adds a capture row; returns its id or -1. clock: the trace clock;
+ * buffer: the ring buffer(s) read (schema/005). Any text may be NULL. */
 int64_t store_capture_begin(struct store *s, const char *source,
 			    const char *kernel, const char *host,
-			    uint64_t start_ts, const char *events);
+			    uint64_t start_ts, const char *events,
+			    const char *clock, const char *buffer);
 int store_capture_end(struct store *s, int64_t id, uint64_t start_ts,
 		      uint64_t end_ts);
 

@@ -15,10 +15,26 @@
  * version as a NUL-terminated decimal string. */
 static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
-struct tracedat {
+/* libtracecmd 1.x (trace-cmd 3.x) exports these but declares them only in
+ * its private header; CMakeLists.txt checks at build time that the library
+ * has them. Nothing else of that header is used. */
+int tracecmd_cpus(struct tracecmd_input *handle);
+struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
+
+struct buffer {
 	struct tracecmd_input *handle;
-	struct tracecmd_input **buffers;	/* [0] = handle, then instances */
-	int nbuffers;
+	const char *name;		/* "top" or the instance's (owned by
+					 * libtracecmd) */
+	int has_records;
+	int selected;
+	uint64_t records;		/* delivered so far */
+};
+
+struct tracedat {
+	struct tracecmd_input *handle;	/* the file, and its top buffer */
+	struct buffer *buf;		/* [0] the top one, then the instances */
+	int nbuf;
+	struct tracecmd_input **iter;	/* the selected buffers' handles */
 	int version;
 	tracedat_record_fn fn;
 	void *ctx;
@@ -71,6 +87,16 @@ static int check_header(const char *path, int *version, char *err, size_t errlen
 	return 0;
 }
 
+/* Whether a buffer holds a record: a peek at each CPU's first one. The
+ * iteration starts from the records peeked at: nothing is read twice. */
+static int holds_records(struct tracecmd_input *h)
+{
+	for (int cpu = 0; cpu < tracecmd_cpus(h); cpu++)
+		if (tracecmd_peek_data(h, cpu))
+			return 1;
+	return 0;
+}
+
 struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 {
 	struct tracedat *t;
@@ -115,20 +141,27 @@ struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 	n = tracecmd_buffer_instances(t->handle);
 	if (n < 0)
 		n = 0;
-	t->buffers = calloc((size_t)n + 1, sizeof(*t->buffers));
-	if (!t->buffers) {
+	t->buf = calloc((size_t)n + 1, sizeof(*t->buf));
+	t->iter = calloc((size_t)n + 1, sizeof(*t->iter));
+	if (!t->buf || !t->iter) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	t->buffers[t->nbuffers++] = t->handle;
+	t->buf[t->nbuf++] = (struct buffer){ .handle = t->handle, .name = "top" };
 	for (int i = 0; i < n; i++) {
 		struct tracecmd_input *b = tracecmd_buffer_instance_handle(t->handle, i);
+		const char *name = tracecmd_buffer_instance_name(t->handle, i);
 
 		if (!b) {
 			snprintf(err, errlen, "corrupt trace.dat (buffer %d unreadable)", i);
 			goto fail;
 		}
-		t->buffers[t->nbuffers++] = b;
+		t->buf[t->nbuf++] = (struct buffer){ .handle = b,
+						     .name = name ? name : "?" };
+	}
+	for (int i = 0; i < t->nbuf; i++) {
+		t->buf[i].has_records = holds_records(t->buf[i].handle);
+		t->buf[i].selected = 1;
 	}
 	return t;
 fail:
@@ -140,9 +173,10 @@ void tracedat_close(struct tracedat *t)
 {
 	if (!t)
 		return;
-	for (int i = 1; i < t->nbuffers; i++)
-		tracecmd_close(t->buffers[i]);
-	free(t->buffers);
+	for (int i = 1; i < t->nbuf; i++)
+		tracecmd_close(t->buf[i].handle);
+	free(t->buf);
+	free(t->iter);
 	if (t->handle)
 		tracecmd_close(t->handle);
 	free(t);
@@ -158,14 +192,58 @@ int tracedat_version(const struct tracedat *t)
 	return t->version;
 }
 
+int tracedat_buffers(const struct tracedat *t)
+{
+	return t->nbuf;
+}
+
+const char *tracedat_buffer_name(const struct tracedat *t, int i)
+{
+	return i >= 0 && i < t->nbuf ? t->buf[i].name : NULL;
+}
+
+int tracedat_buffer_has_records(const struct tracedat *t, int i)
+{
+	return i >= 0 && i < t->nbuf && t->buf[i].has_records;
+}
+
+uint64_t tracedat_buffer_records(const struct tracedat *t, int i)
+{
+	return i >= 0 && i < t->nbuf ? t->buf[i].records : 0;
+}
+
+int tracedat_select(struct tracedat *t, const char *name)
+{
+	int found = -1;
+
+	/* "top" is the top buffer even beside an instance called so. */
+	for (int i = 0; name && found < 0 && i < t->nbuf; i++)
+		if (!strcmp(t->buf[i].name, name))
+			found = i;
+	if (name && found < 0)
+		return -1;
+	for (int i = 0; i < t->nbuf; i++)
+		t->buf[i].selected = !name || i == found;
+	return 0;
+}
+
+int tracedat_selected(const struct tracedat *t, int i)
+{
+	return i >= 0 && i < t->nbuf && t->buf[i].selected;
+}
+
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 		     int cpu, void *data)
 {
 	struct tracedat *t = data;
 
+	for (int i = 0; i < t->nbuf; i++)
+		if (t->buf[i].handle == handle) {
+			t->buf[i].records++;
+			break;
+		}
 	/* Over several buffers the callback's cpu is offset by the buffers
 	 * before it; the record knows its real CPU. */
-	(void)handle;
 	(void)cpu;
 	return t->fn(t->ctx, rec->data, rec->size, rec->cpu, rec->ts,
 		     rec->missed_events);
@@ -173,11 +251,16 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 
 int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 {
+	int n = 0;
+
 	t->fn = fn;
 	t->ctx = ctx;
-	if (t->nbuffers == 1)
-		return tracecmd_iterate_events(t->handle, NULL, 0, on_record, t);
-	return tracecmd_iterate_events_multi(t->buffers, t->nbuffers, on_record, t);
+	for (int i = 0; i < t->nbuf; i++)
+		if (t->buf[i].selected)
+			t->iter[n++] = t->buf[i].handle;
+	if (n == 1)
+		return tracecmd_iterate_events(t->iter[0], NULL, 0, on_record, t);
+	return tracecmd_iterate_events_multi(t->iter, n, on_record, t);
 }
 
 const char *tracedat_cmdline(void *ctx, int32_t pid)

@@ -1,6 +1,8 @@
 /* tracedat.h — the offline source: records of a trace-cmd trace.dat file
- * (versions 6 and 7, compressed or not) through libtracecmd, every buffer
- * of the file merged in timestamp order, as trace-cmd report prints them. */
+ * (versions 6 and 7, compressed or not) through libtracecmd, in timestamp
+ * order as trace-cmd report prints them, from one of the file's buffers
+ * (the top one, or an instance recorded with `-B NAME`) or all of them
+ * merged. */
 #ifndef COMMD_TRACEDAT_H
 #define COMMD_TRACEDAT_H
 
@@ -10,8 +12,10 @@
 struct tep_handle;
 struct tracedat;
 
-/* Checks the file's magic and version, then opens it. NULL and a reason
- * in err ("not a trace.dat file", "unsupported version 5", ...). */
+/* Checks the file's magic and version, then opens it and looks (without
+ * reading anything twice) at which buffers hold records. NULL and a
+ * reason in err ("not a trace.dat file", "unsupported version 5", ...).
+ * Every buffer is selected. */
 struct tracedat *tracedat_open(const char *path, char *err, size_t errlen);
 void tracedat_close(struct tracedat *t);
 
@@ -21,14 +25,29 @@ struct tep_handle *tracedat_tep(struct tracedat *t);
 /* Version of the file format (6 or 7). */
 int tracedat_version(const struct tracedat *t);
 
+/* The file's buffers: 0 is the top one, named "top"; then the instances
+ * in the file's order, by their names. */
+int tracedat_buffers(const struct tracedat *t);
+const char *tracedat_buffer_name(const struct tracedat *t, int i);
+/* 1 when buffer i holds at least one record. */
+int tracedat_buffer_has_records(const struct tracedat *t, int i);
+/* Records tracedat_iterate delivered from buffer i so far. */
+uint64_t tracedat_buffer_records(const struct tracedat *t, int i);
+
+/* From now on only the buffer called name is read ("top": the top one),
+ * or every buffer when name is NULL. -1 when the file has no such buffer
+ * (the selection is then unchanged). */
+int tracedat_select(struct tracedat *t, const char *name);
+int tracedat_selected(const struct tracedat *t, int i);
+
 /* Called per record, in timestamp order; missed is the number of events
  * the ring buffer dropped on that CPU just before it (0 none, -1 some,
  * count unknown). A non-zero return stops the iteration. */
 typedef int (*tracedat_record_fn)(void *ctx, const void *data, int size,
 				  int cpu, uint64_t ts, int64_t missed);
 
-/* Iterates every record of every buffer. Returns 0 when all were seen,
- * or the callback's non-zero value. */
+/* Iterates every record of the selected buffers. Returns 0 when all were
+ * seen, or the callback's non-zero value. */
 int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx);
 
 /* The saved_cmdlines snapshot's name for pid (taken when recording

@@ -44,11 +44,13 @@ fixtures() {
 	[ "$found" = 1 ] || abort "fixtures in $TESTDATA" "at least one *.dat" "none"
 }
 
-# import_ok DAT DB: import, recording a failure (with stderr) if it fails.
-# Returns non-zero when there is no database to check.
+# import_ok DAT DB [OPTION...]: import (with the extra options), recording
+# a failure (with stderr) if it fails. Returns non-zero when there is no
+# database to check.
 import_ok() {
 	local dat=$1 db=$2 rc=0
-	"$COMMD" import "$dat" -o "$db" --force --no-progress \
+	shift 2
+	"$COMMD" import "$dat" -o "$db" --force --no-progress "$@" \
 		2> "$TMPDIR_TEST/import.err" || rc=$?
 	CHECKS=$((CHECKS + 1))
 	if [ "$rc" -ne 0 ] || [ ! -f "$db" ]; then
@@ -83,14 +85,15 @@ total_event_rows() {
 	q "$1" "select $sql(select count(*) from events)"
 }
 
-# check_counts DAT DB [LABEL]: the import-counts contract (test 1), used by
-# import-counts.sh and import-live-record.sh. Sets, for the caller,
+# check_counts DAT DB [LABEL [BUFFER]]: the import-counts contract (test 1),
+# used by import-counts.sh and import-live-record.sh; with BUFFER, against
+# that instance's lines of trace-cmd report only. Sets, for the caller,
 # DROPPED_LINES_SEEN and TOTAL_RECORDS_SEEN (trace-cmd's numbers).
 check_counts() {
-	local dat=$1 db=$2 label=${3:-$(basename "$1")}
+	local dat=$1 db=$2 label=${3:-$(basename "$1")} buffer=${4:-}
 	local ref=$TMPDIR_TEST/ref.counts name n got
 	local -A ref_n=()
-	if ! "$TRACECMD_COUNTS" "$dat" > "$ref" 2> "$TMPDIR_TEST/ref.err"; then
+	if ! "$TRACECMD_COUNTS" "$dat" ${buffer:+"$buffer"} > "$ref" 2> "$TMPDIR_TEST/ref.err"; then
 		abort "$label: tracecmd-counts.sh" "exit 0" \
 			"failure: $(head -c 2000 "$TMPDIR_TEST/ref.err")"
 	fi
@@ -129,19 +132,21 @@ check_counts() {
 	check_eq "$label: lost_events rows without an integer cpu and ts" 0 "$got" || true
 	got=$(q "$db" "select count(*) from lost_events l where l.ts < (select start_ts from capture limit 1) or l.ts > (select end_ts from capture limit 1)")
 	check_eq "$label: lost_events rows with ts outside capture start_ts..end_ts" 0 "$got" || true
-	check_drop_windows "$dat" "$db" "$label"
+	check_drop_windows "$dat" "$db" "$label" "$buffer"
 	# shellcheck disable=SC2034
 	DROPPED_LINES_SEEN=${ref_n[DROPPED_LINES]}
 	# shellcheck disable=SC2034
 	TOTAL_RECORDS_SEEN=${ref_n[TOTAL_RECORDS]}
 }
 
-# report_drops DAT: from `trace-cmd report -t`, one line per DROPPED line:
+# report_drops DAT [BUFFER]: from `trace-cmd report -t` (the lines of the
+# instance BUFFER only, when given), one line per DROPPED line:
 #   CPU COUNT|NULL LO HI
 # LO/HI: ts (ns) of the last record before and the first record after the
 # loss on that CPU (0 / none when there is none), the window the loss is in.
 report_drops() {
-	LC_ALL=C trace-cmd report -t -i "$1" 2>/dev/null | LC_ALL=C awk '
+	LC_ALL=C trace-cmd report -t -i "$1" 2>/dev/null |
+	LC_ALL=C awk -v p="${2:-}: " 'p == ": " || index($0, p) == 1' | LC_ALL=C awk '
 	function ns(t,   a, f) {
 		split(t, a, "."); f = a[2]
 		while (length(f) < 9) f = f "0"
@@ -172,12 +177,13 @@ report_drops() {
 		for (i = 1; i <= k; i++) print c, arr[i], pend_lo[c], "none" } }'
 }
 
-# check_drop_windows DAT DB LABEL: every lost_events row matches a DROPPED
-# line of trace-cmd report: same cpu, same count, ts inside the window.
+# check_drop_windows DAT DB LABEL [BUFFER]: every lost_events row matches a
+# DROPPED line of trace-cmd report (of BUFFER's lines, when given): same
+# cpu, same count, ts inside the window.
 check_drop_windows() {
-	local dat=$1 db=$2 label=$3
+	local dat=$1 db=$2 label=$3 buffer=${4:-}
 	local wantf=$TMPDIR_TEST/drops.want gotf=$TMPDIR_TEST/drops.got
-	report_drops "$dat" | sort -k1,1n -k4,4n -s > "$wantf"
+	report_drops "$dat" "$buffer" | sort -k1,1n -k4,4n -s > "$wantf"
 	q "$db" "select cpu, coalesce(count, 'NULL'), ts from lost_events
 		order by cpu, ts" | tr '|' ' ' > "$gotf"
 	local nw ng

@@ -3,7 +3,8 @@
 # COMMD_TEST_ENV (tests/CMakeLists.txt). Labels: import (fixtures in
 # tests/data), live (needs root and tracefs; records with trace-cmd).
 
-foreach(t import-counts import-names import-badinput import-progress)
+foreach(t import-counts import-names import-badinput import-progress
+		import-buffers)
 	string(REPLACE "-" "_" name "${t}")
 	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${t}.sh)
 	set_tests_properties(${name} PROPERTIES
