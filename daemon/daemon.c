@@ -534,7 +534,8 @@ int daemon_run(const struct daemon_opts *opts)
 			    "start are recorded as lost", (double)gap / 1e9);
 	if (store_close_open_history(c.store, now) ||
 	    (c.id = store_capture_begin(c.store, "live", uts.release, host, now,
-					live_events(c.live), NULL, o->instance)) < 0) {
+					live_events(c.live), live_clock(c.live),
+					o->instance)) < 0) {
 		log_error("%s: %s", o->db, store_errmsg(c.store));
 		goto out;
 	}

@@ -158,6 +158,65 @@ static int choose_buffers(struct import *im, const char **spec,
 	return 0;
 }
 
+/* What a clock that does not count nanoseconds counts. */
+static const char *clock_units(const char *clock)
+{
+	if (clock && !strcmp(clock, "counter"))
+		return "events";
+	if (clock && !strcmp(clock, "uptime"))
+		return "jiffies";
+	if (clock && !strcmp(clock, "x86-tsc"))
+		return "TSC cycles";
+	return "the clock's units";
+}
+
+/* The capture's clock: the one the file names, when it is the clock of
+ * the buffers read (trace-cmd saves one for the file, its first
+ * instance's). Says when timestamps, and so every duration and latency,
+ * are not nanoseconds, and when merged buffers count different units. */
+static const char *capture_clock(struct import *im)
+{
+	struct tracedat *td = im->td;
+	const char *clock = tracedat_clock(td), *other = NULL;
+	char ns_list[512] = "", other_list[512] = "";
+	int ns = -2, mixed = 0;
+
+	for (int i = 0; i < tracedat_buffers(td); i++) {
+		int n = tracedat_buffer_ns(td, i);
+		const char *name = tracedat_buffer_name(td, i);
+		char *list = n == 1 ? ns_list : other_list;
+		size_t len = strlen(list);
+
+		if (!tracedat_selected(td, i) || !tracedat_buffer_has_records(td, i))
+			continue;
+		snprintf(list + len, sizeof(ns_list) - len, "%s%s", len ? ", " : "", name);
+		if (!tracedat_buffer_clock(td, i))
+			other = name;
+		if (ns != -2 && n != ns)
+			mixed = 1;
+		ns = n;
+	}
+	if (mixed) {
+		log_warning("%s: the buffers merged count time in different units "
+			    "(nanoseconds: %s; other: %s): their timestamps do not "
+			    "compare (--buffer NAME imports one)", im->o->input,
+			    ns_list, other_list);
+		return NULL;
+	}
+	if (clock && other) {
+		log_warning("%s: the file's trace clock '%s' is not buffer %s's "
+			    "(its CPU stats count in other units): capture.clock "
+			    "left empty", im->o->input, clock, other);
+		clock = NULL;
+	}
+	if (ns == 0)
+		log_warning("%s: the trace clock%s%s%s counts %s, not nanoseconds: "
+			    "so do timestamps, durations and latencies", im->o->input,
+			    clock ? " '" : "", clock ? clock : "", clock ? "'" : "",
+			    clock_units(clock));
+	return clock;
+}
+
 /* A stats row per buffer read: its records (a merge's share of each). */
 static int buffer_stats(struct import *im, int64_t capture)
 {
@@ -221,7 +280,7 @@ static int import_into(const struct import_opts *o, const char *tmp)
 		goto store_fail;
 	capture = store_capture_begin(im.store, abs, NULL,
 				      uname(&uts) == 0 ? uts.nodename : NULL, 0, NULL,
-				      NULL, buffers);
+				      capture_clock(&im), buffers);
 	if (capture < 0)
 		goto store_fail;
 	clock_gettime(CLOCK_MONOTONIC, &im.start);

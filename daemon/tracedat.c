@@ -20,6 +20,11 @@ static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g
  * has them. Nothing else of that header is used. */
 int tracecmd_cpus(struct tracecmd_input *handle);
 struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
+/* Of its enum tracecmd_flags: the timestamps are nanoseconds. */
+#define TRACECMD_FL_IN_USECS_ (1 << 2)
 
 struct buffer {
 	struct tracecmd_input *handle;
@@ -28,6 +33,8 @@ struct buffer {
 	int has_records;
 	int selected;
 	uint64_t records;		/* delivered so far */
+	int stats_ns;			/* its clock counts ns (CPU stats);
+					 * -1 unknown */
 };
 
 struct tracedat {
@@ -97,6 +104,45 @@ static int holds_records(struct tracecmd_input *h)
 	return 0;
 }
 
+static struct buffer *find_buffer(struct tracedat *t, const char *name)
+{
+	for (int i = 1; i < t->nbuf; i++)
+		if (!strcmp(t->buf[i].name, name))
+			return &t->buf[i];
+	return NULL;
+}
+
+/* The CPU stats trace-cmd saved when it stopped, every buffer's in one
+ * text: the top buffer's first, then each instance's after a line
+ * "Buffer: NAME"; per CPU a line "CPU: N", then the lines of the kernel's
+ * per_cpu/cpuN/stats ("now ts: ...", "dropped events: N"...). */
+static void read_cpustats(struct tracedat *t)
+{
+	const char *text = tracecmd_get_cpustats(t->handle);
+	struct buffer *b = &t->buf[0];
+	char *copy, *line, *save = NULL;
+
+	if (!text || !(copy = strdup(text)))
+		return;
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		*v++ = '\0';
+		v += strspn(v, " ");
+		if (!strcmp(line, "Buffer"))
+			b = find_buffer(t, v);
+		else if (b && !strcmp(line, "now ts"))
+			/* The kernel prints the time of a clock counting
+			 * nanoseconds as seconds with a fraction, and the
+			 * others' (counter, uptime, x86-tsc) as one number. */
+			b->stats_ns = strchr(v, '.') != NULL;
+	}
+	free(copy);
+}
+
 struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 {
 	struct tracedat *t;
@@ -162,7 +208,9 @@ struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 	for (int i = 0; i < t->nbuf; i++) {
 		t->buf[i].has_records = holds_records(t->buf[i].handle);
 		t->buf[i].selected = 1;
+		t->buf[i].stats_ns = -1;
 	}
+	read_cpustats(t);
 	return t;
 fail:
 	tracedat_close(t);
@@ -230,6 +278,47 @@ int tracedat_select(struct tracedat *t, const char *name)
 int tracedat_selected(const struct tracedat *t, int i)
 {
 	return i >= 0 && i < t->nbuf && t->buf[i].selected;
+}
+
+const char *tracedat_clock(const struct tracedat *t)
+{
+	return tracecmd_get_trace_clock(t->handle);
+}
+
+/* Whether the kernel's clock of this name counts nanoseconds (its
+ * trace_clocks[].in_ns): all but a counter of events, jiffies and TSC
+ * cycles. */
+static int clock_counts_ns(const char *clock)
+{
+	return strcmp(clock, "counter") && strcmp(clock, "uptime") &&
+	       strcmp(clock, "x86-tsc");
+}
+
+int tracedat_buffer_ns(const struct tracedat *t, int i)
+{
+	const char *clock = tracedat_clock(t);
+	int ns;
+
+	if (i < 0 || i >= t->nbuf)
+		return -1;
+	ns = t->buf[i].stats_ns >= 0 ? t->buf[i].stats_ns :
+	     clock ? clock_counts_ns(clock) : -1;
+	/* trace-cmd record -C tsc2nsec saves x86-tsc cycles and how to
+	 * turn them into nanoseconds, which libtracecmd then does. */
+	if (ns == 0 && clock && !strcmp(clock, "x86-tsc") &&
+	    (tracecmd_get_flags(t->handle) & TRACECMD_FL_IN_USECS_))
+		ns = 1;
+	return ns;
+}
+
+const char *tracedat_buffer_clock(const struct tracedat *t, int i)
+{
+	const char *clock = tracedat_clock(t);
+
+	if (!clock || i < 0 || i >= t->nbuf ||
+	    (t->buf[i].stats_ns >= 0 && t->buf[i].stats_ns != clock_counts_ns(clock)))
+		return NULL;
+	return clock;
 }
 
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec,

@@ -40,6 +40,22 @@ uint64_t tracedat_buffer_records(const struct tracedat *t, int i);
 int tracedat_select(struct tracedat *t, const char *name);
 int tracedat_selected(const struct tracedat *t, int i);
 
+/* The trace clock the file names ("local", "mono", "counter"...), NULL
+ * when it names none. trace-cmd saves one clock per file, the one of the
+ * first instance it set up: with several buffers it may not be theirs. */
+const char *tracedat_clock(const struct tracedat *t);
+
+/* Whether buffer i's timestamps, as delivered, count nanoseconds: 1 yes,
+ * 0 no (the counter, uptime or x86-tsc clock without trace-cmd's
+ * tsc2nsec conversion: events counted, jiffies or TSC cycles), -1
+ * unknown. The kernel says so per buffer in the CPU stats trace-cmd
+ * saved; without them the clock's name decides. */
+int tracedat_buffer_ns(const struct tracedat *t, int i);
+
+/* The clock of buffer i: tracedat_clock(), or NULL when the buffer's CPU
+ * stats show that clock is not its own (they count in other units). */
+const char *tracedat_buffer_clock(const struct tracedat *t, int i);
+
 /* Called per record, in timestamp order; missed is the number of events
  * the ring buffer dropped on that CPU just before it (0 none, -1 some,
  * count unknown). A non-zero return stops the iteration. */

@@ -88,6 +88,8 @@ schemas=$(ls "$SRCDIR"/schema/[0-9][0-9][0-9]-*.sql | wc -l)
 check_eq "migrated to the last schema" "$schemas" "$(q "$old" "pragma user_version")"
 check_eq "the capture continued the database (a second capture row)" 2 \
 	"$(q "$old" "select count(*) from capture")"
+check_match "the live capture's clock and buffer (capture.clock|buffer)" \
+	"^(mono|local)\|$INSTANCE\$" "$(q "$old" "select clock || '|' || buffer from capture where id = 2")"
 views "$old" "$TMPDIR_TEST/after"
 for v in sched wakeup state; do
 	expect_same "after the migration, $v reads as before" \

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# import-clock.sh - the trace clock is stored (capture.clock) and said: a
+# file's clock is the one trace-cmd saved (`trace-cmd dump --options`,
+# TRACECLOCK's [bracketed] one) when it is the clock of the buffer read;
+# a clock that does not count nanoseconds (counter, x86-tsc here) gets
+# one warning saying timestamps, durations and latencies are in its units;
+# a buffer whose CPU stats show the file's clock is not its own gets the
+# clock left empty and a warning; --buffer all over buffers counting
+# different units warns that their timestamps do not compare.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+two=$TESTDATA/cases/two-buffers.dat	# rb_a mono, rb_b counter
+tsc=$TESTDATA/cases/clock-x86-tsc.dat	# rb_tsc x86-tsc
+v7=$TESTDATA/sched-v7.dat		# top buffer, local
+
+# file_clock DAT: the clock trace-cmd saved in the file.
+file_clock() {
+	trace-cmd dump --options -i "$1" 2> /dev/null |
+		awk '/Option TRACECLOCK/ { getline; if (match($0, /\[[^]]*\]/))
+			print substr($0, RSTART + 1, RLENGTH - 2) }'
+}
+
+# imported LABEL DAT WANT_CLOCK WARNING_REGEX|- [OPTION...]: imports, then
+# checks capture.clock (NULL shown as NULL) and the warnings (stderr
+# lines): exactly one matching the regex, or none for "-".
+imported() {
+	local label=$1 dat=$2 want=$3 warn=$4 db=$TMPDIR_TEST/clock.db
+	shift 4
+	import_ok "$dat" "$db" "$@" || return 0
+	check_eq "$label: capture.clock" "$want" \
+		"$(q "$db" "select coalesce(clock, 'NULL') from capture")" || true
+	if [ "$warn" = - ]; then
+		check_eq "$label: stderr" "" "$(cat "$TMPDIR_TEST/import.err")" || true
+	else
+		check_eq "$label: stderr lines" 1 "$(grep -c '' "$TMPDIR_TEST/import.err" || true)" || true
+		check_match "$label: the warning" "$warn" "$(cat "$TMPDIR_TEST/import.err")" || true
+	fi
+}
+
+check_eq "sched-v7.dat: the clock trace-cmd saved" local "$(file_clock "$v7")" || true
+imported "sched-v7.dat" "$v7" "$(file_clock "$v7")" -
+
+check_eq "clock-x86-tsc.dat: the clock trace-cmd saved" x86-tsc "$(file_clock "$tsc")" || true
+imported "clock-x86-tsc.dat" "$tsc" x86-tsc \
+	"^commd: .*clock-x86-tsc.dat: the trace clock 'x86-tsc' counts TSC cycles, not nanoseconds: so do timestamps, durations and latencies$"
+# The timestamps are the file's, cycles as they are (trace-cmd report -t).
+if [ -f "$TMPDIR_TEST/clock.db" ]; then
+	check_eq "clock-x86-tsc.dat: sched_process_exec ts vs trace-cmd report -t" \
+		"$(trace-cmd report -t -i "$tsc" 2> /dev/null | sed -n 's/.*\] *\([0-9]*\): sched_process_exec:.*/\1/p' | tr '\n' ' ')" \
+		"$(q "$TMPDIR_TEST/clock.db" "select ts from sched_process_exec order by ts" | tr '\n' ' ')" || true
+fi
+
+# two-buffers.dat: trace-cmd saved rb_b's clock for the whole file.
+check_eq "two-buffers.dat: the clock trace-cmd saved" counter "$(file_clock "$two")" || true
+imported "two-buffers.dat --buffer rb_b" "$two" counter \
+	"^commd: .*two-buffers.dat: the trace clock 'counter' counts events, not nanoseconds: so do timestamps, durations and latencies$" \
+	--buffer rb_b
+imported "two-buffers.dat --buffer rb_a" "$two" NULL \
+	"^commd: .*two-buffers.dat: the file's trace clock 'counter' is not buffer rb_a's \(its CPU stats count in other units\): capture.clock left empty$" \
+	--buffer rb_a
+imported "two-buffers.dat --buffer all" "$two" NULL \
+	"^commd: .*two-buffers.dat: the buffers merged count time in different units \(nanoseconds: rb_a; other: rb_b\): their timestamps do not compare \(--buffer NAME imports one\)$" \
+	--buffer all
+finish
