@@ -28,6 +28,8 @@ struct import {
 	struct tracedat *td;
 	struct store *store;
 	struct pipeline *pipe;
+	uint64_t *cpu_last;		/* per CPU: its last record's ts */
+	int ncpus;
 	uint64_t records, total;	/* total known only with progress */
 	int progress;
 	struct timespec start, last_draw;
@@ -88,6 +90,18 @@ static int on_record(void *ctx, const void *data, int size, int cpu,
 		goto fail;
 	if (pipeline_record(im->pipe, data, size, cpu, ts))
 		goto fail;
+	if (cpu >= 0 && cpu < im->ncpus)
+		im->cpu_last[cpu] = ts;
+	else if (cpu >= 0 && cpu < 1 << 16) {
+		uint64_t *l = realloc(im->cpu_last, ((size_t)cpu + 1) * sizeof(*l));
+
+		if (!l)
+			goto fail;
+		memset(l + im->ncpus, 0, ((size_t)cpu + 1 - (size_t)im->ncpus) * sizeof(*l));
+		im->cpu_last = l;
+		im->ncpus = cpu + 1;
+		l[cpu] = ts;
+	}
 	if (++im->records % PROGRESS_EVERY == 0) {
 		if (interrupted)
 			return 1;
@@ -155,6 +169,53 @@ static int choose_buffers(struct import *im, const char **spec,
 		snprintf(desc, desclen, "%s", *spec);
 	else if (!buffers_with_records(td, ",", desc, desclen))
 		snprintf(desc, desclen, "top");
+	return 0;
+}
+
+/* The events the kernel dropped from a full buffer not in overwrite mode
+ * ("dropped events" in the file's CPU stats): no page flags them, so no
+ * record says where. They become a lost_events row at the end of that
+ * CPU's records (the capture's end when it has none), as the live capture
+ * records them at its next look at the counters; a kernel_dropped_events
+ * stats row per CPU, and one warning line. */
+struct file_drops {
+	struct import *im;
+	int64_t capture;
+	uint64_t total;
+	char list[512];
+};
+
+static int on_dropped(void *ctx, const char *buffer, int cpu, uint64_t count)
+{
+	struct file_drops *fd = ctx;
+	struct import *im = fd->im;
+	uint64_t ts = cpu < im->ncpus && im->cpu_last[cpu] ? im->cpu_last[cpu] :
+		      pipeline_last_ts(im->pipe);
+	size_t len = strlen(fd->list);
+	int top = !strcmp(buffer, "top");
+
+	fd->total += count;
+	snprintf(fd->list + len, sizeof(fd->list) - len, "%s%s%sCPU %d: %llu",
+		 len ? ", " : "", top ? "" : buffer, top ? "" : " ", cpu,
+		 (unsigned long long)count);
+	if (pipeline_lost(im->pipe, cpu, ts, (int64_t)count) ||
+	    store_stat(im->store, fd->capture, "kernel_dropped_events", cpu,
+		       (int64_t)count))
+		return -1;
+	return 0;
+}
+
+static int file_drops(struct import *im, int64_t capture)
+{
+	struct file_drops fd = { .im = im, .capture = capture };
+
+	if (tracedat_dropped(im->td, on_dropped, &fd))
+		return -1;
+	if (fd.total)
+		log_warning("%s: the kernel dropped %llu events (%s): a full buffer "
+			    "not in overwrite mode, and no record says where; each "
+			    "CPU's are one lost_events row at its last record",
+			    im->o->input, (unsigned long long)fd.total, fd.list);
 	return 0;
 }
 
@@ -294,6 +355,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	}
 	if (im.progress)
 		draw_progress(&im, 1);
+	if (file_drops(&im, capture))
+		goto store_fail;
 	pipeline_finish(im.pipe, tracedat_cmdline, im.td);
 	if (pipeline_sync_names(im.pipe) ||
 	    pipeline_write_stats(im.pipe, capture) ||
@@ -320,6 +383,7 @@ out:
 		rc = 1;
 	}
 	tracedat_close(im.td);
+	free(im.cpu_last);
 	return rc;
 }
 

@@ -35,6 +35,8 @@ struct buffer {
 	uint64_t records;		/* delivered so far */
 	int stats_ns;			/* its clock counts ns (CPU stats);
 					 * -1 unknown */
+	uint64_t *dropped;		/* per CPU, from the CPU stats */
+	int ndropped;
 };
 
 struct tracedat {
@@ -112,6 +114,27 @@ static struct buffer *find_buffer(struct tracedat *t, const char *name)
 	return NULL;
 }
 
+/* A CPU's count of dropped events; CPUs past what a machine can have
+ * (a corrupt file) are left out. */
+static void set_dropped(struct buffer *b, long cpu, const char *v)
+{
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+
+	if (cpu < 0 || cpu >= 1 << 16 || end == v || *end)
+		return;
+	if (cpu >= b->ndropped) {
+		uint64_t *d = realloc(b->dropped, ((size_t)cpu + 1) * sizeof(*d));
+
+		if (!d)
+			return;
+		memset(d + b->ndropped, 0, ((size_t)cpu + 1 - (size_t)b->ndropped) * sizeof(*d));
+		b->dropped = d;
+		b->ndropped = (int)cpu + 1;
+	}
+	b->dropped[cpu] = n;
+}
+
 /* The CPU stats trace-cmd saved when it stopped, every buffer's in one
  * text: the top buffer's first, then each instance's after a line
  * "Buffer: NAME"; per CPU a line "CPU: N", then the lines of the kernel's
@@ -121,6 +144,7 @@ static void read_cpustats(struct tracedat *t)
 	const char *text = tracecmd_get_cpustats(t->handle);
 	struct buffer *b = &t->buf[0];
 	char *copy, *line, *save = NULL;
+	long cpu = -1;
 
 	if (!text || !(copy = strdup(text)))
 		return;
@@ -132,9 +156,14 @@ static void read_cpustats(struct tracedat *t)
 			continue;
 		*v++ = '\0';
 		v += strspn(v, " ");
-		if (!strcmp(line, "Buffer"))
+		if (!strcmp(line, "Buffer")) {
 			b = find_buffer(t, v);
-		else if (b && !strcmp(line, "now ts"))
+			cpu = -1;
+		} else if (!strcmp(line, "CPU")) {
+			cpu = strtol(v, NULL, 10);
+		} else if (b && !strcmp(line, "dropped events")) {
+			set_dropped(b, cpu, v);
+		} else if (b && !strcmp(line, "now ts"))
 			/* The kernel prints the time of a clock counting
 			 * nanoseconds as seconds with a fraction, and the
 			 * others' (counter, uptime, x86-tsc) as one number. */
@@ -221,8 +250,11 @@ void tracedat_close(struct tracedat *t)
 {
 	if (!t)
 		return;
-	for (int i = 1; i < t->nbuf; i++)
-		tracecmd_close(t->buf[i].handle);
+	for (int i = 0; i < t->nbuf; i++) {
+		if (i)
+			tracecmd_close(t->buf[i].handle);
+		free(t->buf[i].dropped);
+	}
 	free(t->buf);
 	free(t->iter);
 	if (t->handle)
@@ -319,6 +351,17 @@ const char *tracedat_buffer_clock(const struct tracedat *t, int i)
 	    (t->buf[i].stats_ns >= 0 && t->buf[i].stats_ns != clock_counts_ns(clock)))
 		return NULL;
 	return clock;
+}
+
+int tracedat_dropped(const struct tracedat *t, tracedat_drop_fn fn, void *ctx)
+{
+	int rc = 0;
+
+	for (int i = 0; !rc && i < t->nbuf; i++)
+		for (int cpu = 0; !rc && t->buf[i].selected && cpu < t->buf[i].ndropped; cpu++)
+			if (t->buf[i].dropped[cpu])
+				rc = fn(ctx, t->buf[i].name, cpu, t->buf[i].dropped[cpu]);
+	return rc;
 }
 
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec,

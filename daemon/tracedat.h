@@ -56,6 +56,15 @@ int tracedat_buffer_ns(const struct tracedat *t, int i);
  * stats show that clock is not its own (they count in other units). */
 const char *tracedat_buffer_clock(const struct tracedat *t, int i);
 
+/* The events the kernel dropped because a buffer not in overwrite mode
+ * was full, per selected buffer and CPU, from the CPU stats trace-cmd
+ * saved when recording stopped: no page flags these (overwritten events,
+ * the overruns, are the records' `missed`). fn is called for each
+ * non-zero count; a non-zero return stops. Returns 0 or fn's value. */
+typedef int (*tracedat_drop_fn)(void *ctx, const char *buffer, int cpu,
+				uint64_t count);
+int tracedat_dropped(const struct tracedat *t, tracedat_drop_fn fn, void *ctx);
+
 /* Called per record, in timestamp order; missed is the number of events
  * the ring buffer dropped on that CPU just before it (0 none, -1 some,
  * count unknown). A non-zero return stops the iteration. */
