@@ -415,7 +415,8 @@ int decode_record(struct decode *d, const void *data, int size, int cpu,
 	return 0;
 }
 
-/* JSON string escaping into a bounded buffer. */
+/* JSON into a bounded buffer; pos counts what the whole object needs,
+ * written or not. */
 struct jbuf {
 	char *buf;
 	size_t len, pos;
@@ -424,7 +425,8 @@ struct jbuf {
 static void jputc(struct jbuf *j, char c)
 {
 	if (j->pos + 1 < j->len)
-		j->buf[j->pos++] = c;
+		j->buf[j->pos] = c;
+	j->pos++;
 }
 
 static void jputs(struct jbuf *j, const char *s)
@@ -475,8 +477,6 @@ size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 	const struct tep_format_field *ff;
 	bool first = true;
 
-	if (!len)
-		return 0;
 	jputc(&j, '{');
 	for (ff = ev->event->format.fields; ff; ff = ff->next) {
 		struct fld f;
@@ -519,13 +519,8 @@ size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 		}
 	}
 	jputc(&j, '}');
-	/* A truncated object is not JSON; say so rather than store garbage. */
-	if (j.pos + 1 >= j.len) {
-		j.pos = 0;
-		jputs(&j, "{\"_truncated\":true}");
-		if (j.pos + 1 >= j.len)
-			j.pos = 0;
-	}
-	buf[j.pos] = '\0';
+	/* A cut object is not JSON: none at all, and the size it needs. */
+	if (len)
+		buf[j.pos < len ? j.pos : 0] = '\0';
 	return j.pos;
 }

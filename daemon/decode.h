@@ -105,8 +105,10 @@ int decode_has_event(const struct decode *d, enum decode_kind kind);
 uint64_t decode_field_errors(const struct decode *d);
 
 /* Writes the event's own fields (everything but common_*) as a JSON object
- * into buf, NUL-terminated, truncating cleanly at len. Returns the length
- * written. For the generic events table: not on the hot path. */
+ * into buf, NUL-terminated. Returns its length; when that is len or more
+ * the object did not fit and buf holds "" (as snprintf, call again with
+ * more than the length returned). For the generic events table: not on
+ * the hot path. */
 size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 			  char *buf, size_t len);
 

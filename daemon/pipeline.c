@@ -39,7 +39,8 @@ struct pipeline {
 	int sw_has_slice, sw_has_wake;
 	struct derive_slice sw_slice;
 	struct derive_wakeup sw_wake;
-	char json[8192];
+	char *json;		/* an ev_other row's fields, grown to fit */
+	size_t json_cap;
 };
 
 static const enum resolve_source kind_source[DECODE_KIND_COUNT] = {
@@ -142,6 +143,7 @@ void pipeline_free(struct pipeline *p)
 	free(p->type_rows);
 	free(p->type_counts);
 	free(p->seen);
+	free(p->json);
 	free(p);
 }
 
@@ -188,6 +190,27 @@ static void exec_name(struct pipeline *p, const struct decode_event *ev)
 	if (len)
 		resolve_name(p->resolve, pid, ev->cpu, base, len, ev->ts,
 			     RESOLVE_SRC_EXEC);
+}
+
+/* The JSON of an event without a table of its own, in p->json. The
+ * buffer grows to what the object needs: a record is at most a ring
+ * buffer page, each of its bytes at most a few of JSON, so it is bounded.
+ * 0 when there is no memory for it (the row keeps no fields). */
+static size_t event_json(struct pipeline *p, const struct decode_event *ev)
+{
+	size_t len = decode_fields_json(p->decode, ev, p->json, p->json_cap);
+
+	if (len >= p->json_cap) {
+		size_t cap = len + 1 > 8192 ? len + 1 : 8192;
+		char *q = realloc(p->json, cap);
+
+		if (!q)
+			return 0;
+		p->json = q;
+		p->json_cap = cap;
+		len = decode_fields_json(p->decode, ev, p->json, p->json_cap);
+	}
+	return len;
 }
 
 static uint32_t type_row(struct pipeline *p, const struct decode_event *ev)
@@ -322,8 +345,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		if (ev.names_task)
 			name(p, &ev, 0, 0, RESOLVE_SRC_EVENT, &hid);
 		type = type_row(p, &ev);
-		json_len = decode_fields_json(p->decode, &ev, p->json, sizeof(p->json));
-		json = p->json;
+		json_len = event_json(p, &ev);
+		json = json_len ? p->json : NULL;
 		break;
 	}
 	if (!hid)

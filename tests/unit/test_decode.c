@@ -222,10 +222,44 @@ static void decode_other_event_as_json(void)
 	memcpy(rec + 16, "vir\"tio", 8);
 	CHECK_INT(decode_record(d, rec, 24, 0, 1, &ev), 0);
 	CHECK_INT(ev.kind, DECODE_OTHER);
-	decode_fields_json(d, &ev, json, sizeof(json));
+	CHECK_INT(decode_fields_json(d, &ev, json, sizeof(json)), 28);
 	CHECK_STR(json, "{\"irq\":-5,\"name\":\"vir\\\"tio\"}");
-	decode_fields_json(d, &ev, json, 10);
-	CHECK_STR(json, "");	/* too small even for the marker: empty */
+	/* Too small: no cut object, and the size it needs. */
+	CHECK_INT(decode_fields_json(d, &ev, json, 10), 28);
+	CHECK_STR(json, "");
+	CHECK_INT(decode_fields_json(d, &ev, json, 28), 28);
+	CHECK_STR(json, "");
+	decode_free(d);
+	tep_free(tep);
+}
+
+/* A record of a page can make far more JSON than any fixed buffer holds
+ * (every control byte is 6 characters): nothing is cut, the caller learns
+ * the size and gets the whole object with a buffer that big. */
+static void decode_json_larger_than_any_buffer(void)
+{
+	const char *f[] = { irq_entry, NULL }, *s[] = { "irq" };
+	struct tep_handle *tep = tep_with(f, s);
+	struct decode *d = decode_new(tep);
+	struct decode_event ev;
+	static uint8_t rec[4000];
+	char small[128], *big;
+	size_t need;
+
+	put16(rec, 400);
+	put32(rec + 8, 7);
+	put32(rec + 12, (3001u << 16) | 16);
+	memset(rec + 16, 1, 3000);		/* 3000 x \u0001, then the NUL */
+	CHECK_INT(decode_record(d, rec, 16 + 3001, 0, 1, &ev), 0);
+	need = decode_fields_json(d, &ev, small, sizeof(small));
+	CHECK_INT(need, strlen("{\"irq\":7,\"name\":\"\"}") + 3000 * 6);
+	CHECK_STR(small, "");
+	big = malloc(need + 1);
+	CHECK_INT(decode_fields_json(d, &ev, big, need + 1), need);
+	CHECK_INT(strlen(big), need);
+	CHECK(!strncmp(big, "{\"irq\":7,\"name\":\"\\u0001\\u0001", 29));
+	CHECK(!strcmp(big + need - 8, "\\u0001\"}"));
+	free(big);
 	decode_free(d);
 	tep_free(tep);
 }
@@ -238,5 +272,6 @@ int main(void)
 	RUN(decode_missing_field_is_absent);
 	RUN(decode_rejects_unknown_and_short);
 	RUN(decode_other_event_as_json);
+	RUN(decode_json_larger_than_any_buffer);
 	return check_done("test_decode");
 }
