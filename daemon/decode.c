@@ -15,7 +15,9 @@
 
 enum slot { S_P0, S_P1, S_C0, S_C1, S_V0, S_V1, S_V2, S_STR, S_COUNT };
 
-enum fld_kind { F_NONE = 0, F_NUM, F_ARRAY, F_DATA_LOC, F_REL_LOC };
+/* F_TAIL: an array declared without a size (`char buf[]`, size 0 in the
+ * format: ftrace's print, bputs, raw_data...): the rest of the record. */
+enum fld_kind { F_NONE = 0, F_NUM, F_ARRAY, F_DATA_LOC, F_REL_LOC, F_TAIL };
 
 struct fld {
 	uint16_t offset;
@@ -137,6 +139,14 @@ const char *decode_kind_name(enum decode_kind kind)
 static void fld_from_format(struct fld *f, const struct tep_format_field *ff)
 {
 	memset(f, 0, sizeof(*f));
+	if (ff && ff->size == 0 && ff->offset >= 0 && ff->offset <= 0xffff &&
+	    (ff->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) ==
+	    TEP_FIELD_IS_ARRAY) {
+		f->offset = (uint16_t)ff->offset;
+		f->is_signed = !!(ff->flags & TEP_FIELD_IS_SIGNED);
+		f->kind = F_TAIL;
+		return;
+	}
 	if (!ff || ff->offset < 0 || ff->offset > 0xffff || ff->size <= 0 ||
 	    ff->size > 0xffff)
 		return;
@@ -209,6 +219,12 @@ static bool read_str(const struct decode *d, const struct fld *f,
 		len = loc >> 16;
 		if (f->kind == F_REL_LOC)
 			off += f->offset + f->size;
+		break;
+	case F_TAIL:
+		if (f->offset > size)
+			return false;
+		off = f->offset;
+		len = (uint32_t)(size - f->offset);
 		break;
 	default:
 		return false;
@@ -435,25 +451,65 @@ static void jputs(struct jbuf *j, const char *s)
 		jputc(j, *s++);
 }
 
+/* The length of the well-formed UTF-8 sequence (RFC 3629) starting at
+ * s[0], a byte of 0x80 or more, within n bytes; 0 when there is none
+ * there: a stray continuation byte, an overlong form, a surrogate, a code
+ * point past U+10FFFF, a sequence cut short. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;		/* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f;		/* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;		/* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f;		/* past U+10FFFF */
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* A JSON string of the bytes up to n or a NUL. Text is kept as it is,
+ * UTF-8 included (a comm, a path, a marker written in any language), so
+ * that json_extract() gives back the kernel's string; what is not text
+ * (control characters, bytes that are no UTF-8) is escaped byte by byte
+ * as \u00XX, keeping the JSON valid whatever the kernel wrote. */
 static void jstr(struct jbuf *j, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
 
+	n = strnlen(s, n);
 	jputc(j, '"');
-	for (size_t i = 0; i < n && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
+	for (size_t i = 0, k; i < n; i++) {
+		if (u[i] == '"' || u[i] == '\\') {
 			jputc(j, '\\');
-			jputc(j, (char)c);
-		} else if (c < 0x20 || c >= 0x7f) {
-			/* Bytes, not text: keep the JSON valid whatever the
-			 * kernel wrote. */
+			jputc(j, s[i]);
+		} else if (u[i] >= 0x80 && (k = utf8_seq(u + i, n - i))) {
+			while (k--)
+				jputc(j, s[i++]);
+			i--;
+		} else if (u[i] < 0x20 || u[i] >= 0x7f) {
 			jputs(j, "\\u00");
-			jputc(j, hex[c >> 4]);
-			jputc(j, hex[c & 15]);
+			jputc(j, hex[u[i] >> 4]);
+			jputc(j, hex[u[i] & 15]);
 		} else {
-			jputc(j, (char)c);
+			jputc(j, s[i]);
 		}
 	}
 	jputc(j, '"');
@@ -470,6 +526,42 @@ static void jnum(struct jbuf *j, int64_t v, bool is_signed)
 	jputs(j, tmp);
 }
 
+/* Whether the event's layout is all fixed: no __data_loc/__rel_loc field,
+ * whose data would follow the last field. */
+static bool fixed_layout(const struct tep_event *event)
+{
+	for (const struct tep_format_field *ff = event->format.fields; ff; ff = ff->next)
+		if (ff->flags & TEP_FIELD_IS_DYNAMIC)
+			return false;
+	return true;
+}
+
+/* How many elements of a numeric array field this record holds; -1 when
+ * it does not hold the field. An array declared without a size runs to
+ * the record's end. So does the last field of an event laid out all
+ * fixed: the kernel writes a stack trace (ftrace's kernel_stack, declared
+ * `caller[8]`) as long as it is, shorter or longer. Past the declared end
+ * only whole 8-byte steps count: what is shorter may be the struct's tail
+ * padding (under 8 bytes) and the ring buffer's rounding to 4. */
+static long array_count(const struct decode_event *ev,
+			const struct tep_format_field *ff, const struct fld *f)
+{
+	unsigned es = (unsigned)ff->elementsize;
+	long n = f->kind == F_TAIL ? 0 : (long)(f->size / es);
+	long end = (long)f->offset + (long)n * (long)es;
+
+	if (f->kind == F_TAIL || (!ff->next && fixed_layout(ev->event))) {
+		long rest = (long)ev->size - (long)f->offset;
+
+		if (rest < 0)
+			return -1;
+		if (f->kind == F_TAIL || rest < (long)f->size)
+			return rest / (long)es;
+		return n + ((long)ev->size - end) / 8 * 8 / (long)es;
+	}
+	return end <= ev->size ? n : -1;
+}
+
 size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 			  char *buf, size_t len)
 {
@@ -482,6 +574,7 @@ size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 		struct fld f;
 		struct decode_str s;
 		int64_t v;
+		long n;
 
 		fld_from_format(&f, ff);
 		if (!first)
@@ -494,18 +587,16 @@ size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 			if (read_str(d, &f, ev->data, ev->size, &s) &&
 			    (ff->flags & TEP_FIELD_IS_STRING))
 				jstr(&j, s.s, s.len);
-			else if (f.kind == F_DATA_LOC || f.kind == F_REL_LOC)
-				jputs(&j, "null");	/* dynamic non-string array */
 			else
-				jputs(&j, "null");
+				jputs(&j, "null");	/* dynamic non-string array */
 		} else if (f.kind == F_NUM && read_num(d, &f, ev->data, ev->size, &v)) {
 			jnum(&j, v, f.is_signed);
-		} else if (f.kind == F_ARRAY && ff->elementsize &&
+		} else if ((f.kind == F_ARRAY || f.kind == F_TAIL) &&
 			   (ff->elementsize == 1 || ff->elementsize == 2 ||
 			    ff->elementsize == 4 || ff->elementsize == 8) &&
-			   f.offset + f.size <= ev->size) {
+			   (n = array_count(ev, ff, &f)) >= 0) {
 			jputc(&j, '[');
-			for (unsigned i = 0; i < f.size / ff->elementsize; i++) {
+			for (long i = 0; i < n; i++) {
 				if (i)
 					jputc(&j, ',');
 				jnum(&j, (int64_t)load(d, (const uint8_t *)ev->data +

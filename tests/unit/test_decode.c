@@ -62,6 +62,33 @@ static const char irq_entry[] =
 	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"irq=%d name=%s\", REC->irq, __get_str(name)\n";
 
+/* ftrace's trace_marker event: a text of any length, declared buf[]. */
+static const char print_fmt[] =
+	"name: print\nID: 5\nformat:\n" COMMON
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\n"
+	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+
+/* ftrace's stack trace: declared caller[8], written as long as it is. */
+static const char stack_fmt[] =
+	"name: kernel_stack\nID: 4\nformat:\n" COMMON
+	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
+	"print fmt: \"\\t=> %ps\", (void *)REC->caller[0]\n";
+
+/* A last array the struct pads (to 8, after 4 bytes), and one followed
+ * by the data of a __data_loc string. */
+static const char padded_fmt[] =
+	"name: padded\nID: 6\nformat:\n" COMMON
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int x[1];\toffset:16;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"%d\", REC->x[0]\n";
+static const char dynamic_fmt[] =
+	"name: dyn\nID: 7\nformat:\n" COMMON
+	"\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int v[2];\toffset:12;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"%s\", __get_str(name)\n";
+
 static struct tep_handle *tep_with(const char *const *formats, const char *const *systems)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -78,6 +105,18 @@ static struct tep_handle *tep_with(const char *const *formats, const char *const
 static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* The JSON of one record ("(undecodable)" when it does not decode). */
+static const char *json_of(struct decode *d, const uint8_t *rec, int size)
+{
+	static char json[512];
+	struct decode_event ev;
+
+	if (decode_record(d, rec, size, 0, 1, &ev))
+		return "(undecodable)";
+	decode_fields_json(d, &ev, json, sizeof(json));
+	return json;
+}
 
 static void decode_switch_fields_from_format(void)
 {
@@ -264,6 +303,100 @@ static void decode_json_larger_than_any_buffer(void)
 	tep_free(tep);
 }
 
+/* char buf[] (size 0 in the format) is the rest of the record: the text
+ * trace_marker got, stopping at its NUL (the record's padding after). */
+static void decode_json_array_without_size_to_record_end(void)
+{
+	const char *f[] = { print_fmt, NULL }, *s[] = { "ftrace" };
+	struct tep_handle *tep = tep_with(f, s);
+	struct decode *d = decode_new(tep);
+	uint8_t rec[40] = { 0 };
+
+	put16(rec, 5);
+	put64(rec + 8, 0x1234);
+	memcpy(rec + 16, "hello marker\n", 14);	/* then NULs */
+	CHECK_STR(json_of(d, rec, 36), "{\"ip\":4660,\"buf\":\"hello marker\\u000a\"}");
+	/* A record ending where the text starts: an empty text. */
+	CHECK_STR(json_of(d, rec, 16), "{\"ip\":4660,\"buf\":\"\"}");
+	decode_free(d);
+	tep_free(tep);
+}
+
+/* Text keeps its UTF-8; bytes that are no UTF-8 (a stray continuation
+ * byte, 0xff, an overlong form, a surrogate, a cut sequence) and control
+ * characters are escaped one by one. */
+static void decode_json_utf8_kept_invalid_bytes_escaped(void)
+{
+	const char *f[] = { print_fmt, NULL }, *s[] = { "ftrace" };
+	struct tep_handle *tep = tep_with(f, s);
+	struct decode *d = decode_new(tep);
+	static const char text[] =
+		"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7|\x80\xff|\xc0\xaf|"
+		"\xed\xa0\x80|\xf4\x90\x80\x80|\x7f\x01|\xe2\x82";
+	uint8_t rec[96] = { 0 };
+
+	put16(rec, 5);
+	memcpy(rec + 16, text, sizeof(text) - 1);
+	CHECK_STR(json_of(d, rec, 16 + (int)sizeof(text) - 1),
+		  "{\"ip\":0,\"buf\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7|"
+		  "\\u0080\\u00ff|\\u00c0\\u00af|\\u00ed\\u00a0\\u0080|"
+		  "\\u00f4\\u0090\\u0080\\u0080|\\u007f\\u0001|\\u00e2\\u0082\"}");
+	decode_free(d);
+	tep_free(tep);
+}
+
+/* kernel_stack declares caller[8]; the kernel writes `size` entries, as
+ * many as the stack has: 3 or 11, the record says. */
+static void decode_json_stack_as_long_as_written(void)
+{
+	const char *f[] = { stack_fmt, NULL }, *s[] = { "ftrace" };
+	struct tep_handle *tep = tep_with(f, s);
+	struct decode *d = decode_new(tep);
+	uint8_t rec[16 + 11 * 8] = { 0 };
+
+	put16(rec, 4);
+	for (int i = 0; i < 11; i++)
+		put64(rec + 16 + 8 * i, 100 + (uint64_t)i);
+	put32(rec + 8, 11);
+	CHECK_STR(json_of(d, rec, sizeof(rec)),
+		  "{\"size\":11,\"caller\":[100,101,102,103,104,105,106,107,"
+		  "108,109,110]}");
+	put32(rec + 8, 3);
+	CHECK_STR(json_of(d, rec, 16 + 3 * 8), "{\"size\":3,\"caller\":[100,101,102]}");
+	/* 4 bytes past the 8th entry: the ring buffer's rounding, no entry. */
+	put32(rec + 8, 8);
+	CHECK_STR(json_of(d, rec, 16 + 8 * 8 + 4),
+		  "{\"size\":8,\"caller\":[100,101,102,103,104,105,106,107]}");
+	decode_free(d);
+	tep_free(tep);
+}
+
+/* Only whole 8-byte steps past a last array are the kernel's (struct
+ * padding is less), and nothing past it when the event has dynamic
+ * fields (their data follows). */
+static void decode_json_last_array_not_grown_into_padding_or_data(void)
+{
+	const char *f[] = { padded_fmt, dynamic_fmt, NULL }, *s[] = { "t", "t" };
+	struct tep_handle *tep = tep_with(f, s);
+	struct decode *d = decode_new(tep);
+	uint8_t rec[40] = { 0 };
+
+	put16(rec, 6);
+	put32(rec + 16, 7);
+	put32(rec + 20, 9);			/* the struct's padding */
+	CHECK_STR(json_of(d, rec, 24), "{\"ip\":0,\"x\":[7]}");
+
+	memset(rec, 0, sizeof(rec));
+	put16(rec, 7);
+	put32(rec + 8, (8u << 16) | 20);
+	put32(rec + 12, 1);
+	put32(rec + 16, 2);
+	memcpy(rec + 20, "abcdefg", 8);		/* the string's data */
+	CHECK_STR(json_of(d, rec, 28), "{\"name\":\"abcdefg\",\"v\":[1,2]}");
+	decode_free(d);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	RUN(decode_switch_fields_from_format);
@@ -273,5 +406,9 @@ int main(void)
 	RUN(decode_rejects_unknown_and_short);
 	RUN(decode_other_event_as_json);
 	RUN(decode_json_larger_than_any_buffer);
+	RUN(decode_json_array_without_size_to_record_end);
+	RUN(decode_json_utf8_kept_invalid_bytes_escaped);
+	RUN(decode_json_stack_as_long_as_written);
+	RUN(decode_json_last_array_not_grown_into_padding_or_data);
 	return check_done("test_decode");
 }
