@@ -176,13 +176,34 @@ static uint32_t intern_only(struct pipeline *p, const struct decode_event *ev,
 	return resolve_intern(p->resolve, ev->c[slot].s, ev->c[slot].len);
 }
 
+/* Whether filename is "/dev/fd/N": the name the kernel makes up for an
+ * exec from a file descriptor (fexecve, execveat(fd, "", AT_EMPTY_PATH)).
+ * The task is then named after the file (recent kernels, 6.18 here) or
+ * "N" (older ones), and a literal execve("/dev/fd/N") names it "N": the
+ * filename cannot say which. */
+static int fd_path(const char *s, uint32_t len)
+{
+	static const char dev_fd[] = "/dev/fd/";
+	const uint32_t n = sizeof(dev_fd) - 1;
+
+	if (len <= n || memcmp(s, dev_fd, n))
+		return 0;
+	for (uint32_t i = n; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* Names the exec'd task after its file's last part, as the kernel does,
+ * except where the name cannot be known from the filename: the next
+ * event that carries the task's comm names it then. */
 static void exec_name(struct pipeline *p, const struct decode_event *ev)
 {
 	const char *base, *s = ev->str.s;
 	uint32_t len = ev->str.len;
 	int32_t pid = (ev->has & DECODE_HAS_P0) ? ev->p[0] : ev->pid;
 
-	if (!(ev->has & DECODE_HAS_STR) || !len)
+	if (!(ev->has & DECODE_HAS_STR) || !len || fd_path(s, len))
 		return;
 	base = memrchr(s, '/', len);
 	base = base ? base + 1 : s;

@@ -4,7 +4,8 @@
 # tests/data), live (needs root and tracefs; records with trace-cmd).
 
 foreach(t import-counts import-names import-badinput import-progress
-		import-buffers import-clock import-drops import-json)
+		import-buffers import-clock import-drops import-json
+		import-exec-fd)
 	string(REPLACE "-" "_" name "${t}")
 	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${t}.sh)
 	set_tests_properties(${name} PROPERTIES
