@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -295,13 +294,37 @@ static int buffer_stats(struct import *im, int64_t capture)
 	return 0;
 }
 
+/* The recording machine's name and kernel release from the file's uname
+ * ("Linux vm 6.18.44-fc-v769 x86_64": sysname, nodename, release,
+ * machine), as a live capture stores its own. Empty when the file does
+ * not say: the importing machine is not the one that recorded. */
+static void recorded_on(struct tracedat *td, char *host, size_t hostlen,
+			char *kernel, size_t kernellen)
+{
+	const char *u = tracedat_uname(td), *word[3];
+	size_t len[3] = { 0, 0, 0 };
+
+	host[0] = kernel[0] = '\0';
+	for (int i = 0; u && i < 3; i++) {
+		u += strspn(u, " ");
+		word[i] = u;
+		len[i] = strcspn(u, " ");
+		u += len[i];
+	}
+	if (!len[2])
+		return;
+	snprintf(host, hostlen, "%.*s", (int)(len[1] < hostlen ? len[1] : hostlen - 1),
+		 word[1]);
+	snprintf(kernel, kernellen, "%.*s",
+		 (int)(len[2] < kernellen ? len[2] : kernellen - 1), word[2]);
+}
+
 /* The work itself, writing into tmp. Returns 0 or 1 (message logged). */
 static int import_into(const struct import_opts *o, const char *tmp)
 {
 	struct import im = { .o = o };
-	char err[1536], abs[PATH_MAX], buffers[1024];
+	char err[1536], abs[PATH_MAX], buffers[1024], host[256], kernel[256];
 	const char *spec = NULL;
-	struct utsname uts;
 	int64_t capture;
 	int rc = 1;
 
@@ -339,8 +362,9 @@ static int import_into(const struct import_opts *o, const char *tmp)
 		snprintf(abs, sizeof(abs), "%s", o->input);
 	if (store_begin(im.store))
 		goto store_fail;
-	capture = store_capture_begin(im.store, abs, NULL,
-				      uname(&uts) == 0 ? uts.nodename : NULL, 0, NULL,
+	recorded_on(im.td, host, sizeof(host), kernel, sizeof(kernel));
+	capture = store_capture_begin(im.store, abs, *kernel ? kernel : NULL,
+				      *host ? host : NULL, 0, NULL,
 				      capture_clock(&im), buffers);
 	if (capture < 0)
 		goto store_fail;

@@ -23,6 +23,7 @@ struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
+const char *tracecmd_get_uname(struct tracecmd_input *handle);
 /* Of its enum tracecmd_flags: the timestamps are nanoseconds. */
 #define TRACECMD_FL_IN_USECS_ (1 << 2)
 
@@ -310,6 +311,11 @@ int tracedat_select(struct tracedat *t, const char *name)
 int tracedat_selected(const struct tracedat *t, int i)
 {
 	return i >= 0 && i < t->nbuf && t->buf[i].selected;
+}
+
+const char *tracedat_uname(const struct tracedat *t)
+{
+	return tracecmd_get_uname(t->handle);
 }
 
 const char *tracedat_clock(const struct tracedat *t)

@@ -40,6 +40,10 @@ uint64_t tracedat_buffer_records(const struct tracedat *t, int i);
 int tracedat_select(struct tracedat *t, const char *name);
 int tracedat_selected(const struct tracedat *t, int i);
 
+/* The recording machine as trace-cmd saved it (`uname -snrm`: "Linux vm
+ * 6.18.44-fc-v769 x86_64"), NULL when the file does not say. */
+const char *tracedat_uname(const struct tracedat *t);
+
 /* The trace clock the file names ("local", "mono", "counter"...), NULL
  * when it names none. trace-cmd saves one clock per file, the one of the
  * first instance it set up: with several buffers it may not be theirs. */
