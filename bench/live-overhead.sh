@@ -6,11 +6,13 @@
 #             (the tracepoints' own cost);
 #   trace-cmd `trace-cmd record -d --no-filter` of the same events into a
 #             private instance, to a trace.dat;
-#   commd     commd capturing into SQLite (default settings).
+#   commd     commd capturing into SQLite (default settings);
+#   commd-CLK commd with --clock CLK, for each CLK in $CLOCKS (none by
+#             default; CLOCKS=mono shows what the mono clock costs).
 # Prints the workload's median time in each, the CPU seconds commd and
 # trace-cmd spent (user+sys from their rusage, /usr/bin/time, children
 # included) per million events stored, and the events each lost.
-#   bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
+#   [CLOCKS="mono ..."] bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-5}
@@ -33,6 +35,22 @@ load() { perf bench sched messaging -g "$groups" -l "$loops" 2>/dev/null | awk '
 # The child of /usr/bin/time (started in the background as $bg).
 child_of() { local c; until c=$(pgrep -P "$1"); do sleep 0.05; done; echo "$c"; }
 cpu_s() { awk 'END { print $1 + $2 }' "$1"; }	# the last line: /usr/bin/time may say the exit status first
+
+# commd_run KEY [ARGS...]: one commd capture around one load.
+commd_run() {
+	local key=$1 cd_pid
+	shift
+	/usr/bin/time -f "%U %S" -o "$work/c$i.time" \
+		"$top/build/commd" --foreground --db "$work/c$i.db" --socket "$work/c$i.sock" \
+		--instance "commd-bench-$$" "$@" 2> "$work/c$i.log" &
+	bg=$!
+	cd_pid=$(child_of "$bg")
+	until grep -q "capturing into" "$work/c$i.log"; do sleep 0.05; done
+	echo "$key $(load)" >> "$work/results"
+	kill -TERM "$cd_pid"; wait "$bg" || true; bg=
+	echo "${key}_cpu $(cpu_s "$work/c$i.time") $(sqlite3 -separator " " "$work/c$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
+	rm -f "$work/c$i.db"*
+}
 
 : > "$work/results"
 for i in $(seq "$runs"); do
@@ -67,21 +85,17 @@ for i in $(seq "$runs"); do
 	echo "tc_cpu $(cpu_s "$work/tc$i.time") $(sqlite3 -separator " " "$work/t$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
 	rm -f "$work/t$i.dat" "$work/t$i.db"
 
-	# commd
-	/usr/bin/time -f "%U %S" -o "$work/c$i.time" \
-		"$top/build/commd" --foreground --db "$work/c$i.db" --socket "$work/c$i.sock" \
-		--instance "commd-bench-$$" 2> "$work/c$i.log" &
-	bg=$!
-	cd_pid=$(child_of "$bg")
-	until grep -q "capturing into" "$work/c$i.log"; do sleep 0.05; done
-	echo "commd $(load)" >> "$work/results"
-	kill -TERM "$cd_pid"; wait "$bg" || true; bg=
-	echo "commd_cpu $(cpu_s "$work/c$i.time") $(sqlite3 -separator " " "$work/c$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
-	rm -f "$work/c$i.db"*
+	# commd, then commd with each clock of $CLOCKS
+	commd_run commd
+	for clk in ${CLOCKS:-}; do
+		commd_run "commd-$clk" --clock "$clk"
+	done
 done
 
 [ -n "${DEBUG:-}" ] && cat "$work/results" >&2
-awk -v g="$groups" -v l="$loops" -v n="$runs" '
+extra=
+for clk in ${CLOCKS:-}; do extra+=" commd-$clk"; done
+awk -v g="$groups" -v l="$loops" -v n="$runs" -v extra="$extra" '
 function median(k,   i, j, t, m) {
 	m = cnt[k]
 	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
@@ -94,8 +108,8 @@ END {
 	printf "perf bench sched messaging -g %d -l %d, %d runs each (interleaved), median time:\n", g, l, n
 	b = median("bare")
 	printf "  bare         %7.3f s  (runs %.3f to %.3f)\n", b, v["bare", 1], v["bare", cnt["bare"]]
-	split("enabled trace-cmd commd", ks, " ")
-	for (i = 1; i <= 3; i++) {
+	nk = split("enabled trace-cmd commd" extra, ks, " ")
+	for (i = 1; i <= nk; i++) {
 		t = median(ks[i]); m[ks[i]] = t
 		printf "  %-12s %7.3f s  (%+.1f%% against bare; runs %.3f to %.3f)\n", ks[i], t, (t / b - 1) * 100, v[ks[i], 1], v[ks[i], cnt[ks[i]]]
 	}
@@ -104,7 +118,7 @@ END {
 	# ratios of each round against the bare run of the same round is
 	# steadier when the machine drifts between rounds.
 	printf "paired: median over the rounds of (setting / that round bare run - 1):\n"
-	for (i = 1; i <= 3; i++) {
+	for (i = 1; i <= nk; i++) {
 		k = ks[i]
 		for (j = 1; j <= cnt[k]; j++) v["p" k, j] = (o[k, j] / o["bare", j] - 1) * 100
 		cnt["p" k] = cnt[k]
@@ -113,4 +127,8 @@ END {
 	printf "CPU per stored event (user+sys, all runs):\n"
 	printf "  commd        %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, ev["commd_cpu"], lost["commd_cpu"], rec["commd_cpu"]
 	printf "  trace-cmd    %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, ev["tc_cpu"], lost["tc_cpu"], rec["tc_cpu"]
+	for (i = 4; i <= nk; i++) {
+		k = ks[i] "_cpu"
+		printf "  %-12s %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", ks[i], cpu[k] / ev[k] * 1e6, cpu[k] / ev[k] * 1e6, ev[k], lost[k], rec[k]
+	}
 }' "$work/results"
