@@ -392,6 +392,11 @@ static int import_into(const struct import_opts *o, const char *tmp)
 		goto store_fail;
 	if (store_commit(im.store))
 		goto store_fail;
+	if (pipeline_undecodable(im.pipe))
+		log_warning("%s: %llu records not stored: the file has no format for "
+			    "their event (one a trigger enabled?) or they are cut short "
+			    "(stats: undecodable_records)", o->input,
+			    (unsigned long long)pipeline_undecodable(im.pipe));
 	if (pipeline_events(im.pipe) == 0 && im.records == 0)
 		log_warning("%s: no events in %s%s", o->input,
 			    o->buffer && spec ? "buffer " : "the file",

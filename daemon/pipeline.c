@@ -490,6 +490,11 @@ uint64_t pipeline_events(const struct pipeline *p)
 	return p->events;
 }
 
+uint64_t pipeline_undecodable(const struct pipeline *p)
+{
+	return p->undecodable;
+}
+
 uint64_t pipeline_first_ts(const struct pipeline *p)
 {
 	if (p->first_loss_ts && (!p->events || p->first_loss_ts < p->first_ts))

@@ -48,6 +48,8 @@ int pipeline_write_stats(struct pipeline *p, int64_t capture);
 const char *pipeline_events_seen(struct pipeline *p);
 
 uint64_t pipeline_events(const struct pipeline *p);
+/* Records that were not stored: no format for their type, or too short. */
+uint64_t pipeline_undecodable(const struct pipeline *p);
 uint64_t pipeline_first_ts(const struct pipeline *p);
 uint64_t pipeline_last_ts(const struct pipeline *p);
 struct resolve *pipeline_resolver(struct pipeline *p);

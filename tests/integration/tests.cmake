@@ -5,7 +5,7 @@
 
 foreach(t import-counts import-names import-badinput import-progress
 		import-buffers import-clock import-drops import-json
-		import-exec-fd import-machine)
+		import-exec-fd import-machine import-trigger)
 	string(REPLACE "-" "_" name "${t}")
 	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${t}.sh)
 	set_tests_properties(${name} PROPERTIES
