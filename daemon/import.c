@@ -218,18 +218,6 @@ static int file_drops(struct import *im, int64_t capture)
 	return 0;
 }
 
-/* What a clock that does not count nanoseconds counts. */
-static const char *clock_units(const char *clock)
-{
-	if (clock && !strcmp(clock, "counter"))
-		return "events";
-	if (clock && !strcmp(clock, "uptime"))
-		return "jiffies";
-	if (clock && !strcmp(clock, "x86-tsc"))
-		return "TSC cycles";
-	return "the clock's units";
-}
-
 /* The capture's clock: the one the file names, when it is the clock of
  * the buffers read (trace-cmd saves one for the file, its first
  * instance's). Says when timestamps, and so every duration and latency,
@@ -273,7 +261,8 @@ static const char *capture_clock(struct import *im)
 		log_warning("%s: the trace clock%s%s%s counts %s, not nanoseconds: "
 			    "so do timestamps, durations and latencies", im->o->input,
 			    clock ? " '" : "", clock ? clock : "", clock ? "'" : "",
-			    clock_units(clock));
+			    tracedat_clock_units(clock) ? tracedat_clock_units(clock) :
+			    "the clock's units");
 	return clock;
 }
 

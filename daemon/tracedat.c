@@ -323,13 +323,24 @@ const char *tracedat_clock(const struct tracedat *t)
 	return tracecmd_get_trace_clock(t->handle);
 }
 
+const char *tracedat_clock_units(const char *clock)
+{
+	if (!clock)
+		return "the clock's units";
+	if (!strcmp(clock, "counter"))
+		return "events";
+	if (!strcmp(clock, "uptime"))
+		return "jiffies";
+	if (!strcmp(clock, "x86-tsc"))
+		return "TSC cycles";
+	return NULL;
+}
+
 /* Whether the kernel's clock of this name counts nanoseconds (its
- * trace_clocks[].in_ns): all but a counter of events, jiffies and TSC
- * cycles. */
+ * trace_clocks[].in_ns). */
 static int clock_counts_ns(const char *clock)
 {
-	return strcmp(clock, "counter") && strcmp(clock, "uptime") &&
-	       strcmp(clock, "x86-tsc");
+	return tracedat_clock_units(clock) == NULL;
 }
 
 int tracedat_buffer_ns(const struct tracedat *t, int i)

@@ -56,6 +56,11 @@ const char *tracedat_clock(const struct tracedat *t);
  * saved; without them the clock's name decides. */
 int tracedat_buffer_ns(const struct tracedat *t, int i);
 
+/* What a trace clock of this name counts when not nanoseconds ("events",
+ * "jiffies", "TSC cycles"; "the clock's units" for no name); NULL for the
+ * clocks that count nanoseconds. */
+const char *tracedat_clock_units(const char *clock);
+
 /* The clock of buffer i: tracedat_clock(), or NULL when the buffer's CPU
  * stats show that clock is not its own (they count in other units). */
 const char *tracedat_buffer_clock(const struct tracedat *t, int i);
