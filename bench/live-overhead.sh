@@ -11,7 +11,11 @@
 #             default; CLOCKS=mono shows what the mono clock costs).
 # Prints the workload's median time in each, the CPU seconds commd and
 # trace-cmd spent (user+sys from their rusage, /usr/bin/time, children
-# included) per million events stored, and the events each lost.
+# included) per million events stored, and the events each lost; and,
+# round by round, commd's time against trace-cmd's with a distribution-free
+# 95% interval for its median. Dirty pages are written back before every
+# timed load (a previous run's files must not be flushed during the next),
+# and trace-cmd and commd swap places every other round.
 #   [CLOCKS="mono ..."] bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,7 +35,7 @@ cleanup() {
 trap cleanup EXIT
 events="sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,sched:sched_process_free,sched:sched_migrate_task,task:task_rename,task:task_newtask"
 kb=16384	# commd's default --buffer-kb; trace-cmd gets the same
-load() { perf bench sched messaging -g "$groups" -l "$loops" 2>/dev/null | awk '/Total time/ { print $3 }'; }
+load() { sync; sleep 1; perf bench sched messaging -g "$groups" -l "$loops" 2>/dev/null | awk '/Total time/ { print $3 }'; }
 # The child of /usr/bin/time (started in the background as $bg).
 child_of() { local c; until c=$(pgrep -P "$1"); do sleep 0.05; done; echo "$c"; }
 cpu_s() { awk 'END { print $1 + $2 }' "$1"; }	# the last line: /usr/bin/time may say the exit status first
@@ -52,6 +56,32 @@ commd_run() {
 	rm -f "$work/c$i.db"*
 }
 
+# tc_run: one trace-cmd record around one load, stopped with SIGINT after it.
+tc_run() {
+	local tc rec
+	tc=()
+	for e in ${events//,/ }; do tc+=(-e "$e"); done
+	/usr/bin/time -f "%U %S" -o "$work/tc$i.time" \
+		trace-cmd record -q -d --no-filter -B "$instance" -b "$kb" "${tc[@]}" \
+		-o "$work/t$i.dat" > "$work/tc$i.log" 2>&1 &
+	bg=$!
+	rec=$(child_of "$bg")
+	until [ "$(cat "$tr/instances/$instance/tracing_on" 2>/dev/null)" = 1 ]; do sleep 0.05; done
+	sleep 0.5
+	echo "trace-cmd $(load)" >> "$work/results"
+	kill -INT "$rec"; wait "$bg" || true; bg=
+	rmdir "$tr/instances/$instance" 2>/dev/null || true
+	echo "$saved_on" > "$tr/tracing_on"
+}
+
+# tc_count: what round $i's trace-cmd stored and lost (read back with
+# commd import), after the round's timed loads.
+tc_count() {
+	"$top/build/commd" import --no-progress "$work/t$i.dat" -o "$work/t$i.db" || { cat "$work/tc$i.log" >&2; exit 1; }
+	echo "tc_cpu $(cpu_s "$work/tc$i.time") $(sqlite3 -separator " " "$work/t$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
+	rm -f "$work/t$i.dat" "$work/t$i.db"
+}
+
 : > "$work/results"
 for i in $(seq "$runs"); do
 	echo "bare $(load)" >> "$work/results"
@@ -67,29 +97,19 @@ for i in $(seq "$runs"); do
 	echo > "$inst/set_event"
 	rmdir "$inst"
 
-	# trace-cmd record, stopped with SIGINT after the load
-	tc=()
-	for e in ${events//,/ }; do tc+=(-e "$e"); done
-	/usr/bin/time -f "%U %S" -o "$work/tc$i.time" \
-		trace-cmd record -q -d --no-filter -B "$instance" -b "$kb" "${tc[@]}" \
-		-o "$work/t$i.dat" > "$work/tc$i.log" 2>&1 &
-	bg=$!
-	rec=$(child_of "$bg")
-	until [ "$(cat "$tr/instances/$instance/tracing_on" 2>/dev/null)" = 1 ]; do sleep 0.05; done
-	sleep 0.5
-	echo "trace-cmd $(load)" >> "$work/results"
-	kill -INT "$rec"; wait "$bg" || true; bg=
-	rmdir "$tr/instances/$instance" 2>/dev/null || true
-	echo "$saved_on" > "$tr/tracing_on"
-	"$top/build/commd" import --no-progress "$work/t$i.dat" -o "$work/t$i.db" || { cat "$work/tc$i.log" >&2; exit 1; }
-	echo "tc_cpu $(cpu_s "$work/tc$i.time") $(sqlite3 -separator " " "$work/t$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
-	rm -f "$work/t$i.dat" "$work/t$i.db"
-
-	# commd, then commd with each clock of $CLOCKS
-	commd_run commd
+	# trace-cmd and commd (then commd with each clock of $CLOCKS), in
+	# turns: whichever runs second finds the machine as the first left it
+	if [ $((i % 2)) = 1 ]; then
+		tc_run
+		commd_run commd
+	else
+		commd_run commd
+		tc_run
+	fi
 	for clk in ${CLOCKS:-}; do
 		commd_run "commd-$clk" --clock "$clk"
 	done
+	tc_count
 done
 
 [ -n "${DEBUG:-}" ] && cat "$work/results" >&2
@@ -123,6 +143,25 @@ END {
 		for (j = 1; j <= cnt[k]; j++) v["p" k, j] = (o[k, j] / o["bare", j] - 1) * 100
 		cnt["p" k] = cnt[k]
 		printf "  %-12s %+.1f%% (rounds %+.1f%% to %+.1f%%)\n", k, median("p" k), v["p" k, 1], v["p" k, cnt[k]]
+	}
+	# commd against trace-cmd round by round (the two run back to back,
+	# in turns), with the distribution-free 95% interval for the median:
+	# the d-th smallest to the d-th largest, d from the binomial(n, 1/2)
+	# tail of at most 2.5%.
+	nd = 0
+	for (j = 1; j <= cnt["commd"] && j <= cnt["trace-cmd"]; j++) {
+		v["d", j] = (o["commd", j] / o["trace-cmd", j] - 1) * 100; nd++
+		if (v["d", j] <= 0) faster++
+	}
+	cnt["d"] = nd
+	if (nd) {
+		md = median("d")
+		p = 0.5 ^ nd; tail = p; d = 0
+		while (tail <= 0.025) { d++; p = p * (nd - d + 1) / d; tail += p }
+		printf "commd against trace-cmd, round by round (%d rounds): median %+.2f%%", nd, md
+		if (d >= 1)
+			printf ", 95%% interval %+.2f%% to %+.2f%%", v["d", d], v["d", nd - d + 1]
+		printf "; commd as fast or faster in %d of %d\n", faster, nd
 	}
 	printf "CPU per stored event (user+sys, all runs):\n"
 	printf "  commd        %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, ev["commd_cpu"], lost["commd_cpu"], rec["commd_cpu"]
