@@ -154,6 +154,7 @@ struct store {
 	int nspare;			/* on the spare list */
 	int spare_low;			/* its fewest since store_trim_spares() */
 	int64_t max_wake_latency;	/* the longest stored on a switch */
+	int64_t wake_saved;		/* as in stats, or -1: none there */
 	int nfull;			/* queued */
 	/* STORE_LIVE keeps the batches of the open transaction until its
 	 * COMMIT succeeds: when a write fails (a full disk, an I/O error,
@@ -592,6 +593,40 @@ static void bind_history(sqlite3_stmt *st, const struct op *o,
 static void trim(struct store *s);
 static void checkpoint(struct store *s);
 
+/* The longest wake latency stored on a switch bounds how far before a
+ * kept switch its waker's history row must reach (trim_finish). It is
+ * kept in stats, written in the transaction that first stores a longer
+ * one, so that a restart on the same database keeps the bound. */
+static int64_t one_int(struct store *s, const char *sql, int64_t arg, int *ok);
+
+static const char max_wake_sql[] =
+	"SELECT max(value) FROM stats WHERE name = 'max_wake_latency' AND capture IS NULL";
+
+static int save_max_wake(struct store *s, int64_t wake)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "INSERT INTO stats VALUES (NULL, 'max_wake_latency',"
+		 " NULL, %lld)", (long long)wake);
+	return exec(s, "DELETE FROM stats WHERE name = 'max_wake_latency' AND capture IS NULL") ||
+	       exec(s, sql);
+}
+
+static void load_max_wake(struct store *s)
+{
+	int ok;
+	int64_t v = one_int(s, max_wake_sql, 0, &ok);
+
+	if (ok) {
+		s->max_wake_latency = s->wake_saved = v;
+		return;
+	}
+	/* A database from before the row: its switches say, once (a scan). */
+	v = one_int(s, "SELECT max(wake_latency) FROM ev_sched_switch", 0, &ok);
+	s->max_wake_latency = ok && v > 0 ? v : 0;
+	s->wake_saved = -1;
+}
+
 static int run_op(struct store *s, const struct op *o, const struct batch *b)
 {
 	sqlite3_stmt *st;
@@ -641,15 +676,22 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 		return step(s, st, "storing lost events");
 	case OP_BEGIN:
 		return step(s, s->misc[ST_BEGIN], "BEGIN");
-	case OP_COMMIT:
+	case OP_COMMIT: {
+		int64_t wake = __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED);
+
 		if (flush_events(s, b))
+			return -1;
+		if (s->retain && wake > s->wake_saved && save_max_wake(s, wake))
 			return -1;
 		if (step(s, s->misc[ST_COMMIT], "COMMIT"))
 			return -1;
+		if (s->retain && wake > s->wake_saved)
+			s->wake_saved = wake;
 		trim(s);
 		if (s->retain)
 			checkpoint(s);
 		return 0;
+	}
 	}
 	return 0;
 }
@@ -1261,6 +1303,8 @@ struct store *store_open(const char *path, enum store_mode mode,
 	    max_id(s, "event_types", &s->type_base))
 		goto fail;
 	s->retain = mode == STORE_LIVE;
+	if (s->retain)
+		load_max_wake(s);
 	snprintf(s->wal_path, sizeof(s->wal_path), "%s-wal", path);
 	if (pthread_create(&s->writer, NULL, writer_main, s) == 0)
 		s->threaded = 1;	/* else: write in the caller, slower */

@@ -16,7 +16,9 @@
 #  - every kept event still has its comm_history row (hid), and so do the
 #    derived rows (sched, wakeup_latency and its waker);
 #  - exit 0 on SIGTERM, PRAGMA integrity_check ok; warnings about losses
-#    (if any) at most one per 10 s.
+#    (if any) at most one per 10 s;
+#  - the longest wake latency, which bounds the history kept for wakers,
+#    is in stats and survives a restart (below).
 . "$(dirname "$0")/lib.sh"
 need_live
 need_perf
@@ -110,4 +112,39 @@ check_true "loss warnings rate-limited (at most one per 10 s of ${run_s:-?} s)" 
 log "database at most $((max_db / 1024)) KiB, WAL at most $((max_wal / 1024)) KiB;" \
 	"kept $(q "$db" "select count(*) from ev_sched_switch") of $(q "$db" "select max(rowid) from ev_sched_switch") sched_switch rows," \
 	"$(q "$db" "select count(*) from comm_history") comm_history rows; $(grep -E 'stopped after' "$TMP/commd.err")"
+
+# The bound retention keeps history by (the longest wake latency stored on
+# a switch: a kept switch names its waker as of the waking) survives a
+# restart: it is in stats. Set it to a day, continue the database under
+# load until retention has cut past every row of the first run: no
+# history row of the first run may go (a day back from any kept switch
+# reaches them all), which the bound of the second run's own wakeups
+# alone (what a restart used to start from) would not keep.
+mw=$(q "$db" "select value from stats where name = 'max_wake_latency' and capture is null")
+kept_mw=$(q "$db" "select coalesce(max(wake_latency), 0) from ev_sched_switch")
+check_true "max_wake_latency in stats (>= the longest kept, $kept_mw ns)" ">= $kept_mw" "${mw:-none}" \
+	test "${mw:-0}" -gt 0 -a "${mw:-0}" -ge "$kept_mw"
+day=86400000000000
+t0=$(q "$db" "select max(ts) from ev_sched_switch")
+sqlite3 "$db" "update stats set value = $day where name = 'max_wake_latency' and capture is null"
+old_hist=$(q "$db" "select count(*) from comm_history where end_ts < $t0")
+start_ready "retention, continued" "$TMP/commd2.err" "$db" "$in" --max-db-mb "$MAX_MB" --commit-ms 200
+start_load "${LOAD2_S:-12}"
+for ((i = 0; i < 60; i++)); do
+	sleep 1
+	c=$(timeout 60 "$COMMQ" --socket "$sock" -q --timeout 30 -list -noheader \
+		"select coalesce(max(value), 0) from stats where name = 'retention_cutoff_ts'" 2>/dev/null || echo 0)
+	[ "${c:-0}" -gt $((t0 + 1000000000)) ] && break
+done
+stop_load
+stop_commd "$COMMD_PID" TERM
+check_eq "exit status after SIGTERM (continued)" 0 "$STOP_RC"
+cut2=$(q "$db" "select value from stats where name = 'retention_cutoff_ts'")
+check_true "the continued capture cut past the first run's events" "> $t0 + 1 s" "$cut2" \
+	test "${cut2:-0}" -gt $((t0 + 1000000000))
+check_eq "max_wake_latency kept across the restart" "$day" \
+	"$(q "$db" "select value from stats where name = 'max_wake_latency' and capture is null")"
+check_eq "the first run's history rows kept (ending before its last switch)" "$old_hist" \
+	"$(q "$db" "select count(*) from comm_history where end_ts < $t0")"
+check_integrity "after the continued retention" "$db"
 finish
