@@ -588,19 +588,11 @@ static void bind_history(sqlite3_stmt *st, const struct op *o,
 	sqlite3_bind_text(st, 7, resolve_source_name(o->type), -1, SQLITE_STATIC);
 }
 
-/* Runs one operation on the connection (writer thread, or the caller
- * when no writer runs). */
-static void trim(struct store *s);
-static void checkpoint(struct store *s);
-
 /* The longest wake latency stored on a switch bounds how far before a
  * kept switch its waker's history row must reach (trim_finish). It is
  * kept in stats, written in the transaction that first stores a longer
  * one, so that a restart on the same database keeps the bound. */
 static int64_t one_int(struct store *s, const char *sql, int64_t arg, int *ok);
-
-static const char max_wake_sql[] =
-	"SELECT max(value) FROM stats WHERE name = 'max_wake_latency' AND capture IS NULL";
 
 static int save_max_wake(struct store *s, int64_t wake)
 {
@@ -615,7 +607,8 @@ static int save_max_wake(struct store *s, int64_t wake)
 static void load_max_wake(struct store *s)
 {
 	int ok;
-	int64_t v = one_int(s, max_wake_sql, 0, &ok);
+	int64_t v = one_int(s, "SELECT max(value) FROM stats WHERE name = 'max_wake_latency'"
+			    " AND capture IS NULL", 0, &ok);
 
 	if (ok) {
 		s->max_wake_latency = s->wake_saved = v;
@@ -626,6 +619,11 @@ static void load_max_wake(struct store *s)
 	s->max_wake_latency = ok && v > 0 ? v : 0;
 	s->wake_saved = -1;
 }
+
+/* Runs one operation on the connection (writer thread, or the caller
+ * when no writer runs). */
+static void trim(struct store *s);
+static void checkpoint(struct store *s);
 
 static int run_op(struct store *s, const struct op *o, const struct batch *b)
 {
