@@ -9,7 +9,7 @@
 #   commd     commd capturing into SQLite (default settings);
 #   commd-CLK commd with --clock CLK, for each CLK in $CLOCKS (none by
 #             default; CLOCKS=mono shows what the mono clock costs).
-# Prints the workload's median time in each, the CPU seconds commd and
+# Prints the workload's median time in each (and its own CPU time), the CPU seconds commd and
 # trace-cmd spent (user+sys from their rusage, /usr/bin/time, children
 # included) per million events stored, and the events each lost; and,
 # round by round, commd's time against trace-cmd's with a distribution-free
@@ -35,7 +35,14 @@ cleanup() {
 trap cleanup EXIT
 events="sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,sched:sched_process_free,sched:sched_migrate_task,task:task_rename,task:task_newtask"
 kb=16384	# commd's default --buffer-kb; trace-cmd gets the same
-load() { sync; sleep 1; perf bench sched messaging -g "$groups" -l "$loops" 2>/dev/null | awk '/Total time/ { print $3 }'; }
+# load: the workload's time and its own CPU seconds (user+sys, its rusage).
+load() {
+	local t
+	sync; sleep 1
+	t=$(/usr/bin/time -f "%U %S" -o "$work/load.time" \
+		perf bench sched messaging -g "$groups" -l "$loops" 2>/dev/null | awk '/Total time/ { print $3 }')
+	echo "$t $(cpu_s "$work/load.time")"
+}
 # The child of /usr/bin/time (started in the background as $bg).
 child_of() { local c; until c=$(pgrep -P "$1"); do sleep 0.05; done; echo "$c"; }
 cpu_s() { awk 'END { print $1 + $2 }' "$1"; }	# the last line: /usr/bin/time may say the exit status first
@@ -123,7 +130,7 @@ function median(k,   i, j, t, m) {
 	return m % 2 ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2
 }
 /_cpu/ { k = $1; cpu[k] += $2; ev[k] += $3; lost[k] += $4; rec[k] += $5; next }
-{ v[$1, ++cnt[$1]] = $2; o[$1, cnt[$1]] = $2 }
+{ v[$1, ++cnt[$1]] = $2; o[$1, cnt[$1]] = $2; own[$1] += $3 }
 END {
 	printf "perf bench sched messaging -g %d -l %d, %d runs each (interleaved), median time:\n", g, l, n
 	b = median("bare")
@@ -163,6 +170,13 @@ END {
 			printf ", 95%% interval %+.2f%% to %+.2f%%", v["d", d], v["d", nd - d + 1]
 		printf "; commd as fast or faster in %d of %d\n", faster, nd
 	}
+	# The own CPU of the load: a tracer that slows the traced code itself
+	# (cache, memory, its tracepoints) shows here; one that only takes
+	# CPU from it does not.
+	printf "own CPU of the load (user+sys, its rusage), mean of the rounds:\n"
+	printf "  bare         %.2f s\n", own["bare"] / cnt["bare"]
+	for (i = 1; i <= nk; i++)
+		printf "  %-12s %.2f s (%+.1f%%)\n", ks[i], own[ks[i]] / cnt[ks[i]], (own[ks[i]] / cnt[ks[i]]) / (own["bare"] / cnt["bare"]) * 100 - 100
 	printf "CPU per stored event (user+sys, all runs):\n"
 	printf "  commd        %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, ev["commd_cpu"], lost["commd_cpu"], rec["commd_cpu"]
 	printf "  trace-cmd    %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, ev["tc_cpu"], lost["tc_cpu"], rec["tc_cpu"]
