@@ -17,3 +17,10 @@ foreach(t live-lifecycle live-notify live-errors live-sigkill live-heavy live-fr
 		ENVIRONMENT "${COMMD_TEST_ENV};NOTIFY_LISTEN=$<TARGET_FILE:notify-listen>"
 		LABELS live RUN_SERIAL TRUE TIMEOUT 300)
 endforeach()
+
+# A CPU offline and back during a capture; exit 77 (skipped) where no CPU
+# can go offline.
+add_test(NAME live_hotplug COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/live-hotplug.sh)
+set_tests_properties(live_hotplug PROPERTIES
+	ENVIRONMENT "${COMMD_TEST_ENV};NOTIFY_LISTEN=$<TARGET_FILE:notify-listen>"
+	LABELS live RUN_SERIAL TRUE TIMEOUT 300 SKIP_RETURN_CODE 77)
