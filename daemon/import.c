@@ -257,12 +257,14 @@ static const char *capture_clock(struct import *im)
 			    "left empty", im->o->input, clock, other);
 		clock = NULL;
 	}
-	if (ns == 0)
+	if (ns == 0) {
+		const char *units = tracedat_clock_units(clock);
+
 		log_warning("%s: the trace clock%s%s%s counts %s, not nanoseconds: "
 			    "so do timestamps, durations and latencies", im->o->input,
 			    clock ? " '" : "", clock ? clock : "", clock ? "'" : "",
-			    tracedat_clock_units(clock) ? tracedat_clock_units(clock) :
-			    "the clock's units");
+			    units ? units : "the clock's units");
+	}
 	return clock;
 }
 

@@ -326,7 +326,7 @@ const char *tracedat_clock(const struct tracedat *t)
 const char *tracedat_clock_units(const char *clock)
 {
 	if (!clock)
-		return "the clock's units";
+		return NULL;
 	if (!strcmp(clock, "counter"))
 		return "events";
 	if (!strcmp(clock, "uptime"))

@@ -57,8 +57,8 @@ const char *tracedat_clock(const struct tracedat *t);
 int tracedat_buffer_ns(const struct tracedat *t, int i);
 
 /* What a trace clock of this name counts when not nanoseconds ("events",
- * "jiffies", "TSC cycles"; "the clock's units" for no name); NULL for the
- * clocks that count nanoseconds. */
+ * "jiffies", "TSC cycles"); NULL for the clocks that count nanoseconds,
+ * and for no name. */
 const char *tracedat_clock_units(const char *clock);
 
 /* The clock of buffer i: tracedat_clock(), or NULL when the buffer's CPU
