@@ -588,21 +588,26 @@ static void bind_history(sqlite3_stmt *st, const struct op *o,
 	sqlite3_bind_text(st, 7, resolve_source_name(o->type), -1, SQLITE_STATIC);
 }
 
+/* A stats row of the database as a whole (capture and cpu NULL), in
+ * place of the one before. Inside the caller's transaction. */
+static int set_db_stat(struct store *s, const char *name, int64_t value)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql), "DELETE FROM stats WHERE name = '%s' AND capture IS NULL",
+		 name);
+	if (exec(s, sql))
+		return -1;
+	snprintf(sql, sizeof(sql), "INSERT INTO stats VALUES (NULL, '%s', NULL, %lld)",
+		 name, (long long)value);
+	return exec(s, sql);
+}
+
 /* The longest wake latency stored on a switch bounds how far before a
  * kept switch its waker's history row must reach (trim_finish). It is
  * kept in stats, written in the transaction that first stores a longer
  * one, so that a restart on the same database keeps the bound. */
 static int64_t one_int(struct store *s, const char *sql, int64_t arg, int *ok);
-
-static int save_max_wake(struct store *s, int64_t wake)
-{
-	char sql[128];
-
-	snprintf(sql, sizeof(sql), "INSERT INTO stats VALUES (NULL, 'max_wake_latency',"
-		 " NULL, %lld)", (long long)wake);
-	return exec(s, "DELETE FROM stats WHERE name = 'max_wake_latency' AND capture IS NULL") ||
-	       exec(s, sql);
-}
 
 static void load_max_wake(struct store *s)
 {
@@ -676,14 +681,13 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 		return step(s, s->misc[ST_BEGIN], "BEGIN");
 	case OP_COMMIT: {
 		int64_t wake = __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED);
+		int save = s->retain && wake > s->wake_saved;
 
-		if (flush_events(s, b))
+		if (flush_events(s, b) ||
+		    (save && set_db_stat(s, "max_wake_latency", wake)) ||
+		    step(s, s->misc[ST_COMMIT], "COMMIT"))
 			return -1;
-		if (s->retain && wake > s->wake_saved && save_max_wake(s, wake))
-			return -1;
-		if (step(s, s->misc[ST_COMMIT], "COMMIT"))
-			return -1;
-		if (s->retain && wake > s->wake_saved)
+		if (save)
 			s->wake_saved = wake;
 		trim(s);
 		if (s->retain)
@@ -842,12 +846,8 @@ static void trim_finish(struct store *s, int64_t cutoff)
 	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld",
 		 (long long)(first - TRIM_HISTORY_SLACK_NS -
 			     __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED)));
-	if (exec(s, sql) ||
-	    exec(s, "DELETE FROM stats WHERE name = 'retention_cutoff_ts' AND capture IS NULL"))
-		goto fail;
-	snprintf(sql, sizeof(sql), "INSERT INTO stats VALUES (NULL, 'retention_cutoff_ts',"
-		 " NULL, %lld)", (long long)cutoff);
-	if (exec(s, sql) || exec(s, "COMMIT"))
+	if (exec(s, sql) || set_db_stat(s, "retention_cutoff_ts", cutoff) ||
+	    exec(s, "COMMIT"))
 		goto fail;
 	return;
 fail:
