@@ -9,13 +9,14 @@
 #   commd     commd capturing into SQLite (default settings);
 #   commd-CLK commd with --clock CLK, for each CLK in $CLOCKS (none by
 #             default; CLOCKS=mono shows what the mono clock costs).
-# Prints the workload's median time in each (and its own CPU time), the CPU seconds commd and
-# trace-cmd spent (user+sys from their rusage, /usr/bin/time, children
-# included) per million events stored, and the events each lost; and,
-# round by round, commd's time against trace-cmd's with a distribution-free
-# 95% interval for its median. Dirty pages are written back before every
-# timed load (a previous run's files must not be flushed during the next),
-# and trace-cmd and commd swap places every other round.
+# Prints the workload's median time in each and its own CPU time, the CPU
+# seconds commd and trace-cmd spent (user+sys from their rusage,
+# /usr/bin/time, children included) per million events stored, and the
+# events each lost; and, round by round, commd's time against trace-cmd's
+# with a distribution-free 95% interval for its median. Dirty pages are
+# written back before every timed load (a previous run's files must not be
+# flushed during the next), and trace-cmd and commd swap places every
+# other round.
 #   [CLOCKS="mono ..."] bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,6 +47,10 @@ load() {
 # The child of /usr/bin/time (started in the background as $bg).
 child_of() { local c; until c=$(pgrep -P "$1"); do sleep 0.05; done; echo "$c"; }
 cpu_s() { awk 'END { print $1 + $2 }' "$1"; }	# the last line: /usr/bin/time may say the exit status first
+# stored DB: the events a capture stored, the events it lost and its loss rows.
+stored() {
+	sqlite3 -separator " " "$1" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)"
+}
 
 # commd_run KEY [ARGS...]: one commd capture around one load.
 commd_run() {
@@ -59,7 +64,7 @@ commd_run() {
 	until grep -q "capturing into" "$work/c$i.log"; do sleep 0.05; done
 	echo "$key $(load)" >> "$work/results"
 	kill -TERM "$cd_pid"; wait "$bg" || true; bg=
-	echo "${key}_cpu $(cpu_s "$work/c$i.time") $(sqlite3 -separator " " "$work/c$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
+	echo "${key}_cpu $(cpu_s "$work/c$i.time") $(stored "$work/c$i.db")" >> "$work/results"
 	rm -f "$work/c$i.db"*
 }
 
@@ -85,7 +90,7 @@ tc_run() {
 # commd import), after the round's timed loads.
 tc_count() {
 	"$top/build/commd" import --no-progress "$work/t$i.dat" -o "$work/t$i.db" || { cat "$work/tc$i.log" >&2; exit 1; }
-	echo "tc_cpu $(cpu_s "$work/tc$i.time") $(sqlite3 -separator " " "$work/t$i.db" "select (select value from stats where name = 'events'), (select coalesce(sum(max(count, 0)), 0) from lost_events), (select count(*) from lost_events)")" >> "$work/results"
+	echo "tc_cpu $(cpu_s "$work/tc$i.time") $(stored "$work/t$i.db")" >> "$work/results"
 	rm -f "$work/t$i.dat" "$work/t$i.db"
 }
 
@@ -140,7 +145,7 @@ END {
 		t = median(ks[i]); m[ks[i]] = t
 		printf "  %-12s %7.3f s  (%+.1f%% against bare; runs %.3f to %.3f)\n", ks[i], t, (t / b - 1) * 100, v[ks[i], 1], v[ks[i], cnt[ks[i]]]
 	}
-	printf "slowdown under commd / under trace-cmd: %.3f\n", (m["commd"] - b) / (m["trace-cmd"] - b)
+	printf "median time under commd / under trace-cmd: %.3f\n", m["commd"] / m["trace-cmd"]
 	# Each round runs the four settings back to back: the median of the
 	# ratios of each round against the bare run of the same round is
 	# steadier when the machine drifts between rounds.
