@@ -12,7 +12,9 @@
 # Prints the workload's median time in each and its own CPU time, the CPU
 # seconds commd and trace-cmd spent (user+sys from their rusage,
 # /usr/bin/time, children included) per million events stored, and the
-# events each lost; and, round by round, commd's time against trace-cmd's
+# events each lost; the CPU each tracer ran while the load ran (schedstat
+# of its processes and threads) against all it used; and, round by round,
+# commd's time against trace-cmd's
 # with a distribution-free 95% interval for its median. Dirty pages are
 # written back before every timed load (a previous run's files must not be
 # flushed during the next), and trace-cmd and commd swap places every
@@ -36,14 +38,30 @@ cleanup() {
 trap cleanup EXIT
 events="sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,sched:sched_process_free,sched:sched_migrate_task,task:task_rename,task:task_newtask"
 kb=16384	# commd's default --buffer-kb; trace-cmd gets the same
-# load: the workload's time and its own CPU seconds (user+sys, its rusage).
+# load [TRACER]: the workload's time, its own CPU seconds (user+sys, its
+# rusage) and, with a tracer's pid, the CPU seconds the tracer's processes
+# and threads ran while the load did.
 load() {
-	local t
+	local t a=0 b=0
 	sync; sleep 1
+	[ -n "${1:-}" ] && a=$(ran_ns "$1")
 	t=$(/usr/bin/time -f "%U %S" -o "$work/load.time" \
 		perf bench sched messaging -g "$groups" -l "$loops" 2>/dev/null | awk '/Total time/ { print $3 }')
-	echo "$t $(cpu_s "$work/load.time")"
+	[ -n "${1:-}" ] && b=$(ran_ns "$1")
+	echo "$t $(cpu_s "$work/load.time") $(awk -v a="$a" -v b="$b" 'BEGIN { print (b - a) / 1e9 }')"
 }
+# ran_ns PID: nanoseconds on a CPU (schedstat) of PID, its threads and its
+# descendants', so far.
+ran_ns() {
+	local p c t ns=0
+	for p in $(tree_of "$1"); do
+		for c in /proc/"$p"/task/*/schedstat; do
+			read -r t _ 2> /dev/null < "$c" && ns=$((ns + t))
+		done
+	done
+	echo "$ns"
+}
+tree_of() { local c; echo "$1"; for c in $(pgrep -P "$1"); do tree_of "$c"; done; }
 # The child of /usr/bin/time (started in the background as $bg).
 child_of() { local c; until c=$(pgrep -P "$1"); do sleep 0.05; done; echo "$c"; }
 cpu_s() { awk 'END { print $1 + $2 }' "$1"; }	# the last line: /usr/bin/time may say the exit status first
@@ -62,7 +80,7 @@ commd_run() {
 	bg=$!
 	cd_pid=$(child_of "$bg")
 	until grep -q "capturing into" "$work/c$i.log"; do sleep 0.05; done
-	echo "$key $(load)" >> "$work/results"
+	echo "$key $(load "$cd_pid")" >> "$work/results"
 	kill -TERM "$cd_pid"; wait "$bg" || true; bg=
 	echo "${key}_cpu $(cpu_s "$work/c$i.time") $(stored "$work/c$i.db")" >> "$work/results"
 	rm -f "$work/c$i.db"*
@@ -80,7 +98,7 @@ tc_run() {
 	rec=$(child_of "$bg")
 	until [ "$(cat "$tr/instances/$instance/tracing_on" 2>/dev/null)" = 1 ]; do sleep 0.05; done
 	sleep 0.5
-	echo "trace-cmd $(load)" >> "$work/results"
+	echo "trace-cmd $(load "$rec")" >> "$work/results"
 	kill -INT "$rec"; wait "$bg" || true; bg=
 	rmdir "$tr/instances/$instance" 2>/dev/null || true
 	echo "$saved_on" > "$tr/tracing_on"
@@ -135,7 +153,7 @@ function median(k,   i, j, t, m) {
 	return m % 2 ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2
 }
 /_cpu/ { k = $1; cpu[k] += $2; ev[k] += $3; lost[k] += $4; rec[k] += $5; next }
-{ v[$1, ++cnt[$1]] = $2; o[$1, cnt[$1]] = $2; own[$1] += $3 }
+{ v[$1, ++cnt[$1]] = $2; o[$1, cnt[$1]] = $2; own[$1] += $3; ran[$1] += $4 }
 END {
 	printf "perf bench sched messaging -g %d -l %d, %d runs each (interleaved), median time:\n", g, l, n
 	b = median("bare")
@@ -182,6 +200,14 @@ END {
 	printf "  bare         %.2f s\n", own["bare"] / cnt["bare"]
 	for (i = 1; i <= nk; i++)
 		printf "  %-12s %.2f s (%+.1f%%)\n", ks[i], own[ks[i]] / cnt[ks[i]], (own[ks[i]] / cnt[ks[i]]) / (own["bare"] / cnt["bare"]) * 100 - 100
+	# What a tracer runs while the load runs is what it takes from it;
+	# what it does before and after (start, the last drain, a file
+	# written out) is not.
+	printf "tracer CPU a round: while the load ran (its processes and threads, schedstat) / in all (rusage):\n"
+	for (i = 2; i <= nk; i++) {
+		k = ks[i]; c = (k == "trace-cmd" ? "tc" : k) "_cpu"
+		printf "  %-12s %.3f s / %.3f s\n", k, ran[k] / cnt[k], cpu[c] / cnt[k]
+	}
 	printf "CPU per stored event (user+sys, all runs):\n"
 	printf "  commd        %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, cpu["commd_cpu"] / ev["commd_cpu"] * 1e6, ev["commd_cpu"], lost["commd_cpu"], rec["commd_cpu"]
 	printf "  trace-cmd    %.3f us  (%.2f s per million; %d events, %d lost in %d loss records)\n", cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, cpu["tc_cpu"] / ev["tc_cpu"] * 1e6, ev["tc_cpu"], lost["tc_cpu"], rec["tc_cpu"]
