@@ -352,10 +352,11 @@ int tracedat_buffer_ns(const struct tracedat *t, int i)
 		return -1;
 	ns = t->buf[i].stats_ns >= 0 ? t->buf[i].stats_ns :
 	     clock ? clock_counts_ns(clock) : -1;
-	/* trace-cmd record -C tsc2nsec saves x86-tsc cycles and how to
-	 * turn them into nanoseconds, which libtracecmd then does. */
-	if (ns == 0 && clock && !strcmp(clock, "x86-tsc") &&
-	    (tracecmd_get_flags(t->handle) & TRACECMD_FL_IN_USECS_))
+	/* trace-cmd record --tsc2nsec saves TSC cycles and how to turn them
+	 * into nanoseconds (its TSC2NSEC option); libtracecmd then does, for
+	 * every buffer, whatever clock name the file gives (a version 6 file
+	 * names the top buffer's, `local`, for a buffer counting cycles). */
+	if (ns == 0 && (tracecmd_get_flags(t->handle) & TRACECMD_FL_IN_USECS_))
 		ns = 1;
 	return ns;
 }

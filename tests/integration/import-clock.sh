@@ -51,6 +51,47 @@ if [ -f "$TMPDIR_TEST/clock.db" ]; then
 		"$(q "$TMPDIR_TEST/clock.db" "select ts from sched_process_exec order by ts" | tr '\n' ' ')" || true
 fi
 
+# tsc2nsec: trace-cmd record --tsc2nsec records TSC cycles and saves how
+# to turn them into nanoseconds (a TSC2NSEC option: mult, shift, offset),
+# and libtracecmd turns every timestamp into ns = cycles * mult >> shift.
+# This VM's trace-cmd cannot record it ("TSC to nanosecond is not
+# supported"), so add-tsc2nsec.py adds the option to a version 6 x86-tsc
+# recording. That file names the top buffer's clock, `local`, and its rb_tn
+# counts cycles: the clock is left empty (one warning), and without the
+# option the timestamps are cycles (a second warning); with it they are
+# trace-cmd report's nanoseconds, and no warning says otherwise.
+tsc6=$TESTDATA/cases/clock-x86-tsc-v6.dat
+tn=$TMPDIR_TEST/tsc2nsec.dat
+mult=6710886 shift=24		# 0.4 ns a cycle: a 2.5 GHz TSC
+report_ns() {			# DAT: sched_process_exec times, s.ns as ns
+	trace-cmd report -t -i "$1" 2> /dev/null |
+		sed -n 's/.*\] *\([0-9]*\)\.\([0-9]\{9\}\): sched_process_exec:.*/\1\2/p' | tr '\n' ' '
+}
+mismatch="the file's trace clock 'local' is not buffer rb_tn's \(its CPU stats count in other units\): capture.clock left empty"
+if import_ok "$tsc6" "$TMPDIR_TEST/tsc6.db"; then
+	raw=$(q "$TMPDIR_TEST/tsc6.db" "select ts from sched_process_exec order by ts" | tr '\n' ' ')
+	check_eq "clock-x86-tsc-v6.dat: sched_process_exec rows" 3 "$(wc -w <<< "$raw")" || true
+	check_eq "clock-x86-tsc-v6.dat: stderr lines" 2 "$(grep -c '' "$TMPDIR_TEST/import.err" || true)" || true
+	check_match "clock-x86-tsc-v6.dat: the clock's warning" "$mismatch" "$(cat "$TMPDIR_TEST/import.err")" || true
+	check_match "clock-x86-tsc-v6.dat: the units' warning" "not nanoseconds" "$(cat "$TMPDIR_TEST/import.err")" || true
+	if python3 "$INTEG_DIR/add-tsc2nsec.py" "$tsc6" "$tn" "$mult" "$shift" 0 2> "$TMPDIR_TEST/craft.err"; then
+		check_match "tsc2nsec.dat: trace-cmd dump sees the option" "$mult $shift 0 \[multiplier, shift, offset\]" \
+			"$(trace-cmd dump --options -i "$tn" 2>&1)" || true
+		if import_ok "$tn" "$TMPDIR_TEST/tn.db"; then
+			got=$(q "$TMPDIR_TEST/tn.db" "select ts from sched_process_exec order by ts" | tr '\n' ' ')
+			# shellcheck disable=SC2086
+			check_eq "tsc2nsec.dat: ts = cycles * mult >> shift" \
+				"$(python3 -c 'import sys; m, s = int(sys.argv[1]), int(sys.argv[2]); print(" ".join(str(int(c) * m >> s) for c in sys.argv[3:]), end=" ")' "$mult" "$shift" $raw)" "$got" || true
+			check_eq "tsc2nsec.dat: ts vs trace-cmd report" "$(report_ns "$tn")" "$got" || true
+			check_eq "tsc2nsec.dat: capture.clock" NULL "$(q "$TMPDIR_TEST/tn.db" "select coalesce(clock, 'NULL') from capture")" || true
+			check_eq "tsc2nsec.dat: stderr lines" 1 "$(grep -c '' "$TMPDIR_TEST/import.err" || true)" || true
+			check_match "tsc2nsec.dat: the clock's warning, and no other" "^commd: .*: $mismatch$" "$(cat "$TMPDIR_TEST/import.err")" || true
+		fi
+	else
+		fail "add-tsc2nsec.py $(basename "$tsc6")" "exit 0" "$(cat "$TMPDIR_TEST/craft.err")"
+	fi
+fi
+
 # two-buffers.dat: trace-cmd saved rb_b's clock for the whole file.
 check_eq "two-buffers.dat: the clock trace-cmd saved" counter "$(file_clock "$two")" || true
 imported "two-buffers.dat --buffer rb_b" "$two" counter \
