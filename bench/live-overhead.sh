@@ -37,7 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 events="sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,sched:sched_process_free,sched:sched_migrate_task,task:task_rename,task:task_newtask"
-kb=16384	# commd's default --buffer-kb; trace-cmd gets the same
+kb=16384	# commd's --buffer-kb auto on a machine of 1 GiB a CPU or more; trace-cmd gets the same
 # load [TRACER]: the workload's time, its own CPU seconds (user+sys, its
 # rusage) and, with a tracer's pid, the CPU seconds the tracer's processes
 # and threads ran while the load did.

@@ -23,7 +23,7 @@ struct optdef {
 static const struct optdef defs[] = {
 	{ "db", "COMMD_DB", K_PATH, 0, "the database file" },
 	{ "instance", "COMMD_INSTANCE", K_INSTANCE, 0, "the tracefs instance commd owns" },
-	{ "buffer-kb", "COMMD_BUFFER_KB", K_KB, 0, "ring buffer per CPU, KiB" },
+	{ "buffer-kb", "COMMD_BUFFER_KB", K_KB, 0, "ring buffer per CPU, KiB, or auto" },
 	{ "events", "COMMD_EVENTS", K_EVENTS, 0, "system:event,... to capture" },
 	{ "clock", "COMMD_CLOCK", K_CLOCK, 0, "trace clock: local, mono, global, ..." },
 	{ "commit-ms", "COMMD_COMMIT_MS", K_MS, 1, "commit interval, ms" },
@@ -83,10 +83,20 @@ static int set_str(char **field, const char *value)
 	return 0;
 }
 
+size_t config_auto_buffer_kb(uint64_t mem_kb, int ncpus)
+{
+	uint64_t kb = ncpus > 0 ? mem_kb / 64 / (uint64_t)ncpus : 0;
+
+	if (kb > DAEMON_MAX_AUTO_BUFFER_KB)
+		kb = DAEMON_MAX_AUTO_BUFFER_KB;
+	if (kb < 1024)
+		kb = 1024;
+	return (size_t)kb;
+}
+
 int config_defaults(struct daemon_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->buffer_kb = DAEMON_DEFAULT_BUFFER_KB;
 	o->commit_ms = DAEMON_DEFAULT_COMMIT_MS;
 	o->max_db_mb = DAEMON_DEFAULT_MAX_DB_MB;
 	o->max_age_s = DAEMON_DEFAULT_MAX_AGE_S;
@@ -217,8 +227,10 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 			BAD("expected a trace clock name (local, mono, global, ...), got '%s'", value);
 		break;
 	case K_KB:
-		if (number(value, 4, 16ull << 20, &v, NULL))
-			BAD("expected 4..16777216 (KiB per CPU), got '%s'", value);
+		if (!strcmp(value, "auto"))
+			v = 0;
+		else if (number(value, 4, 16ull << 20, &v, NULL))
+			BAD("expected 4..16777216 (KiB per CPU) or auto, got '%s'", value);
 		o->buffer_kb = (size_t)v;
 		return 0;
 	case K_MS:
@@ -375,7 +387,10 @@ void config_print(const struct daemon_opts *o, FILE *f)
 
 	fprintf(f, "db = %s\n", o->db);
 	fprintf(f, "instance = %s\n", o->instance);
-	fprintf(f, "buffer-kb = %zu\n", o->buffer_kb);
+	if (o->buffer_kb)
+		fprintf(f, "buffer-kb = %zu\n", o->buffer_kb);
+	else
+		fprintf(f, "buffer-kb = auto\n");
 	fprintf(f, "events = %s\n", o->events ? o->events : DAEMON_DEFAULT_EVENTS);
 	fprintf(f, "clock = %s\n", o->clock);
 	fprintf(f, "commit-ms = %d\n", o->commit_ms);

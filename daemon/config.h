@@ -28,6 +28,12 @@
 /* The built-in defaults (strings allocated; config_free). */
 int config_defaults(struct daemon_opts *o);
 
+/* The ring buffer per CPU that --buffer-kb auto (the default) gives a
+ * machine of mem_kb memory and ncpus CPUs, in KiB: the buffers together
+ * take at most 1/64 of the memory, each at most
+ * DAEMON_MAX_AUTO_BUFFER_KB and at least 1024. */
+size_t config_auto_buffer_kb(uint64_t mem_kb, int ncpus);
+
 /* Frees the strings of o. */
 void config_free(struct daemon_opts *o);
 

@@ -304,9 +304,16 @@ static void reload(struct capture *c)
 	RESTART_STR(clock, "clock");
 	RESTART_STR(socket, "socket");
 #undef RESTART_STR
-	if (n.buffer_kb != o->buffer_kb)
-		log_warning("reload: buffer-kb changed from %zu to %zu: takes effect at the "
-			    "next restart", o->buffer_kb, n.buffer_kb);
+	if (n.buffer_kb != o->buffer_kb) {
+		char a[24] = "auto", b[24] = "auto";
+
+		if (o->buffer_kb)
+			snprintf(a, sizeof(a), "%zu", o->buffer_kb);
+		if (n.buffer_kb)
+			snprintf(b, sizeof(b), "%zu", n.buffer_kb);
+		log_warning("reload: buffer-kb changed from %s to %s: takes effect at the "
+			    "next restart", a, b);
+	}
 	if (n.commit_ms != o->commit_ms) {
 		log_notice("reload: commit-ms %d -> %d", o->commit_ms, n.commit_ms);
 		o->commit_ms = n.commit_ms;
@@ -468,6 +475,13 @@ int daemon_run(const struct daemon_opts *opts)
 	int rc = 1, ready_fd = -1, lock_fd = -1;
 	long n;
 
+	/* The ring buffers are kernel memory no one can reclaim while
+	 * commd runs: by default sized to the machine (config.h). */
+	if (!lo.buffer_kb)
+		lo.buffer_kb = config_auto_buffer_kb(
+			(uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 1024,
+			(int)sysconf(_SC_NPROCESSORS_CONF));
+
 	if (geteuid() != 0) {
 		log_error("must run as root: tracefs instances are root's");
 		return 1;
@@ -549,8 +563,9 @@ int daemon_run(const struct daemon_opts *opts)
 	{
 		char age[32];
 
-		log_info("capturing into %s (instance %s, %d CPUs)", o->db, o->instance,
-			 live_ncpus(c.live));
+		log_info("capturing into %s (instance %s, %d CPUs, ring buffer %zu KiB each%s)",
+			 o->db, o->instance, live_ncpus(c.live), lo.buffer_kb,
+			 o->buffer_kb ? "" : ": auto, 1/64 of memory at most");
 		if (o->max_db_mb)
 			snprintf(err, sizeof(err), "at most %zu MiB of data", o->max_db_mb);
 		else

@@ -17,7 +17,7 @@ struct daemon_opts {
 	char *socket;		/* for the query server; "none" */
 	char *events;		/* NULL: the default sched + task set */
 	char *clock;		/* the instance's trace_clock; default "local" */
-	size_t buffer_kb;	/* per CPU */
+	size_t buffer_kb;	/* per CPU; 0: config_auto_buffer_kb() */
 	int commit_ms;
 	size_t max_db_mb;	/* retention by size; 0 keeps everything */
 	uint64_t max_age_s;	/* retention by age (seconds); 0 keeps all */
@@ -34,7 +34,7 @@ struct daemon_opts {
 #define DAEMON_DEFAULT_INSTANCE "commd"
 #define DAEMON_DEFAULT_CLOCK "local"
 #define DAEMON_DEFAULT_SOCKET "/run/commd/commd.sock"
-#define DAEMON_DEFAULT_BUFFER_KB 16384
+#define DAEMON_MAX_AUTO_BUFFER_KB 16384	/* --buffer-kb auto: at most this */
 #define DAEMON_DEFAULT_COMMIT_MS 1000
 #define DAEMON_DEFAULT_MAX_DB_MB 2048
 #define DAEMON_DEFAULT_MAX_AGE_S 0

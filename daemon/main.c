@@ -1,7 +1,7 @@
 /* main.c — the commd command line.
  *
  *   commd [--foreground] [--config FILE] [--db PATH] [--instance NAME]
- *         [--buffer-kb N] [--events LIST] [--clock NAME] [--commit-ms N]
+ *         [--buffer-kb N|auto] [--events LIST] [--clock NAME] [--commit-ms N]
  *         [--socket PATH]
  *         [--max-db-mb N] [--max-age N[s|m|h|d]] [--log-level LEVEL]
  *   commd check-config [FILE] [OPTIONS]
@@ -23,7 +23,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: commd [--foreground] [--config FILE] [--db PATH] [--instance NAME]\n"
-		"             [--buffer-kb N] [--events LIST] [--clock NAME] [--commit-ms N]\n"
+		"             [--buffer-kb N|auto] [--events LIST] [--clock NAME] [--commit-ms N]\n"
 		"             [--socket PATH|none] [--max-db-mb N] [--max-age N[s|m|h|d]]\n"
 		"             [--log-level LEVEL] [--query-timeout-ms N] [--query-max-conns N]\n"
 		"             [--query-max-result-mb N] [--query-max-mem-mb N]\n"

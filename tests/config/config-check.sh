@@ -96,7 +96,7 @@ bad() {
 }
 bad 'db = /x\n\n\n\n\n\ncommit_ms = abc\n' "^commd: $TMP/bad1.conf:7: commit_ms: expected 1\.\.3600000 \(milliseconds\), got 'abc'$"
 bad 'max-age = 5 minutes\n' ":1: max-age: expected 0 \(keep everything\) or N\[s\|m\|h\|d\] up to 3650d, got '5 minutes'$"
-bad '# x\nbuffer-kb = 2\n' ":2: buffer-kb: expected 4\.\.16777216 \(KiB per CPU\), got '2'$"
+bad '# x\nbuffer-kb = 2\n' ":2: buffer-kb: expected 4\.\.16777216 \(KiB per CPU\) or auto, got '2'$"
 bad 'clock = Mono Raw\n' ":1: clock: expected a trace clock name \(local, mono, global, \.\.\.\), got 'Mono Raw'$"
 bad 'max-db-mb = -1\n' ":1: max-db-mb: expected 0\.\.1073741824 .*got '-1'$"
 bad 'instance = ../etc\n' ":1: instance: expected an instance name .*got '\.\./etc'$"
@@ -126,7 +126,7 @@ RC=0
 ERR=$(COMMD_BUFFER_KB=0 "$COMMD" --foreground --config "$conf" 2>&1) || RC=$?
 check_eq "commd with a bad environment value: exit 2" 2 "$RC"
 check_eq "commd with a bad environment value: the error" \
-	"commd: COMMD_BUFFER_KB (environment): buffer-kb: expected 4..16777216 (KiB per CPU), got '0'" "$ERR"
+	"commd: COMMD_BUFFER_KB (environment): buffer-kb: expected 4..16777216 (KiB per CPU) or auto, got '0'" "$ERR"
 RC=0
 ERR=$("$COMMD" --foreground --config "$TMP/bad1.conf" 2>&1) || RC=$?
 check_eq "commd with a bad file: exit 2" 2 "$RC"

@@ -2,8 +2,9 @@
 # live-lifecycle.sh - one live capture from start to a clean stop, once
 # stopped with SIGTERM and once with SIGINT:
 #
-#  - commd becomes ready ("commd: capturing into ..." once on stderr), its
-#    instance exists while it runs;
+#  - commd becomes ready ("commd: capturing into ..." once on stderr, with
+#    the ring buffer --buffer-kb auto chose), its instance exists while it
+#    runs, with that buffer_size_kb;
 #  - under `perf bench sched messaging -g 4 -l 200` it stores the load:
 #    sched_switch rows with comm 'sched-messaging';
 #  - the signal makes it exit 0 and remove its instance, its socket file
@@ -25,6 +26,11 @@ need_live
 need_perf
 
 TRACING_ON_BEFORE=$(cat "$T/tracing_on")
+# --buffer-kb auto: 16384 KiB a CPU, less where all CPUs' buffers would
+# take over 1/64 of the memory, at least 1024.
+between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+AUTO_KB=$(awk -v n="$(getconf _NPROCESSORS_CONF)" '/^MemTotal:/ {
+	k = int($2 / 64 / n); print (k > 16384 ? 16384 : (k < 1024 ? 1024 : k)) }' /proc/meminfo)
 SET_EVENT_BEFORE=$(cat "$T/set_event")
 
 # one_run SIGNAL N
@@ -47,6 +53,11 @@ one_run() {
 
 	start_ready "SIG$sig" "$err" "$db" "$in"
 	check_eq "SIG$sig: instance $in while commd runs" present "$(instance_state "$in")"
+	# (the kernel rounds up to whole pages of 4080 data bytes: 16384 reads
+	# back as 16387)
+	got=$(cat "$T/instances/$in/buffer_size_kb")
+	check_true "SIG$sig: the instance's buffer_size_kb (--buffer-kb auto)" \
+		"$AUTO_KB up to 1% more" "$got" between "$got" "$AUTO_KB" $((AUTO_KB * 101 / 100))
 	perf_messaging "SIG$sig" -g 4 -l 200
 	stop_commd "$COMMD_PID" "$sig"
 	check_eq "SIG$sig: commd exit status after SIG$sig (stop took ${STOP_MS} ms)" 0 "$STOP_RC"
@@ -59,7 +70,7 @@ one_run() {
 	check_eq "SIG$sig: 'commd: capturing into' lines on stderr" 1 \
 		"$(grep -c '^commd: capturing into ' "$err" || true)"
 	check_eq "SIG$sig: the ready line" \
-		"commd: capturing into $db (instance $in, $(getconf _NPROCESSORS_CONF) CPUs)" \
+		"commd: capturing into $db (instance $in, $(getconf _NPROCESSORS_CONF) CPUs, ring buffer $AUTO_KB KiB each: auto, 1/64 of memory at most)" \
 		"$(grep '^commd: capturing into ' "$err" | head -1)"
 	[ -f "$db" ] || abort "SIG$sig: database $db" "exists" "missing; stderr: $(head -c 2000 "$err")"
 	check_integrity "SIG$sig" "$db"

@@ -48,8 +48,14 @@ static void values(void)
 
 	CHECK_INT(config_set(&o, "max-db-mb", "0", err, sizeof(err)), 0);
 	CHECK_INT(o.max_db_mb, 0);
+	CHECK_INT(o.buffer_kb, 0);	/* auto */
 	CHECK_INT(config_set(&o, "buffer-kb", "3", err, sizeof(err)), -1);
-	CHECK_STR(err, "expected 4..16777216 (KiB per CPU), got '3'");
+	CHECK_STR(err, "expected 4..16777216 (KiB per CPU) or auto, got '3'");
+	CHECK_INT(config_set(&o, "buffer-kb", "0", err, sizeof(err)), -1);
+	CHECK_INT(config_set(&o, "buffer-kb", "64", err, sizeof(err)), 0);
+	CHECK_INT(o.buffer_kb, 64);
+	CHECK_INT(config_set(&o, "buffer-kb", "auto", err, sizeof(err)), 0);
+	CHECK_INT(o.buffer_kb, 0);
 	CHECK_INT(config_set(&o, "log-level", "DEBUG", err, sizeof(err)), 0);
 	CHECK_INT(o.log_level, LOG_DEBUG);
 	CHECK_INT(config_set(&o, "log-level", "loud", err, sizeof(err)), -1);
@@ -59,6 +65,21 @@ static void values(void)
 	CHECK_INT(config_set(&o, "events", "sched:sched_switch;rm", err, sizeof(err)), -1);
 	CHECK_INT(config_set(&o, "db", "", err, sizeof(err)), -1);
 	config_free(&o);
+}
+
+/* --buffer-kb auto: all CPUs' buffers at most 1/64 of the memory, each
+ * 1 to 16 MiB. */
+static void auto_buffer(void)
+{
+	const uint64_t gib = 1024 * 1024;	/* in KiB */
+
+	CHECK_INT(config_auto_buffer_kb(24 * gib, 2), 16384);	/* this VM: capped */
+	CHECK_INT(config_auto_buffer_kb(64 * gib, 64), 16384);	/* 1 GiB a CPU: 1/64 exactly */
+	CHECK_INT(config_auto_buffer_kb(64 * gib, 256), 4096);	/* 1 GiB in all */
+	CHECK_INT(config_auto_buffer_kb(2 * gib, 32), 1024);	/* 32 MiB in all */
+	CHECK_INT(config_auto_buffer_kb(1 * gib, 64), 1024);	/* the floor */
+	CHECK_INT(config_auto_buffer_kb(3 * gib, 4), 12288);
+	CHECK_INT(config_auto_buffer_kb(8 * gib, 0), 1024);	/* no CPU count */
 }
 
 static const char *write_file(const char *text)
@@ -118,7 +139,7 @@ static void files_and_environment(void)
 	setenv("COMMD_BUFFER_KB", "lots", 1);
 	CHECK_INT(config_env(&o, err, sizeof(err)), -1);
 	CHECK_STR(err, "COMMD_BUFFER_KB (environment): buffer-kb: expected 4..16777216 "
-		  "(KiB per CPU), got 'lots'");
+		  "(KiB per CPU) or auto, got 'lots'");
 	unsetenv("COMMD_COMMIT_MS");
 	unsetenv("COMMD_MAX_AGE");
 	unsetenv("COMMD_BUFFER_KB");
@@ -128,6 +149,7 @@ static void files_and_environment(void)
 int main(void)
 {
 	RUN(values);
+	RUN(auto_buffer);
 	RUN(files_and_environment);
 	return check_done("test_config");
 }
