@@ -90,7 +90,7 @@ start() {
 		fail "start $n: no 'capturing into' line in 30 s"
 		return 1
 	fi
-	ncpus=$(sed -n 's/.*capturing into .*, \([0-9]*\) CPUs).*/\1/p' "$tmp/$n.err" | head -n 1)
+	ncpus=$(sed -n 's/.*capturing into .* (instance [^,]*, \([0-9]*\) CPUs[,)].*/\1/p' "$tmp/$n.err" | head -n 1)
 	serve=$(cat /proc/"$pid"/task/*/children 2> /dev/null | tr ' ' '\n' | grep . | head -n 1)
 	[ -n "$serve" ] && serves+=("$serve")
 	return 0
