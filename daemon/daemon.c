@@ -59,11 +59,13 @@ struct capture {
 	struct pipeline *pipe;
 	int64_t id;
 	struct live_cpu_stats *last;	/* per CPU, at the last commit */
+	uint64_t *read_base;		/* per CPU: read events before resets */
 	uint64_t lost_total, events_at_status, status_ts;
 	uint64_t lost_at_commit;	/* lost_total at the last commit */
 	uint64_t lost_reported;		/* lost_total at the last warning */
 	struct log_ratelimit lost_warn;
 	int failed;
+	int restored;			/* times the instance was set back */
 	int listen_fd, socket_created;
 	pid_t server;			/* the query server process */
 	uint64_t server_started;
@@ -168,6 +170,13 @@ static int account_losses(struct capture *c)
 
 		if (live_cpu_stats(c->live, cpu, &st))
 			continue;
+		if (st.read < c->last[cpu].read || st.dropped < c->last[cpu].dropped ||
+		    st.overrun < c->last[cpu].overrun) {
+			/* The buffer was reset (writing trace_clock does
+			 * that): its counters start again from 0. */
+			c->read_base[cpu] += c->last[cpu].read;
+			memset(&c->last[cpu], 0, sizeof(c->last[cpu]));
+		}
 		lost = (st.dropped - c->last[cpu].dropped) +
 		       (st.overrun - c->last[cpu].overrun);
 		if (lost) {
@@ -184,6 +193,36 @@ static int account_losses(struct capture *c)
 }
 
 static void reload(struct capture *c);
+
+/* Once a commit: is the instance still capturing as set up? Another
+ * program may have turned it off (trace-cmd reset -a does, to every
+ * instance it cannot remove). It is set back, loudly, and every CPU gets
+ * a lost_events row of unknown count: what happened in between was not
+ * traced. */
+static int check_instance(struct capture *c)
+{
+	char what[512];
+	int rc = live_check(c->live, what, sizeof(what));
+	uint64_t ts;
+
+	if (rc == 0)
+		return 0;
+	if (rc < 0) {
+		log_error("instance %s was changed by another program (%s) and cannot be "
+			  "set back: %s", c->o->instance, what, strerror(errno));
+		return -1;
+	}
+	ts = live_trace_now(c->live);
+	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++)
+		if (pipeline_lost(c->pipe, cpu, ts, -1))
+			return -1;
+	c->restored++;
+	log_warning("instance %s was changed by another program (%s%s): set back; what "
+		    "was not traced in between is lost, a lost_events row of unknown count "
+		    "per CPU", c->o->instance, what,
+		    strstr(what, "tracing_on 0") ? ", as trace-cmd reset -a does" : "");
+	return 0;
+}
 
 /* A write failed (full disk, I/O error): the store rolled the batch back
  * and holds it. Reading stops — the kernel counts what it drops, and
@@ -373,12 +412,16 @@ static int final_stats(struct capture *c)
 
 		if (live_cpu_stats(c->live, cpu, &st))
 			continue;
-		read += st.read;
-		if (store_stat(c->store, c->id, "kernel_read_events", cpu, (int64_t)st.read) ||
+		read += c->read_base[cpu] + st.read;
+		if (store_stat(c->store, c->id, "kernel_read_events", cpu,
+			       (int64_t)(c->read_base[cpu] + st.read)) ||
 		    store_stat(c->store, c->id, "kernel_dropped_events", cpu, (int64_t)st.dropped) ||
 		    store_stat(c->store, c->id, "kernel_overrun", cpu, (int64_t)st.overrun))
 			return -1;
 	}
+	if (c->restored &&
+	    store_stat(c->store, c->id, "instance_restored", -1, c->restored))
+		return -1;
 	return store_stat(c->store, c->id, "kernel_read_events", -1, (int64_t)read);
 }
 
@@ -529,7 +572,8 @@ int daemon_run(const struct daemon_opts *opts)
 	}
 	c.pipe = pipeline_new(live_tep(c.live), c.store, err, sizeof(err));
 	c.last = calloc((size_t)live_ncpus(c.live), sizeof(*c.last));
-	if (!c.pipe || !c.last) {
+	c.read_base = calloc((size_t)live_ncpus(c.live), sizeof(*c.read_base));
+	if (!c.pipe || !c.last || !c.read_base) {
 		log_error("%s", c.pipe ? "out of memory" : err);
 		goto out;
 	}
@@ -625,7 +669,7 @@ int daemon_run(const struct daemon_opts *opts)
 		 * transaction's batches stay in memory until its commit. */
 		if (now >= next_commit ||
 		    store_uncommitted_batches(c.store) >= COMMIT_BATCHES) {
-			if (commit(&c))
+			if (commit(&c) || check_instance(&c))
 				goto out;
 			status(&c, now);
 			next_commit = now + (uint64_t)o->commit_ms * 1000000;
@@ -662,11 +706,13 @@ int daemon_run(const struct daemon_opts *opts)
 		struct timespec ended;
 
 		clock_gettime(CLOCK_MONOTONIC, &ended);
-		log_info("stopped after %.1f s: stored %llu events, %llu lost",
+		log_info("stopped after %.1f s: stored %llu events, %llu lost%s",
 			 (double)(ended.tv_sec - started.tv_sec) +
 			 (double)(ended.tv_nsec - started.tv_nsec) / 1e9,
 			 (unsigned long long)pipeline_events(c.pipe),
-			 (unsigned long long)c.lost_total);
+			 (unsigned long long)c.lost_total,
+			 c.restored ? ", more of unknown count while another program had "
+				      "changed the instance" : "");
 	}
 	rc = 0;
 out:
@@ -676,6 +722,7 @@ out:
 	if (store_close(c.store) && rc == 0)
 		rc = 1;
 	free(c.last);
+	free(c.read_base);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	if (ready_fd >= 0) {

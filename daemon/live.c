@@ -135,6 +135,24 @@ static int enable_one(struct live *l, char *item)
 	return tracefs_event_enable(l->inst, "task", item);
 }
 
+/* The instance's enabled events (set_event), comma-separated; NULL when
+ * it cannot be read. */
+static char *read_set_event(struct live *l)
+{
+	char *set = tracefs_instance_file_read(l->inst, "set_event", NULL);
+	size_t len;
+
+	if (!set)
+		return NULL;
+	for (char *p = set; *p; p++)
+		if (*p == '\n')
+			*p = ',';
+	len = strlen(set);
+	if (len && set[len - 1] == ',')
+		set[len - 1] = '\0';
+	return set;
+}
+
 static int enable_events(struct live *l, const char *list, char *err, size_t errlen)
 {
 	char *all, *save = NULL, *item;
@@ -162,17 +180,10 @@ static int enable_events(struct live *l, const char *list, char *err, size_t err
 	}
 	free(all);
 	if (!rc) {
-		/* What the kernel says is enabled, for the capture row. */
-		char *set = tracefs_instance_file_read(l->inst, "set_event", NULL);
+		/* What the kernel says is enabled, for the capture row (and
+		 * what live_check() holds the instance to). */
+		char *set = read_set_event(l);
 
-		if (set) {
-			for (char *p = set; *p; p++)
-				if (*p == '\n')
-					*p = ',';
-			len = strlen(set);
-			if (len && set[len - 1] == ',')
-				set[len - 1] = '\0';
-		}
 		l->events = set ? set : strdup("");
 	}
 	return rc;
@@ -404,6 +415,66 @@ int live_start(struct live *l)
 int live_stop(struct live *l)
 {
 	return write_file(l, "tracing_on", "0");
+}
+
+/* The clock in brackets of a trace_clock file's text, into buf. */
+static const char *bracketed(const char *text, char *buf, size_t len)
+{
+	const char *a = text ? strchr(text, '[') : NULL;
+	const char *b = a ? strchr(a, ']') : NULL;
+
+	snprintf(buf, len, "%.*s", b ? (int)(b - a - 1) : 0, b ? a + 1 : "");
+	return buf;
+}
+
+int live_check(struct live *l, char *what, size_t len)
+{
+	char *on = tracefs_instance_file_read(l->inst, "tracing_on", NULL);
+	char *set = read_set_event(l);
+	char *clk = tracefs_instance_file_read(l->inst, "trace_clock", NULL);
+	char cur[40];
+	/* (set_event reads as nothing when no event is enabled) */
+	int events_changed = strcmp(set ? set : "", l->events);
+	int clock_changed = clk && strcmp(bracketed(clk, cur, sizeof(cur)), l->clock);
+	int off = on && atoi(on) == 0;
+	size_t n = 0;
+	int rc = 0;
+
+	what[0] = '\0';
+	if (off)
+		n += (size_t)snprintf(what + n, n < len ? len - n : 0, "tracing_on 0");
+	if (events_changed)
+		n += (size_t)snprintf(what + n, n < len ? len - n : 0, "%sevents '%s'",
+				      n ? ", " : "", set ? set : "");
+	if (clock_changed)
+		n += (size_t)snprintf(what + n, n < len ? len - n : 0, "%strace_clock %s",
+				      n ? ", " : "", cur);
+	if (off || events_changed || clock_changed) {
+		rc = 1;
+		/* Off while it is set up again, as at the start. */
+		if (write_file(l, "tracing_on", "0") ||
+		    (clock_changed && write_file(l, "trace_clock", l->clock)))
+			rc = -1;
+		if (rc == 1 && events_changed) {
+			char *list = strdup(l->events);
+			char *save = NULL, *item;
+
+			tracefs_event_disable(l->inst, NULL, NULL);
+			for (item = list ? strtok_r(list, ",", &save) : NULL; item;
+			     item = strtok_r(NULL, ",", &save))
+				if (enable_one(l, item))
+					rc = -1;
+			if (!list)
+				rc = -1;
+			free(list);
+		}
+		if (rc == 1 && live_start(l))
+			rc = -1;
+	}
+	free(on);
+	free(set);
+	free(clk);
+	return rc;
 }
 
 int live_wait(struct live *l, int timeout_ms)

@@ -46,6 +46,15 @@ int live_ncpus(const struct live *l);
 int live_start(struct live *l);		/* tracing_on = 1 */
 int live_stop(struct live *l);		/* tracing_on = 0 */
 
+/* Whether the instance is still as commd set it up while capturing: its
+ * tracing_on, its enabled events (set_event) and its trace clock. Another
+ * program can change them (`trace-cmd reset -a` turns tracing off and
+ * disables every event of every instance it cannot remove): what changed
+ * is set back and said in what ("tracing_on 0, events ''"). Returns 0 when
+ * nothing changed, 1 when something did and was set back, -1 when setting
+ * it back failed (what says what). */
+int live_check(struct live *l, char *what, size_t len);
+
 /* Waits up to timeout_ms for a CPU to have data (buffer_percent) or a
  * signal. Returns 0 (woken or timed out) or -1 with errno (EINTR). */
 int live_wait(struct live *l, int timeout_ms);
