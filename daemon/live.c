@@ -427,6 +427,15 @@ static const char *bracketed(const char *text, char *buf, size_t len)
 	return buf;
 }
 
+/* Appends ", item" (or the first item) to what, as far as it fits. */
+static void add_change(char *what, size_t len, const char *name, const char *value)
+{
+	size_t n = strlen(what);
+
+	if (n + 1 < len)
+		snprintf(what + n, len - n, "%s%s %s", n ? ", " : "", name, value);
+}
+
 int live_check(struct live *l, char *what, size_t len)
 {
 	char *on = tracefs_instance_file_read(l->inst, "tracing_on", NULL);
@@ -437,18 +446,20 @@ int live_check(struct live *l, char *what, size_t len)
 	int events_changed = strcmp(set ? set : "", l->events);
 	int clock_changed = clk && strcmp(bracketed(clk, cur, sizeof(cur)), l->clock);
 	int off = on && atoi(on) == 0;
-	size_t n = 0;
 	int rc = 0;
 
-	what[0] = '\0';
+	if (len)
+		what[0] = '\0';
 	if (off)
-		n += (size_t)snprintf(what + n, n < len ? len - n : 0, "tracing_on 0");
-	if (events_changed)
-		n += (size_t)snprintf(what + n, n < len ? len - n : 0, "%sevents '%s'",
-				      n ? ", " : "", set ? set : "");
+		add_change(what, len, "tracing_on", "0");
+	if (events_changed) {
+		char quoted[400];
+
+		snprintf(quoted, sizeof(quoted), "'%s'", set ? set : "");
+		add_change(what, len, "events", quoted);
+	}
 	if (clock_changed)
-		n += (size_t)snprintf(what + n, n < len ? len - n : 0, "%strace_clock %s",
-				      n ? ", " : "", cur);
+		add_change(what, len, "trace_clock", cur);
 	if (off || events_changed || clock_changed) {
 		rc = 1;
 		/* Off while it is set up again, as at the start. */
