@@ -66,6 +66,7 @@ struct capture {
 	struct log_ratelimit lost_warn;
 	int failed;
 	int restored;			/* times the instance was set back */
+	int restored_lost;		/* ... after events went untraced */
 	int listen_fd, socket_created;
 	pid_t server;			/* the query server process */
 	uint64_t server_started;
@@ -212,11 +213,17 @@ static int check_instance(struct capture *c)
 			  "set back: %s", c->o->instance, what, strerror(errno));
 		return -1;
 	}
+	c->restored++;
+	if (rc == 2) {
+		log_warning("instance %s was changed by another program (%s): set back; "
+			    "only events were added, nothing was lost", c->o->instance, what);
+		return 0;
+	}
 	ts = live_trace_now(c->live);
 	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++)
 		if (pipeline_lost(c->pipe, cpu, ts, -1))
 			return -1;
-	c->restored++;
+	c->restored_lost++;
 	log_warning("instance %s was changed by another program (%s%s): set back; what "
 		    "was not traced in between is lost, a lost_events row of unknown count "
 		    "per CPU", c->o->instance, what,
@@ -711,8 +718,8 @@ int daemon_run(const struct daemon_opts *opts)
 			 (double)(ended.tv_nsec - started.tv_nsec) / 1e9,
 			 (unsigned long long)pipeline_events(c.pipe),
 			 (unsigned long long)c.lost_total,
-			 c.restored ? ", more of unknown count while another program had "
-				      "changed the instance" : "");
+			 c.restored_lost ? ", more of unknown count while another program "
+					   "had changed the instance" : "");
 	}
 	rc = 0;
 out:

@@ -436,6 +436,27 @@ static void add_change(char *what, size_t len, const char *name, const char *val
 		snprintf(what + n, len - n, "%s%s %s", n ? ", " : "", name, value);
 }
 
+/* Whether every event of want (comma-separated) is in have. */
+static int all_in(const char *want, const char *have)
+{
+	size_t hl = strlen(have);
+
+	for (const char *w = want; *w;) {
+		size_t n = strcspn(w, ",");
+		const char *h = have;
+		int found = 0;
+
+		while (!found && (h = memmem(h, hl - (size_t)(h - have), w, n))) {
+			found = (h == have || h[-1] == ',') && (h[n] == ',' || !h[n]);
+			h++;
+		}
+		if (n && !found)
+			return 0;
+		w += n + (w[n] == ',');
+	}
+	return 1;
+}
+
 int live_check(struct live *l, char *what, size_t len)
 {
 	char *on = tracefs_instance_file_read(l->inst, "tracing_on", NULL);
@@ -481,6 +502,9 @@ int live_check(struct live *l, char *what, size_t len)
 		}
 		if (rc == 1 && live_start(l))
 			rc = -1;
+		/* Events only added cost nothing. */
+		if (rc == 1 && !off && !clock_changed && all_in(l->events, set ? set : ""))
+			rc = 2;
 	}
 	free(on);
 	free(set);

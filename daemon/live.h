@@ -51,8 +51,10 @@ int live_stop(struct live *l);		/* tracing_on = 0 */
  * program can change them (`trace-cmd reset -a` turns tracing off and
  * disables every event of every instance it cannot remove): what changed
  * is set back and said in what ("tracing_on 0, events ''"). Returns 0 when
- * nothing changed, 1 when something did and was set back, -1 when setting
- * it back failed (what says what). */
+ * nothing changed, 1 when something did and was set back (events may have
+ * gone untraced), 2 when events were only added (and are removed again:
+ * nothing went untraced), -1 when setting it back failed (what says
+ * what). */
 int live_check(struct live *l, char *what, size_t len);
 
 /* Waits up to timeout_ms for a CPU to have data (buffer_percent) or a

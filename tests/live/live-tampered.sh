@@ -2,6 +2,8 @@
 # live-tampered.sh - another program changes commd's instance while it
 # captures, and commd sets it back instead of capturing nothing in silence:
 #
+#  - an event added to the instance: removed again, one warning saying
+#    nothing was lost, no lost_events row;
 #  - what `trace-cmd reset -a` does to an instance it cannot remove (seen on
 #    this machine: tracing_on 0 and every event disabled), done here by
 #    hand so that the global buffer is not touched: commd says so in one
@@ -14,7 +16,7 @@
 #    the buffer);
 #  - each change is a lost_events row of unknown count (NULL) per CPU, and
 #    no loss row with a count (the counters' reset is not taken for drops);
-#    stats 'instance_restored' = 2;
+#    stats 'instance_restored' = 3;
 #  - SIGTERM: exit 0, the instance removed, integrity_check ok, stored
 #    events = rows of the ev_* tables, the stop line says losses of
 #    unknown count.
@@ -57,15 +59,24 @@ marker() {
 	done
 }
 
+# 0. An event added to the instance: removed again, nothing lost.
+echo sched:sched_stat_runtime >> "$I/set_event"
+warned 1 || true
+check_match "tampered: the warning for an added event" \
+	"^commd: instance $in was changed by another program \(events '[^']*sched:sched_stat_runtime[^']*'\): set back; only events were added, nothing was lost$" \
+	"$(grep 'changed by another program' "$err")"
+check_eq "tampered: set_event after the added event was removed" "$want_events" "$(cat "$I/set_event")"
+check_eq "tampered: lost_events rows after an added event" 0 "$(q "$db" "SELECT count(*) FROM lost_events")"
+
 # 1. As trace-cmd reset -a: tracing off, every event disabled.
 echo 0 > "$I/tracing_on"
 : > "$I/set_event"
-warned 1 || true
-check_eq "tampered: warnings after tracing_on 0 and set_event emptied" 1 \
+warned 2 || true
+check_eq "tampered: warnings after tracing_on 0 and set_event emptied" 2 \
 	"$(grep -c 'changed by another program' "$err")"
 check_match "tampered: the warning names what changed" \
 	"^commd: instance $in was changed by another program \(tracing_on 0, events '', as trace-cmd reset -a does\): set back; what was not traced in between is lost, a lost_events row of unknown count per CPU$" \
-	"$(grep 'changed by another program' "$err")"
+	"$(grep 'changed by another program' "$err" | tail -n 1)"
 check_eq "tampered: tracing_on after commd set it back" 1 "$(cat "$I/tracing_on")"
 check_eq "tampered: set_event after commd set it back" "$want_events" "$(cat "$I/set_event")"
 perf_messaging "tampered: after the reset" -g 2 -l 50
@@ -75,7 +86,7 @@ marker after-reset
 clk=mono
 grep -qw mono "$I/trace_clock" || clk=global
 echo "$clk" > "$I/trace_clock"
-warned 2 || true
+warned 3 || true
 check_match "tampered: the clock's warning" \
 	"^commd: instance $in was changed by another program \(trace_clock $clk\): set back;" \
 	"$(grep 'changed by another program' "$err" | tail -n 1)"
@@ -92,7 +103,7 @@ check_eq "tampered: lost_events rows of unknown count" $((2 * ncpus)) \
 	"$(q "$db" "SELECT count(*) FROM lost_events WHERE count IS NULL")"
 check_eq "tampered: lost_events rows with a count (no drops; the reset counters are no loss)" 0 \
 	"$(q "$db" "SELECT count(*) FROM lost_events WHERE count IS NOT NULL")"
-check_eq "tampered: stats 'instance_restored'" 2 "$(stat "$db" instance_restored)"
+check_eq "tampered: stats 'instance_restored'" 3 "$(stat "$db" instance_restored)"
 for m in after-reset after-clock; do
 	check_eq "tampered: the exec of marker $m" 1 \
 		"$(q "$db" "SELECT count(*) FROM sched_process_exec WHERE filename = '$TMP/$m'")"
