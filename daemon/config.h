@@ -29,8 +29,8 @@
 int config_defaults(struct daemon_opts *o);
 
 /* The ring buffer per CPU that --buffer-kb auto (the default) gives a
- * machine of mem_kb memory and ncpus CPUs, in KiB: the buffers together
- * take at most 1/64 of the memory, each at most
+ * machine of mem_kb memory and ncpus CPUs online, in KiB: the buffers
+ * together take at most 1/64 of the memory, each at most
  * DAEMON_MAX_AUTO_BUFFER_KB and at least 1024. */
 size_t config_auto_buffer_kb(uint64_t mem_kb, int ncpus);
 

@@ -526,11 +526,13 @@ int daemon_run(const struct daemon_opts *opts)
 	long n;
 
 	/* The ring buffers are kernel memory no one can reclaim while
-	 * commd runs: by default sized to the machine (config.h). */
+	 * commd runs: by default sized to the machine (config.h), for the
+	 * CPUs online (the kernel allocates a CPU's buffer when it comes
+	 * online; a VM may list many more possible CPUs than it has). */
 	if (!lo.buffer_kb)
 		lo.buffer_kb = config_auto_buffer_kb(
 			(uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 1024,
-			(int)sysconf(_SC_NPROCESSORS_CONF));
+			(int)sysconf(_SC_NPROCESSORS_ONLN));
 
 	if (geteuid() != 0) {
 		log_error("must run as root: tracefs instances are root's");

@@ -26,10 +26,10 @@ need_live
 need_perf
 
 TRACING_ON_BEFORE=$(cat "$T/tracing_on")
-# --buffer-kb auto: 16384 KiB a CPU, less where all CPUs' buffers would
-# take over 1/64 of the memory, at least 1024.
+# --buffer-kb auto: 16384 KiB a CPU, less where the online CPUs' buffers
+# would take over 1/64 of the memory, at least 1024.
 between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
-AUTO_KB=$(awk -v n="$(getconf _NPROCESSORS_CONF)" '/^MemTotal:/ {
+AUTO_KB=$(awk -v n="$(getconf _NPROCESSORS_ONLN)" '/^MemTotal:/ {
 	k = int($2 / 64 / n); print (k > 16384 ? 16384 : (k < 1024 ? 1024 : k)) }' /proc/meminfo)
 SET_EVENT_BEFORE=$(cat "$T/set_event")
 
