@@ -153,17 +153,17 @@ static char *read_set_event(struct live *l)
 	return set;
 }
 
-static int enable_events(struct live *l, const char *list, char *err, size_t errlen)
+/* Enables each event of a comma-separated list. Returns 0, or -1 with
+ * the event that could not be enabled in bad. */
+static int enable_list(struct live *l, const char *list, char *bad, size_t badlen)
 {
-	char *all, *save = NULL, *item;
-	size_t len = strlen(list) + sizeof(naming_events) + 2;
+	char *all = strdup(list), *save = NULL, *item;
 	int rc = 0;
 
-	all = malloc(len);
+	snprintf(bad, badlen, "%s", all ? "" : "(out of memory)");
 	if (!all)
 		return -1;
-	snprintf(all, len, "%s,%s", list, naming_events);
-	for (item = strtok_r(all, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	for (item = strtok_r(all, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
 		char copy[256];
 
 		while (*item == ' ')
@@ -172,14 +172,28 @@ static int enable_events(struct live *l, const char *list, char *err, size_t err
 			continue;
 		snprintf(copy, sizeof(copy), "%s", item);
 		if (enable_one(l, copy)) {
-			snprintf(err, errlen, "cannot enable event '%s' in instance %s",
-				 item, l->name);
+			snprintf(bad, badlen, "%s", item);
 			rc = -1;
-			break;
 		}
 	}
 	free(all);
-	if (!rc) {
+	return rc;
+}
+
+static int enable_events(struct live *l, const char *list, char *err, size_t errlen)
+{
+	size_t len = strlen(list) + sizeof(naming_events) + 2;
+	char *all = malloc(len), bad[256];
+	int rc;
+
+	if (!all)
+		return -1;
+	snprintf(all, len, "%s,%s", list, naming_events);
+	rc = enable_list(l, all, bad, sizeof(bad));
+	free(all);
+	if (rc) {
+		snprintf(err, errlen, "cannot enable event '%s' in instance %s", bad, l->name);
+	} else {
 		/* What the kernel says is enabled, for the capture row (and
 		 * what live_check() holds the instance to). */
 		char *set = read_set_event(l);
@@ -488,17 +502,11 @@ int live_check(struct live *l, char *what, size_t len)
 		    (clock_changed && write_file(l, "trace_clock", l->clock)))
 			rc = -1;
 		if (rc == 1 && events_changed) {
-			char *list = strdup(l->events);
-			char *save = NULL, *item;
+			char bad[256];
 
 			tracefs_event_disable(l->inst, NULL, NULL);
-			for (item = list ? strtok_r(list, ",", &save) : NULL; item;
-			     item = strtok_r(NULL, ",", &save))
-				if (enable_one(l, item))
-					rc = -1;
-			if (!list)
+			if (enable_list(l, l->events, bad, sizeof(bad)))
 				rc = -1;
-			free(list);
 		}
 		if (rc == 1 && live_start(l))
 			rc = -1;
