@@ -14,11 +14,10 @@
 # /usr/bin/time, children included) per million events stored, and the
 # events each lost; the CPU each tracer ran while the load ran (schedstat
 # of its processes and threads) against all it used; and, round by round,
-# commd's time against trace-cmd's
-# with a distribution-free 95% interval for its median. Dirty pages are
-# written back before every timed load (a previous run's files must not be
-# flushed during the next), and trace-cmd and commd swap places every
-# other round.
+# commd's time against trace-cmd's with a distribution-free 95% interval
+# for its median. Dirty pages are written back before every timed load (a
+# previous run's files must not be flushed during the next), and trace-cmd
+# and commd swap places every other round.
 #   [CLOCKS="mono ..."] bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
