@@ -68,6 +68,7 @@ struct capture {
 	int restored;			/* times the instance was set back */
 	int restored_lost;		/* ... after events went untraced */
 	int listen_fd, socket_created;
+	int proc_is_hosts;		/* /proc numbers tasks as the trace does */
 	pid_t server;			/* the query server process */
 	uint64_t server_started;
 };
@@ -606,7 +607,17 @@ int daemon_run(const struct daemon_opts *opts)
 		log_error("%s: %s", o->db, store_errmsg(c.store));
 		goto out;
 	}
-	seed_from_proc(pipeline_resolver(c.pipe), now);
+	c.proc_is_hosts = seed_proc_is_hosts() != 0;
+	if (!c.proc_is_hosts)
+		log_warning("running in a PID namespace other than the host's: the trace's "
+			    "pids are the host's and this /proc is not, so no name is taken "
+			    "from /proc; run commd in the host's PID namespace (--pid=host, "
+			    "hostPID: true)");
+	else if (seed_self_in_host_pidns() == 0)
+		log_info("running in a PID namespace other than the host's, with the "
+			 "host's /proc: names are taken from it");
+	if (c.proc_is_hosts)
+		seed_from_proc(pipeline_resolver(c.pipe), now);
 	seed_from_saved_cmdlines(pipeline_resolver(c.pipe), tracefs_tracing_dir(), now);
 	if (store_begin(c.store) || pipeline_sync_names(c.pipe) || live_start(c.live)) {
 		log_error("cannot start capture: %s", store_errmsg(c.store));
@@ -703,7 +714,7 @@ int daemon_run(const struct daemon_opts *opts)
 		log_error("%s", n == -1 ? err : store_errmsg(c.store));
 		goto out;
 	}
-	pipeline_finish(c.pipe, seed_proc_comm, NULL);
+	pipeline_finish(c.pipe, c.proc_is_hosts ? seed_proc_comm : NULL, NULL);
 	if (commit(&c) || store_commit(c.store) ||
 	    pipeline_write_stats(c.pipe, c.id) || final_stats(&c) ||
 	    store_capture_end(c.store, c.id, pipeline_first_ts(c.pipe),

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "resolve.h"
@@ -35,6 +36,61 @@ static int numeric(const char *s)
 		if (*s < '0' || *s > '9')
 			return 0;
 	return 1;
+}
+
+/* The inode number the kernel gives the initial PID namespace (its
+ * PROC_PID_INIT_INO, fixed since Linux 3.8). */
+#define INIT_PIDNS_INO 0xEFFFFFFCu
+
+static int pidns_is_initial(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -1;
+	return st.st_ino == INIT_PIDNS_INO;
+}
+
+/* How many PID namespaces /proc/self/status's NSpid line lists: ours and
+ * every ancestor up to the one /proc was mounted in (0: no such line). */
+static int nspid_levels(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (char *s = strtok(line + 6, " \t\n"); s; s = strtok(NULL, " \t\n"))
+			n++;
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+int seed_proc_is_hosts(void)
+{
+	int self = pidns_is_initial("/proc/self/ns/pid"), one, levels;
+
+	if (self != 0)
+		return self;
+	/* pid 1 of /proc's own namespace: the host's init, or a container's
+	 * (not always readable, even by root: then NSpid says whether /proc
+	 * belongs to an ancestor of our namespace or to ours). */
+	one = pidns_is_initial("/proc/1/ns/pid");
+	if (one >= 0)
+		return one;
+	levels = nspid_levels();
+	return levels ? levels > 1 : -1;
+}
+
+int seed_self_in_host_pidns(void)
+{
+	return pidns_is_initial("/proc/self/ns/pid");
 }
 
 int seed_from_proc(struct resolve *r, uint64_t ts)

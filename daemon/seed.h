@@ -9,6 +9,16 @@
 
 struct resolve;
 
+/* Whether /proc speaks of the pids the trace carries: the kernel stamps
+ * every event with the task's pid in the initial PID namespace, and a
+ * /proc mounted in another (a container's) numbers tasks differently.
+ * Returns 1 when /proc is the initial namespace's, 0 when it is another's
+ * (then nothing may be named from it), -1 when it cannot tell. */
+int seed_proc_is_hosts(void);
+
+/* Whether commd itself runs in the initial PID namespace (1, 0, -1). */
+int seed_self_in_host_pidns(void);
+
 /* Returns the number of tasks seeded. */
 int seed_from_proc(struct resolve *r, uint64_t ts);
 int seed_from_saved_cmdlines(struct resolve *r, const char *tracing_dir,

@@ -162,7 +162,8 @@ start_commd() {
 	DB=$TMP/db-$n/$n.db
 	SOCK=$TMP/run/$n.sock
 	ERR=$TMP/$n.err
-	"$COMMD" --foreground --config /dev/null --db "$DB" --instance "$(inst "$n")" \
+	# shellcheck disable=SC2086 # COMMD_LAUNCH: a command prefix, split
+	${COMMD_LAUNCH:-} "$COMMD" --foreground --config /dev/null --db "$DB" --instance "$(inst "$n")" \
 		--socket "$SOCK" "$@" 2> "$ERR" < /dev/null &
 	COMMD_PID=$!
 	COMMD_PIDS+=("$COMMD_PID")
@@ -321,7 +322,7 @@ check_unprivileged() {
 		eval '[ "${#g[@]}" = 4 ] && [ "${g[0]}" != 0 ] && [ "${g[1]}" != 0 ] && [ "${g[2]}" != 0 ] && [ "${g[3]}" != 0 ]'
 	check_true "$what: no group 0 among the supplementary groups" "no 0" "Groups: $(proc_field "$pid" Groups)" \
 		eval '! grep -qw 0 <<< "$(proc_field "$pid" Groups)"'
-	for f in CapInh CapPrm CapEff CapAmb; do
+	for f in CapInh CapPrm CapEff CapAmb CapBnd; do
 		check_eq "$what: $f" 0000000000000000 "$(proc_field "$pid" "$f")"
 	done
 	check_eq "$what: NoNewPrivs" 1 "$(proc_field "$pid" NoNewPrivs)"

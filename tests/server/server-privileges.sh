@@ -4,7 +4,7 @@
 #
 #  1. the query server (`commd serve`, a child of commd) runs with every
 #     uid and gid != 0, no root in its groups, CapInh/CapPrm/CapEff/CapAmb
-#     all 0 and NoNewPrivs 1;
+#     and the bounding set CapBnd all 0 and NoNewPrivs 1;
 #  2. the socket is srw-rw---- root:root when there is no group commd;
 #     nobody (setpriv --reuid=nobody --regid=nogroup --clear-groups) is
 #     refused on connect with "Permission denied" and exit status != 0;
@@ -16,6 +16,10 @@
 #     grow across it); a query sent right after the kill is answered by
 #     the new server; SIGTERM to the query server, and three kills in a
 #     row: each time a new one;
+#  4. commd started with every capability in its inheritable and ambient
+#     sets (setpriv --inh-caps=+all --ambient-caps=+all, as a container or
+#     a capsh caller may hand it): its query server still holds none in
+#     any set;
 #  (with a group and a user commd: server-group.sh)
 #
 # Needs root and tracefs (FAILS without them). Runs where there is no user
@@ -85,6 +89,28 @@ check_eq "after the kills: one query server" "$new" "$(serve_pid "$DB")"
 n2=$(switches)
 sleep 1.2
 check_true "after the kills: capture goes on" "> $n2" "$(switches)" [ "$(switches)" -gt "$n2" ]
+stop_commd "$COMMD_PID" TERM 60
+check_eq "SIGTERM: exit status" 0 "$STOP_RC"
+
+# --- 4. a parent with inheritable and ambient capabilities -----------------------
+# Every capability this root holds (its bounding set may lack some: then
+# "+all" is refused).
+held=$(proc_field $$ CapBnd)
+caps=
+i=0
+while read -r name; do
+	(( (16#$held >> i) & 1 )) && caps+=${caps:+,}+$name
+	i=$((i + 1))
+done < <(setpriv --list-caps)
+COMMD_LAUNCH="setpriv --inh-caps=$caps --ambient-caps=$caps" start_ready 2
+check_eq "commd itself started with every capability it holds inheritable" \
+	"$held" "$(proc_field "$COMMD_PID" CapInh)"
+check_eq "commd itself started with every capability it holds ambient" \
+	"$held" "$(proc_field "$COMMD_PID" CapAmb)"
+check_unprivileged "query server of a commd with inheritable and ambient capabilities" \
+	"$SERVE_PID" "$(id -u "$drop_user")"
+sq "select count(*) from capture" -list -noheader
+check_eq "its query" "0 1" "$SQ_RC $SQ_OUT"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"
 

@@ -212,6 +212,14 @@ serve_uid=$(c sh -c 'for p in /proc/[0-9]*; do
 	"commd serve "*) sed -n "s/^Uid:[[:space:]]*\([0-9]*\).*/\1/p" $p/status ;;
 	esac; done')
 check "query server runs as user commd (uid ${serve_uid:-none})" test "${serve_uid:-x}" = "$uid"
+check "query server holds no capability (CapInh, CapPrm, CapEff, CapAmb 0) and NoNewPrivs 1" \
+	c sh -c 'for p in /proc/[0-9]*; do
+	case "$(tr "\0" " " <$p/cmdline 2>/dev/null)" in
+	"commd serve "*) s=$p/status
+		grep -q "^CapInh:.0000000000000000" $s && grep -q "^CapPrm:.0000000000000000" $s &&
+		grep -q "^CapEff:.0000000000000000" $s && grep -q "^CapAmb:.0000000000000000" $s &&
+		grep -q "^NoNewPrivs:.1" $s && exit 0 ;;
+	esac; done; exit 1'
 
 step "scheduler load"
 c sh -c 'timeout 2 yes >/dev/null & for i in $(seq 300); do /bin/true; done; wait' || true
