@@ -1,6 +1,7 @@
 /* derive.c — see derive.h. */
 #include "derive.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,9 +13,15 @@ struct running {		/* the open slice of a CPU */
 	int active;
 	uint64_t start;
 	int start_known;
-	int32_t pid, prio;
-	uint32_t hid;		/* the task's row when it was switched in */
+	int32_t pid, prio;	/* prio DERIVE_PRIO_UNKNOWN: not switched in */
+	uint32_t hid;		/* the task's row since start */
 	int lost;
+	int64_t start_err;	/* -1: a recorded switch or rename began it */
+	uint64_t gap_lo;	/* inferred start: where the gap began */
+	int placed;		/* inferred start: no longer moved */
+	uint64_t last_ts;	/* the last event on this CPU */
+	int held;		/* prev: ended by inference, its end may move */
+	struct derive_slice prev;
 };
 
 struct wake {			/* a pending wakeup of a pid */
@@ -97,17 +104,130 @@ static struct wake *wake_of(struct derive *d, int32_t pid)
 	return &d->chunks[c][(uint32_t)pid & (CHUNK - 1)];
 }
 
-static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts,
-		       uint32_t hid, int64_t state)
+static int emit(struct derive *d, const struct derive_slice *s)
+{
+	return d->ops.slice ? d->ops.slice(d->ops.ctx, s) : 0;
+}
+
+static int flush_held(struct derive *d, struct running *r)
+{
+	if (!r->held)
+		return 0;
+	r->held = 0;
+	return emit(d, &r->prev);
+}
+
+/* The open slice as a row ending at ts (its end_err, end_state given). */
+static struct derive_slice open_slice(const struct running *r, int cpu,
+				      uint64_t ts, uint32_t hid, int64_t state,
+				      int64_t end_err)
 {
 	struct derive_slice s = {
 		.ts = r->start, .dur = ts >= r->start ? ts - r->start : 0,
 		.cpu = cpu, .pid = r->pid, .hid = hid, .prio = r->prio,
 		.end_state = state, .lost = r->lost, .start_known = r->start_known,
+		.start_err = r->start_err, .end_err = end_err,
 	};
 
+	return s;
+}
+
+static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts,
+		       uint32_t hid, int64_t state)
+{
+	struct derive_slice s = open_slice(r, cpu, ts, hid, state, -1);
+	int rc = flush_held(d, r);
+
 	r->active = 0;
-	return d->ops.slice ? d->ops.slice(d->ops.ctx, &s) : 0;
+	return rc ? rc : emit(d, &s);
+}
+
+int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid)
+{
+	struct running *r = cpu_state(d, cpu);
+	struct wake *w;
+	uint64_t lo;
+	int rc;
+
+	if (!r)
+		return 0;
+	if (!r->active || r->pid == pid) {
+		r->last_ts = ts;
+		return 0;
+	}
+	/* A switch nobody recorded, somewhere between the old task's last
+	 * event here and this one. */
+	lo = r->last_ts > r->start ? r->last_ts : r->start;
+	if (lo > ts)
+		lo = ts;
+	rc = flush_held(d, r);
+	r->prev = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(ts - lo));
+	r->held = 1;
+	r->start = ts;
+	r->start_known = 1;
+	r->pid = pid;
+	r->hid = hid;
+	r->prio = DERIVE_PRIO_UNKNOWN;
+	r->lost = 0;
+	r->start_err = (int64_t)(ts - lo);
+	r->gap_lo = lo;
+	r->placed = 0;
+	r->last_ts = ts;
+	/* Its switch-in is not known: no wakeup latency to it. */
+	if ((w = wake_of(d, pid)))
+		w->ts = 0;
+	return rc;
+}
+
+int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
+		   int32_t pid, uint64_t runtime)
+{
+	struct running *r = cpu_state(d, cpu);
+	uint64_t s;
+
+	/* Only the task's own first one since its inferred start: the
+	 * kernel's run time since it was switched in. */
+	if (!r || !r->active || r->pid != pid || event_pid != pid ||
+	    r->start_err < 0 || r->placed)
+		return 0;
+	r->placed = 1;
+	s = runtime <= ts ? ts - runtime : 0;
+	if (s < r->gap_lo)
+		s = r->gap_lo;
+	if (s >= r->start)
+		return 0;
+	r->start = s;
+	if (r->held && r->prev.ts <= s)
+		r->prev.dur = s - r->prev.ts;
+	return flush_held(d, r);
+}
+
+int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
+{
+	for (int cpu = 0; cpu < d->ncpus; cpu++) {
+		struct running *r = &d->cpus[cpu];
+		struct derive_slice s;
+		int rc;
+
+		if (!r->active || r->pid != pid)
+			continue;
+		if (r->hid == hid)
+			return 0;
+		if (ts <= r->start) {	/* named so from its start */
+			r->hid = hid;
+			return 0;
+		}
+		if ((rc = flush_held(d, r)))
+			return rc;
+		s = open_slice(r, cpu, ts, r->hid, -1, -1);
+		r->start = ts;
+		r->hid = hid;
+		r->start_err = -1;
+		r->placed = 1;
+		r->lost = 0;
+		return emit(d, &s);
+	}
+	return 0;
 }
 
 int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
@@ -142,6 +262,9 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	r->prio = next_prio;
 	r->hid = next_hid;
 	r->lost = 0;
+	r->start_err = -1;
+	r->placed = 1;
+	r->last_ts = ts;
 	if ((w = wake_of(d, next_pid)) && w->ts) {
 		if (d->ops.wakeup && !rc && ts >= w->ts) {
 			struct derive_wakeup u = {
@@ -173,9 +296,12 @@ void derive_lost(struct derive *d, int cpu, uint64_t ts)
 {
 	struct running *r = cpu_state(d, cpu);
 
-	(void)ts;
 	if (r && r->active)
 		r->lost = 1;
+	/* An inferred edge is not placed before a loss: who ran before it
+	 * is not known. */
+	if (r && ts > r->last_ts)
+		r->last_ts = ts;
 	/* A switch-in may be among the lost: every pending wakeup is void,
 	 * and who runs where is no longer known. */
 	for (size_t c = 0; c < d->nchunks; c++)
@@ -193,6 +319,8 @@ int derive_finish(struct derive *d, uint64_t ts)
 
 		if (r->active)
 			rc = close_slice(d, r, cpu, ts, r->hid, -1);
+		else
+			rc = flush_held(d, r);
 	}
 	return rc;
 }

@@ -5,11 +5,27 @@
  * No I/O: the pipeline feeds it switches, wakings and losses in time
  * order (CPUs merged) and it hands finished rows to callbacks. A loss
  * breaks the chain: a slice that spans one is flagged, a wakeup pending
- * across one yields no row — nothing is invented. */
+ * across one yields no row — nothing is invented.
+ *
+ * Every event on a CPU comes from the task running there (its
+ * common_pid). When one comes from another task than the chain has
+ * running, a switch happened that was not recorded (some kernels never
+ * trace the switch out of an idle task): the old slice ends at its last
+ * event there, the new one starts at this event, both edges marked with
+ * the gap's width. The new task's first sched_stat_runtime there (its
+ * run time since it was switched in) places the edge inside the gap: both
+ * slices then meet at ts - runtime. Time no event attributes is in no
+ * slice (unknown, never idle).
+ *
+ * A task renamed (task_rename, exec) while it runs splits its slice there:
+ * each part carries the name valid over it. */
 #ifndef COMMD_DERIVE_H
 #define COMMD_DERIVE_H
 
 #include <stdint.h>
+
+/* A slice's prio when no switch-in gave it (an inferred start). */
+#define DERIVE_PRIO_UNKNOWN INT32_MIN
 
 struct derive_slice {
 	uint64_t ts, dur;
@@ -20,6 +36,11 @@ struct derive_slice {
 	int64_t end_state;	/* prev_state; -1: still running at the end */
 	int lost;		/* a loss on this CPU fell inside the slice */
 	int start_known;	/* 0: began before the capture (ts = first seen) */
+	/* An inferred edge: no switch was recorded there, the events show
+	 * one (the CPU's events came from another task). The width of the
+	 * gap in which it happened, -1 for an edge a switch or a rename
+	 * marks exactly. */
+	int64_t start_err, end_err;
 };
 
 struct derive_wakeup {
@@ -53,6 +74,21 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
  * trace has no waking). Only the first since pid last ran counts. */
 void derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 		   int32_t waker_pid, uint32_t waker_hid);
+
+/* Any event: on cpu at ts from task pid (its common_pid), whose comm row
+ * is hid. Called before the event's own derive_* call. Returns a
+ * callback's non-zero result. */
+int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid,
+		uint32_t hid);
+
+/* sched_stat_runtime on cpu at ts: pid ran runtime ns (since it was
+ * switched in, or since the last such event for it). */
+int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
+		   int32_t pid, uint64_t runtime);
+
+/* pid has a new name from ts on (row hid): a slice it is running splits
+ * there. Returns a callback's non-zero result. */
+int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid);
 
 /* Events were lost on cpu at ts. */
 void derive_lost(struct derive *d, int cpu, uint64_t ts);

@@ -36,6 +36,11 @@ struct pipeline {
 	 * not on rows of their own. */
 	const struct decode_event *sw;
 	uint32_t sw_hid;
+	/* A rename of a task (task_rename, or exec without it) that may
+	 * split its running slice: from ts on, row rename_hid. */
+	int32_t rename_pid;
+	uint32_t rename_hid;
+	uint64_t rename_ts;
 	int sw_has_slice, sw_has_wake;
 	struct derive_slice sw_slice;
 	struct derive_wakeup sw_wake;
@@ -63,7 +68,8 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 {
 	struct pipeline *p = ctx;
 
-	if (p->sw && !s->lost && s->end_state >= 0 && s->cpu == p->sw->cpu &&
+	if (p->sw && !s->lost && s->end_state >= 0 && s->start_err < 0 &&
+	    s->end_err < 0 && s->cpu == p->sw->cpu &&
 	    s->hid == p->sw_hid && s->ts + s->dur == p->sw->ts) {
 		p->sw_slice = *s;
 		p->sw_has_slice = 1;
@@ -249,17 +255,34 @@ static uint32_t type_row(struct pipeline *p, const struct decode_event *ev)
 	return p->type_rows[id];
 }
 
+/* pid may have a new name from ts: its running slice splits there. */
+static void note_rename(struct pipeline *p, int32_t pid, uint64_t ts)
+{
+	p->rename_pid = pid;
+	p->rename_hid = resolve_named_hid(p->resolve, pid);
+	p->rename_ts = ts;
+	if (!p->rename_hid)
+		p->rename_pid = 0;
+}
+
 /* Feeds the derived tables: switches make slices and end wakeups, the
  * first waking (or wakeup, when the trace has no waking) starts one. */
 static int derive_event(struct pipeline *p, const struct decode_event *ev,
 			uint32_t hid)
 {
 	const unsigned sw = DECODE_HAS_P0 | DECODE_HAS_P1;
+	int rc;
 
+	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid)))
+		return rc;
+	if (p->rename_pid > 0) {
+		rc = derive_rename(p->derive, p->rename_ts, p->rename_pid, p->rename_hid);
+		p->rename_pid = 0;
+		if (rc)
+			return rc;
+	}
 	switch (ev->kind) {
 	case DECODE_SCHED_SWITCH: {
-		int rc;
-
 		if ((ev->has & sw) != sw)
 			return 0;
 		p->sw = ev;
@@ -278,6 +301,12 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 	case DECODE_SCHED_WAKEUP_NEW:
 		if (ev->has & DECODE_HAS_P0)
 			derive_waking(p->derive, ev->ts, ev->p[0], ev->pid, hid);
+		return 0;
+	case DECODE_SCHED_STAT_RUNTIME:
+		if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_V0)) ==
+		    (DECODE_HAS_P0 | DECODE_HAS_V0) && ev->v[0] >= 0)
+			return derive_runtime(p->derive, ev->ts, ev->cpu, ev->pid,
+					      ev->p[0], (uint64_t)ev->v[0]);
 		return 0;
 	default:
 		return 0;
@@ -350,13 +379,17 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		 * is valid from the next nanosecond. */
 		if (ev.p[0] == ev.pid)
 			hid = resolve_hid(r, ev.pid, cpu, ts);
-		if (ev.has & DECODE_HAS_C1)
+		if (ev.has & DECODE_HAS_C1) {
 			ids[1] = resolve_rename(r, ev.p[0], cpu, ev.c[1].s, ev.c[1].len,
 						ev.c[1].size, ts);
+			note_rename(p, ev.p[0], ts + 1);
+		}
 		break;
 	case DECODE_SCHED_PROCESS_EXEC:
-		if (p->exec_names)
+		if (p->exec_names) {
 			exec_name(p, &ev);
+			note_rename(p, (ev.has & DECODE_HAS_P0) ? ev.p[0] : ev.pid, ts);
+		}
 		/* exec leaves the task its thread group's leader. */
 		if (ev.has & DECODE_HAS_P0)
 			resolve_set_tgid(r, ev.p[0], ev.p[0]);

@@ -522,6 +522,17 @@ int resolve_is_named(struct resolve *r, int32_t pid)
 	return e && e->state == E_ALIVE && e->comm_id;
 }
 
+uint32_t resolve_named_hid(struct resolve *r, int32_t pid)
+{
+	struct resolve_entry *e;
+	char *cached;
+
+	if (pid <= 0)
+		return 0;
+	e = entry(r, pid, &cached);
+	return e && e->state == E_ALIVE && e->comm_id ? e->hid : 0;
+}
+
 static uint32_t hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts);
 
 uint32_t resolve_hid(struct resolve *r, int32_t pid, int cpu, uint64_t ts)

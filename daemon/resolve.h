@@ -172,6 +172,9 @@ int resolve_is_named(struct resolve *r, int32_t pid);
 
 /* The history row of the pid an event fired in (its common_pid) at ts;
  * opens an unnamed lifetime for a pid never seen. 0 on allocation failure. */
+/* The row of pid's current lifetime and name, 0 when it is not alive and
+ * named (no side effect: nothing is counted or created). */
+uint32_t resolve_named_hid(struct resolve *r, int32_t pid);
 uint32_t resolve_hid(struct resolve *r, int32_t pid, int cpu, uint64_t ts);
 
 /* resolve_hid with the common case inline: a live pid of a named row. */

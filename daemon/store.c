@@ -25,7 +25,7 @@ extern const int commd_schema_count;
 enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
 
 static const struct { const char *name; int ncols; } event_table[TABLE_COUNT] = {
-	[TABLE_SCHED] = { "dv_sched", 7 },
+	[TABLE_SCHED] = { "dv_sched", 9 },
 	[TABLE_WAKEUP_LATENCY] = { "dv_wakeup_latency", 5 },
 	[DECODE_OTHER] = { "ev_other", 5 },
 	/* its own fields, then slice_dur, slice_prio, wake_latency,
@@ -322,15 +322,24 @@ static void event_row(struct row *r, const struct op *o, const struct batch *b)
 	v_int(r, 1, o->cpu);
 	v_int(r, 2, o->hid);
 	if (o->kind == TABLE_SCHED) {
-		/* ts, dur, cpu, hid, prio, end_state, lost */
+		/* ts, dur, cpu, hid, prio, end_state, lost, start_err,
+		 * end_err (v[2], slice_dur); negative: NULL */
 		v_int(r, 1, o->v[0]);
 		v_int(r, 2, o->cpu);
 		v_int(r, 3, o->hid);
 		v_int(r, 4, o->p[0]);
+		if (o->p[0] == DERIVE_PRIO_UNKNOWN)
+			r->c[4].t = V_NULL;
 		v_int(r, 5, o->v[1]);
 		if (o->v[1] < 0)
 			r->c[5].t = V_NULL;
 		v_int(r, 6, o->p[1]);
+		v_int(r, 7, o->v[2]);
+		if (o->v[2] < 0)
+			r->c[7].t = V_NULL;
+		v_int(r, 8, o->slice_dur);
+		if (o->slice_dur < 0)
+			r->c[8].t = V_NULL;
 		return;
 	}
 	if (o->kind == TABLE_WAKEUP_LATENCY) {
@@ -1616,6 +1625,8 @@ int store_slice(struct store *s, const struct derive_slice *d)
 	o->v[1] = d->end_state;
 	o->p[0] = d->prio;
 	o->p[1] = d->lost;
+	o->v[2] = d->start_err;
+	o->slice_dur = d->end_err;	/* not a switch: the field is free */
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # derived-migrate.sh - a database written before schema 004 (every slice a
 # dv_sched row, every wakeup latency a dv_wakeup_latency row) is migrated
-# by the next commd that opens it, and reads exactly as before: `sched`,
-# `wakeup_latency` and `thread_state` give the same rows. A capture now
+# by the next commd that opens it, and reads exactly as before: `sched`
+# (its columns of schema 3; start_err and end_err, from schema 6, are NULL
+# there), `wakeup_latency` and `thread_state` give the same rows. A capture now
 # keeps only the slices that are not ordinary in dv_sched (the rest are
 # columns of their switch) and no dv_wakeup_latency rows.
 #
@@ -29,8 +30,9 @@ new=$TMPDIR_TEST/new.db
 old=$TMPDIR_TEST/old.db
 import_ok "$dat" "$new" || finish
 
-views() {	# DB OUT: the three views, sorted
-	q "$1" "select * from sched" | LC_ALL=C sort > "$2.sched"
+views() {	# DB OUT: the three views (sched: schema 3's columns), sorted
+	q "$1" "select ts, dur, cpu, pid, comm, prio, end_state, lost from sched" |
+		LC_ALL=C sort > "$2.sched"
 	q "$1" "select * from wakeup_latency" | LC_ALL=C sort > "$2.wakeup"
 	q "$1" "select * from thread_state" | LC_ALL=C sort > "$2.state"
 }
@@ -63,7 +65,9 @@ sqlite3 -batch "$old" < "$TMPDIR_TEST/old.sql"
 } | sqlite3 -batch "$old"
 check_eq "the old database is at schema 3" 3 "$(q "$old" "pragma user_version")"
 views "$old" "$TMPDIR_TEST/before"
-for v in sched wakeup state; do
+# (Not thread_state: schema 6 corrected it for a loss found at a
+# switch-out's own record; after the migration it reads as now, below.)
+for v in sched wakeup; do
 	expect_same "schema 3's $v view reads the import's rows (the old database is right)" \
 		"$TMPDIR_TEST/want.$v" "$TMPDIR_TEST/before.$v"
 done

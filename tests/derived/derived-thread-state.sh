@@ -27,12 +27,14 @@ while read -r dat; do
 	check_eq "$name.dat: rows with a negative duration" 0 \
 		"$(q "$db" "SELECT count(*) FROM thread_state WHERE dur < 0")" || true
 	check_eq "$name.dat: rows overlapping the task's next row" 0 \
-		"$(q "$db" "SELECT count(*) FROM (SELECT ts + dur > lead(ts) OVER (PARTITION BY pid ORDER BY ts, state = 'running') AS o FROM thread_state) WHERE o")" || true
+		"$(q "$db" "SELECT count(*) FROM (SELECT ts + dur > lead(ts) OVER (PARTITION BY pid ORDER BY ts, state <> 'running', dur) AS o FROM thread_state) WHERE o")" || true
 
-	# The gaps: contiguous non-running rows of a pid make one.
-	q "$db" "SELECT pid, ts, dur, state FROM thread_state WHERE state <> 'running' ORDER BY pid, ts" |
+	# The gaps: contiguous non-running rows of a pid make one (a
+	# running row between them, even of 0 ns, parts them).
+	q "$db" "SELECT pid, ts, dur, state FROM thread_state ORDER BY pid, ts, state <> 'running', dur" |
 		LC_ALL=C awk -F'\t' -v OFS='\t' '
-		function out() { if (have) print gp, gs, gd, gst }
+		function out() { if (have) print gp, gs, gd, gst; have = 0 }
+		$4 == "running" { out(); next }
 		{
 			if (have && $1 == gp && $2 == gs + gd) { gd += $3; next }
 			out(); have = 1; gp = $1; gs = $2; gd = $3; gst = $4

@@ -7,12 +7,23 @@
 #            first switch seen on a CPU starts its chain (the task it
 #            switches out has no known start: no slice). A slice closed by a
 #            switch whose prev_pid is the task that was switched in belongs
-#            to prev_pid/prev_comm of that closing switch. When prev_pid is
-#            someone else the chain broke (a switch-in was never recorded):
-#            the slice belongs to the task switched in (its next_comm) and
-#            is flagged lost. A slice still open at the end closes at the
-#            trace's last event (any CPU), named by its opening next_comm.
-#            A `CPU:N [.. EVENTS DROPPED]` line flags the open slice of N.
+#            to prev_pid/prev_comm of that closing switch. A slice still
+#            open at the end closes at the trace's last event (any CPU),
+#            named by its opening next_comm. A `CPU:N [.. EVENTS DROPPED]`
+#            line flags the open slice of N.
+#   inferred switch: once a CPU's chain has begun, every event line on it
+#            comes from the task running there (the pid in "comm-pid").
+#            A line from another pid means a switch nobody recorded: the
+#            open slice ends at the CPU's previous event line, a slice of
+#            the line's pid starts at this line (named by the last comm
+#            any event gave that pid), the time between in no slice. The
+#            new task's first sched_stat_runtime line of its own on that
+#            CPU (pid= its pid) moves its start back to ts - runtime (not
+#            before the gap's start), and the old slice's end with it.
+#            Its pending wakeup is dropped (its switch-in is not known).
+#   rename:  task_rename pid=P: a slice of P open on a CPU splits at ts + 1
+#            (the new name is valid from the next ns): the part before
+#            under the name it had, the rest under newcomm.
 #   wakeup:  the first sched_waking / sched_wakeup / sched_wakeup_new of a
 #            pid (> 0) since it last switched in or out starts a wakeup; the
 #            sched_switch with next_pid = pid ends it (latency = switch ts -
@@ -33,8 +44,10 @@
 #   S cpu pid comm ts dur lost             one per slice
 #   W ts pid comm cpu latency waker_pid    one per wakeup_latency row
 #   G pid ts dur state                     one per gap (thread_state)
-#   E last_ts switches chain_breaks drop_lines unparsed
-BEGIN { OFS = "\t"; unparsed = 0; nsw = 0; breaks = 0; drops = 0; have_last = 0 }
+#   E last_ts switches nulls drop_lines unparsed
+#            (nulls: slices ended by an inferred switch or a rename split,
+#            whose end_state is NULL besides one open slice per CPU)
+BEGIN { OFS = "\t"; unparsed = 0; nsw = 0; breaks = 0; nulls = 0; drops = 0; have_last = 0 }
 
 function nsabs(s, f) { return s == 0 ? f + 0 : s f }
 function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
@@ -42,6 +55,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 /CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/ {
 	x = $0; sub(/.*CPU:/, "", x); c = x + 0
 	if (c in open) olost[c] = 1
+	dropped[c] = 1
 	for (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
 	for (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
 	drops++
@@ -64,8 +78,19 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	for (i = length(ev); i < 20 && substr(rest, 1, 1) == " "; i++)
 		rest = substr(rest, 2)
 	sub(/ +$/, "", rest)
+	pfx = substr($0, 1, RSTART - 1)
+	sub(/^ +/, "", pfx)
+	# commd puts a loss at the next event of its CPU: no inferred edge
+	# is placed before it
+	if (dropped[c]) { lst_s[c] = ts_s; lst_f[c] = ts_f; dropped[c] = 0 }
+	seen(c, cpid, pfx)
+	lst_s[c] = ts_s; lst_f[c] = ts_f
 	if (ev == "sched_switch")
 		do_switch()
+	else if (ev == "sched_stat_runtime")
+		do_runtime()
+	else if (ev == "task_rename")
+		do_rename()
 	else if (ev == "sched_waking")
 		do_waking(" pid=", " pid=[0-9]+ prio=[-0-9]+ target_cpu=[0-9]+$")
 	else if (ev == "sched_wakeup" || ev == "sched_wakeup_new")
@@ -87,6 +112,8 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	if (!match(b, /:[0-9]+ \[[-0-9]+\]$/)) { unparsed++; return }
 	nc = substr(b, 1, RSTART - 1); x = substr(b, RSTART + 1); np = x + 0
 	nsw++
+	if (c in open)
+		final_start(c)
 	# gaps: the switch-in ends np's; a switch-out in an unbroken chain
 	# starts pp's
 	if (np > 0 && (np in out_s)) {
@@ -104,11 +131,99 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 			print "S", c, opid[c], ocomm[c], nsabs(os[c], of[c]), dur(os[c], of[c], ts_s, ts_f), 1
 		}
 	}
+	known[pp] = pc; known[np] = nc
 	open[c] = 1; os[c] = ts_s; of[c] = ts_f; opid[c] = np; ocomm[c] = nc; olost[c] = 0
+	oinf[c] = 0
 	if (pp in pend_s) { delete pend_s[pp]; delete pend_f[pp]; delete pend_w[pp] }
 	if (np in pend_s) {
 		print "W", nsabs(pend_s[np], pend_f[np]), np, nc, c, dur(pend_s[np], pend_f[np], ts_s, ts_f), pend_w[np]
 		delete pend_s[np]; delete pend_f[np]; delete pend_w[np]
+	}
+}
+
+# before(s1, f1, s2, f2): whether the first time is earlier
+function before(s1, f1, s2, f2) { return s1 < s2 || (s1 == s2 && f1 + 0 < f2 + 0) }
+
+# A line of pid p (comm prefix pfx) on CPU cpu: an inferred switch when
+# another task has the CPU.
+function seen(cpu, p, pfx,   lo_s, lo_f, x) {
+	if (!(cpu in open) || opid[cpu] == p)
+		return
+	final_start(cpu)
+	lo_s = lst_s[cpu]; lo_f = lst_f[cpu]
+	if (before(lo_s, lo_f, os[cpu], of[cpu])) { lo_s = os[cpu]; lo_f = of[cpu] }
+	# the old slice, held until the new one's start is final
+	held[cpu] = 1; hpid[cpu] = opid[cpu]; hcomm[cpu] = ocomm[cpu]
+	hs[cpu] = os[cpu]; hf[cpu] = of[cpu]; he_s[cpu] = lo_s; he_f[cpu] = lo_f
+	hlost[cpu] = olost[cpu]
+	nulls++
+	x = pfx; sub(/-[0-9]+ *$/, "", x); sub(/^.*: +/, "", x)
+	os[cpu] = ts_s; of[cpu] = ts_f; opid[cpu] = p
+	ocomm[cpu] = (p in known) ? known[p] : x
+	olost[cpu] = 0; oinf[cpu] = 1; glo_s[cpu] = lo_s; glo_f[cpu] = lo_f
+	if (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
+}
+
+# The open slice's start will not move any more: the held slice before
+# it is printed, with the gap of its task that ends here.
+function final_start(cpu,   p) {
+	if (oinf[cpu]) {
+		oinf[cpu] = 0
+		p = opid[cpu]
+		if (p > 0 && (p in out_s)) {
+			print "G", p, nsabs(out_s[p], out_f[p]), dur(out_s[p], out_f[p], os[cpu], of[cpu]), out_st[p]
+			delete out_s[p]; delete out_f[p]; delete out_st[p]
+		}
+	}
+	if (held[cpu]) {
+		held[cpu] = 0
+		print "S", cpu, hpid[cpu], hcomm[cpu], nsabs(hs[cpu], hf[cpu]), dur(hs[cpu], hf[cpu], he_s[cpu], he_f[cpu]), hlost[cpu]
+	}
+}
+
+# "comm=C pid=P runtime=R [ns]" (older kernels add " vruntime=V [ns]")
+function do_runtime(   x, p, r, s_s, s_f, t) {
+	if (!match(rest, / pid=[0-9]+ runtime=[0-9]+ \[ns\]( vruntime=[0-9]+ \[ns\])?$/)) { unparsed++; return }
+	x = substr(rest, RSTART + 5); p = x + 0
+	x = substr(x, index(x, "runtime=") + 8); r = x + 0
+	t = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", t)
+	if (p > 0 && p == cpid) known[p] = t
+	if (!(c in open) || opid[c] != p || cpid != p || !oinf[c])
+		return
+	# ts - r, kept as (s, f): r < 2^53 ns
+	s_s = ts_s - int(r / 1000000000); s_f = ts_f - r % 1000000000
+	if (s_f < 0) { s_f += 1000000000; s_s-- }
+	s_f = sprintf("%09d", s_f)
+	if (before(s_s, s_f, glo_s[c], glo_f[c])) { s_s = glo_s[c]; s_f = glo_f[c] }
+	if (before(s_s, s_f, os[c], of[c])) {
+		os[c] = s_s; of[c] = s_f
+		if (held[c]) { he_s[c] = s_s; he_f[c] = s_f }
+	}
+	final_start(c)
+}
+
+# "pid=P oldcomm=O newcomm=N oom_score_adj=A"
+function do_rename(   x, p, n, cpu, s_s, s_f) {
+	if (!match(rest, /^pid=[0-9]+ oldcomm=/) || !match(rest, / oom_score_adj=[-0-9]+$/)) { unparsed++; return }
+	p = substr(rest, 5) + 0
+	x = substr(rest, 1, RSTART - 1)
+	n = x; sub(/^.* newcomm=/, "", n)
+	known[p] = n
+	# ts + 1
+	s_s = ts_s; s_f = ts_f + 1
+	if (s_f >= 1000000000) { s_f -= 1000000000; s_s++ }
+	s_f = sprintf("%09d", s_f)
+	for (cpu in open) {
+		if (opid[cpu] != p)
+			continue
+		final_start(cpu)
+		if (before(os[cpu], of[cpu], s_s, s_f)) {
+			print "S", cpu, p, ocomm[cpu], nsabs(os[cpu], of[cpu]), dur(os[cpu], of[cpu], s_s, s_f), olost[cpu]
+			os[cpu] = s_s; of[cpu] = s_f; olost[cpu] = 0
+			nulls++
+		}
+		ocomm[cpu] = n
+		break
 	}
 }
 
@@ -121,11 +236,15 @@ function born(p) {
 function do_waking(key, tail,   x, p) {
 	if (!match(rest, tail)) { unparsed++; return }
 	x = substr(rest, RSTART + length(key)); p = x + 0
+	x = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", x)
+	if (p > 0) known[p] = x
 	if (p > 0 && !(p in pend_s)) { pend_s[p] = ts_s; pend_f[p] = ts_f; pend_w[p] = cpid }
 }
 
 END {
-	for (c in open)
+	for (c in open) {
+		final_start(c)
 		print "S", c, opid[c], ocomm[c], nsabs(os[c], of[c]), dur(os[c], of[c], last_s, last_f), olost[c]
-	print "E", (have_last ? nsabs(last_s, last_f) : "none"), nsw, breaks, drops, unparsed
+	}
+	print "E", (have_last ? nsabs(last_s, last_f) : "none"), nsw, breaks + nulls, drops, unparsed
 }
