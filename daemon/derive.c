@@ -238,11 +238,13 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	struct wake *w;
 	int rc = 0;
 
-	(void)prev_prio;
 	if (!r)
 		return 0;
 	if (r->active) {
 		if (r->pid == prev_pid) {
+			/* An inferred start had no prio: the switch-out says it. */
+			if (r->prio == DERIVE_PRIO_UNKNOWN)
+				r->prio = prev_prio;
 			rc = close_slice(d, r, cpu, ts, prev_hid, prev_state);
 		} else {
 			/* The chain broke (something was not recorded): the

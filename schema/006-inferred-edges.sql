@@ -13,8 +13,8 @@
 --
 --   start_err  the slice's start is inferred: the width (ns) of the gap in
 --              which the unrecorded switch happened; NULL when a switch
---              (or a rename) marks the start exactly. prio is then NULL
---              (no switch-in said it).
+--              (or a rename) marks the start exactly. prio is then the
+--              switch-out's prev_prio, NULL when no switch ended it either.
 --   end_err    the same for its end (end_state NULL).
 --
 -- A task renamed while it runs (task_rename, or exec when the trace has

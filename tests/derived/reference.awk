@@ -216,6 +216,8 @@ function do_rename(   x, p, n, cpu, s_s, s_f) {
 	for (cpu in open) {
 		if (opid[cpu] != p)
 			continue
+		if (ocomm[cpu] == n)
+			break		# the same name: nothing splits
 		final_start(cpu)
 		if (before(os[cpu], of[cpu], s_s, s_f)) {
 			print "S", cpu, p, ocomm[cpu], nsabs(os[cpu], of[cpu]), dur(os[cpu], of[cpu], s_s, s_f), olost[cpu]

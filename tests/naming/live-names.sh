@@ -317,6 +317,34 @@ done
 free_diff=$(q "SELECT count(*) FROM sched_process_free WHERE $(at_row target_pid ts comm) IS NOT target_comm")
 log "(c) commd vs the kernel's own fields: $total_diff differences over $total_rows event rows (sched_process_free, not checked: $free_diff of $(q 'SELECT count(*) FROM sched_process_free') name an older lifetime or differ)"
 
+# --- (e) CPU time per (pid, comm) of namer's tasks: slices split at renames -------
+# tests/derived/reference.awk computes the slices from trace-cmd report on
+# its own, splitting a slice at every task_rename of its running task.
+tids=$(q "SELECT group_concat(DISTINCT tid) FROM log")
+if LC_ALL=C trace-cmd report -t -i "$dat" > "$TMP/report-e.txt" 2> "$TMP/report-e.err"; then
+	LC_ALL=C awk -f "$SRCDIR/tests/derived/reference.awk" "$TMP/report-e.txt" |
+		LC_ALL=C awk -F'\t' -v tids=",$tids," '$1 == "S" && index(tids, "," $3 ",") { t[$3 "|" $4] += $6 }
+			END { for (k in t) print k "|" t[k] }' | LC_ALL=C sort > "$TMP/cpu.ref"
+	q "SELECT pid || '|' || comm || '|' || sum(dur) FROM sched WHERE pid IN ($tids) GROUP BY pid, comm" |
+		LC_ALL=C sort > "$TMP/cpu.commd"
+	if ! check_eq "(e) CPU time per (pid, comm) of namer's tasks: commd vs reference.awk (lines differing)" \
+		0 "$(LC_ALL=C comm -3 "$TMP/cpu.ref" "$TMP/cpu.commd" | wc -l)"; then
+		LC_ALL=C comm -3 "$TMP/cpu.ref" "$TMP/cpu.commd" | head -10 | sed 's/^/    /' >&2
+	fi
+	for n in spin-1 spin-2 spin-3 spin-4; do
+		check_true "(e) CPU time of $n (a name held only inside one running slice)" "> 0 ns" \
+			"$(q "SELECT coalesce(sum(dur), 0) FROM sched WHERE comm = '$n'") ns" \
+			[ "$(q "SELECT coalesce(sum(dur), 0) FROM sched WHERE comm = '$n'")" -gt 0 ]
+	done
+	split=$(q "SELECT count(*) FROM sched a JOIN sched b ON b.cpu = a.cpu AND b.pid = a.pid
+		AND b.ts = a.ts + a.dur AND b.comm <> a.comm
+		WHERE a.pid IN ($tids) AND a.end_state IS NULL AND a.end_err IS NULL")
+	check_true "(e) slices of namer split at a rename (the part before, the part after)" ">= 3" "$split" \
+		[ "$split" -ge 3 ]
+else
+	fail "(e) trace-cmd report -t -i t.dat" "exit 0" "$(head -c 1000 "$TMP/report-e.err")"
+fi
+
 # --- (d) trace-cmd report's leading comm, on the same file ------------------------
 if LC_ALL=C trace-cmd report -t -i "$dat" > "$TMP/report.txt" 2> "$TMP/report.err"; then
 	LC_ALL=C awk -v inst="$INST" -v ex="$TMP/report.wrong" '

@@ -24,7 +24,9 @@
  *   end      main thread, last line
  *
  * Every action is followed by a 1-2 ms sleep, so the scheduler switches the
- * task out under its new name (a sched_switch with prev_comm = the name).
+ * task out under its new name (a sched_switch with prev_comm = the name),
+ * except in the last phase: four renames 300 us apart with the task busy
+ * in between, so that one slice holds several names.
  *
  * Usage: namer LOG            the workload
  *        namer LOG execd      (internal) after the re-exec
@@ -117,6 +119,34 @@ static void rename_self(const char *name)
 	if (prctl(PR_SET_NAME, name, 0, 0, 0))
 		die("PR_SET_NAME");
 	log_self("rename");
+	pause_after();
+}
+
+/* Busy for about us microseconds: the task keeps its CPU. */
+static void spin_us(long us)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < us * 1000L);
+}
+
+/* Renames itself several times while it runs (busy between, no sleep):
+ * one slice of the scheduler's holds several names. */
+static void rename_spinning(void)
+{
+	static const char *const names[] = { "spin-1", "spin-2", "spin-3", "spin-4" };
+
+	nap_us(1500);		/* a fresh slice */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		spin_us(300);
+		if (prctl(PR_SET_NAME, names[i], 0, 0, 0))
+			die("PR_SET_NAME");
+		log_self("rename");
+	}
+	spin_us(300);
 	pause_after();
 }
 
@@ -403,6 +433,7 @@ int main(int argc, char **argv)
 	do_reuse();
 	for (i = 0; i < sizeof(names_c) / sizeof(names_c[0]); i++)
 		rename_self(names_c[i]);
+	rename_spinning();
 	log_self("end");
 	pause_after();
 	return 0;
