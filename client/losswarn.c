@@ -350,6 +350,80 @@ int losswarn_tracked(const struct losswarn_tracker *t, report_run_fn *run,
 	return check(lo, hi, run, ctx);
 }
 
+/* ---- unknown time in a report's window ---- */
+
+struct unknown_time {
+	int64_t unknown, span;
+	char cpus[320];			/* "1:46.1%,3:2.0%" */
+	int rows;
+};
+
+static int unknown_begin(void *ctx, const struct output_column *cols, int n)
+{
+	(void)ctx;
+	(void)cols;
+	if (n != 3) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static int unknown_row(void *ctx, const struct output_value *v, int n)
+{
+	struct unknown_time *u = ctx;
+
+	(void)n;
+	if (u->rows++)
+		return 0;
+	u->unknown = report_int(&v[0], 0);
+	u->span = report_int(&v[1], 0);
+	if (v[2].type != OUTPUT_NULL && v[2].text)
+		snprintf(u->cpus, sizeof(u->cpus), "%s", v[2].text);
+	return 0;
+}
+
+static const struct output_sink unknown_sink = {
+	unknown_begin, unknown_row, loss_end,
+};
+
+/* Warns when over 1% of the CPUs' time in the window is in no slice. */
+static int check_unknown(const struct report_time *from,
+			 const struct report_time *to, report_run_fn *run,
+			 void *ctx)
+{
+	struct sbuf sql = { 0 };
+	struct unknown_time u = { .rows = 0 };
+	struct query_error err = { .offset = -1 };
+	struct output *o;
+	int ret = 0;
+
+	report_window_cte_range(&sql, from, to);
+	report_cpu_use_cte(&sql);
+	sbuf_printf(&sql, "\nSELECT sum(unknown), sum(span),\n"
+		    "       (SELECT group_concat(cpu || ': ' || round(100.0 * unknown"
+		    " / span, 1) || '%%', ', ')\n"
+		    "        FROM cpu_use WHERE span > 0 AND unknown * 100 > span)\n"
+		    "FROM cpu_use;");
+	o = output_new_sink(&unknown_sink, &u);
+	if (!sql.oom && o && run(ctx, sql.s, o, &err) == 0 && u.rows == 1 &&
+	    u.span > 0 && u.unknown * 100 > u.span) {
+		if (fflush(stdout) != 0)
+			ret = -1;
+		else
+			log_warning("warning: %.1f%% of the CPUs' time in the window is "
+				    "unknown (CPU %s): no recorded event says who ran "
+				    "then (a switch the kernel did not trace, a loss, "
+				    "before a CPU's first switch; commq lost counts "
+				    "them); the answer may be incomplete (-q silences "
+				    "this)", 100.0 * (double)u.unknown / (double)u.span,
+				    u.cpus[0] ? u.cpus : "?");
+	}
+	output_free(o);
+	sbuf_free(&sql);
+	return ret;
+}
+
 int losswarn_window(const struct report_time *from,
 		    const struct report_time *to, report_run_fn *run,
 		    void *ctx)
@@ -365,5 +439,7 @@ int losswarn_window(const struct report_time *from,
 		ret = check(lo.s, hi.s, run, ctx);
 	sbuf_free(&lo);
 	sbuf_free(&hi);
+	if (ret == 0)
+		ret = check_unknown(from, to, run, ctx);
 	return ret;
 }

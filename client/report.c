@@ -262,22 +262,55 @@ void report_time_sql(struct sbuf *b, const struct report_time *t)
 /* WITH w(lo, hi): the window, whole when --from/--to are not given. */
 void report_window_cte(struct sbuf *b, const struct report_args *a)
 {
-	sbuf_printf(b, "WITH w(lo, hi) AS (SELECT ");
-	if (a->from.set)
-		report_time_sql(b, &a->from);
-	else
-		sbuf_printf(b, "0");
-	sbuf_printf(b, ", ");
-	if (a->to.set)
-		report_time_sql(b, &a->to);
-	else
-		sbuf_printf(b, "9223372036854775807");
-	sbuf_printf(b, ")");
+	report_window_cte_range(b, &a->from, &a->to);
 }
 
 /* The part of slice s inside the window; and the slices that have one. */
 #define CLIPPED "min(s.ts + s.dur, w.hi) - max(s.ts, w.lo)"
 #define IN_WINDOW "s.ts < w.hi AND s.ts + s.dur > w.lo"
+
+void report_window_cte_range(struct sbuf *b, const struct report_time *from,
+			     const struct report_time *to)
+{
+	sbuf_printf(b, "WITH w(lo, hi) AS (SELECT ");
+	if (from && from->set)
+		report_time_sql(b, from);
+	else
+		sbuf_printf(b, "0");
+	sbuf_printf(b, ", ");
+	if (to && to->set)
+		report_time_sql(b, to);
+	else
+		sbuf_printf(b, "9223372036854775807");
+	sbuf_printf(b, ")");
+}
+
+/* After WITH w: per CPU of the window, its busy (tasks), idle (pid 0) and
+ * unknown ns (in no slice: before the CPU's first switch, a switch nobody
+ * recorded, a loss), out of the window's part of the captures (a capture
+ * still running ends, per CPU, at its last stored slice), its slices and
+ * tasks: cu(cpu, busy, idle, unknown, span, slices, tasks). */
+void report_cpu_use_cte(struct sbuf *b)
+{
+	sbuf_printf(b, ",\n"
+"cw AS (SELECT max(w.lo, coalesce((SELECT min(start_ts) FROM capture),\n"
+"                                 (SELECT min(ts) FROM sched))) AS lo,\n"
+"              CASE WHEN (SELECT count(*) - count(end_ts) FROM capture) > 0\n"
+"                   THEN NULL ELSE min(w.hi, (SELECT max(end_ts) FROM capture))\n"
+"              END AS hi, w.hi AS whi FROM w),\n"
+"cs AS (SELECT s.cpu, s.pid, min(s.ts + s.dur, w.hi) - max(s.ts, w.lo) AS t,\n"
+"              s.ts + s.dur AS e\n"
+"       FROM sched s, w WHERE s.ts < w.hi AND s.ts + s.dur > w.lo),\n"
+"cu AS (SELECT cs.cpu,\n"
+"              sum(CASE WHEN cs.pid <> 0 THEN cs.t ELSE 0 END) AS busy,\n"
+"              sum(CASE WHEN cs.pid = 0 THEN cs.t ELSE 0 END) AS idle,\n"
+"              max(0, coalesce(cw.hi, min(cw.whi, max(cs.e))) - cw.lo) AS span,\n"
+"              count(*) AS slices, count(DISTINCT nullif(cs.pid, 0)) AS tasks,\n"
+"              0 AS unknown\n"
+"       FROM cs, cw GROUP BY cs.cpu),\n"
+"cpu_use AS (SELECT cpu, busy, idle, max(0, span - busy - idle) AS unknown,\n"
+"                   max(span, busy + idle) AS span, slices, tasks FROM cu)");
+}
 
 static void top_sql(struct sbuf *b, const struct report_args *a)
 {
@@ -320,17 +353,18 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 "GROUP BY process ORDER BY sum(g.t) DESC, process;\n");
 		break;
 	case REPORT_BY_CPU:
-		sbuf_printf(b, ",\n"
-"s AS (SELECT s.cpu, s.pid, " CLIPPED " AS t\n"
-"      FROM sched s, w WHERE " IN_WINDOW ")\n"
+		/* busy + idle + unknown = the CPU's part of the window:
+		 * time no event attributes is unknown, never idle. */
+		report_cpu_use_cte(b);
+		sbuf_printf(b, "\n"
 "SELECT cpu,\n"
-"       round(sum(CASE WHEN pid <> 0 THEN t ELSE 0 END) / 1e6, 3) AS busy_ms,\n"
-"       round(sum(CASE WHEN pid = 0 THEN t ELSE 0 END) / 1e6, 3) AS idle_ms,\n"
-"       round(100.0 * sum(CASE WHEN pid <> 0 THEN t ELSE 0 END) / sum(t), 2)"
-" AS busy_pct,\n"
-"       count(*) AS switches,\n"
-"       count(DISTINCT nullif(pid, 0)) AS tasks\n"
-"FROM s GROUP BY cpu ORDER BY cpu;\n");
+"       round(busy / 1e6, 3) AS busy_ms,\n"
+"       round(idle / 1e6, 3) AS idle_ms,\n"
+"       round(unknown / 1e6, 3) AS unknown_ms,\n"
+"       round(100.0 * busy / nullif(span, 0), 2) AS busy_pct,\n"
+"       round(100.0 * unknown / nullif(span, 0), 2) AS unknown_pct,\n"
+"       slices AS switches, tasks\n"
+"FROM cpu_use ORDER BY cpu;\n");
 		break;
 	}
 }
@@ -414,7 +448,10 @@ static void history_sql(struct sbuf *b, const struct report_args *a)
 
 /* Per CPU: the loss records and the events they counted (a record with
  * no count is an unknown number), when, the sched slices a loss fell
- * into, and the kernel's own counters of a live capture; then all CPUs. */
+ * into, the kernel's own counters of a live capture, and apart from the
+ * ring buffer's losses the chain breaks (switches no event recorded,
+ * inferred from the CPU's events) with the time they leave unknown; then
+ * all CPUs. */
 static void lost_sql(struct sbuf *b)
 {
 	sbuf_printf(b,
@@ -431,22 +468,35 @@ static void lost_sql(struct sbuf *b)
 "      WHERE name IN ('kernel_dropped_events', 'kernel_overrun') AND cpu >= 0\n"
 "      GROUP BY cpu),\n"
 "x AS (SELECT cpu, count(*) AS n FROM sched WHERE lost GROUP BY cpu),\n"
-"c AS (SELECT cpu FROM l UNION SELECT cpu FROM k UNION SELECT cpu FROM x),\n"
+/* Chain breaks: switches nobody recorded, which the CPU's events show
+ * (an inferred edge), and the time they leave in no slice. */
+"g AS (SELECT cpu, end_err,\n"
+"             lead(ts) OVER (PARTITION BY cpu ORDER BY ts, dur) - (ts + dur)"
+" AS gap\n"
+"      FROM sched),\n"
+"b AS (SELECT cpu, count(*) AS breaks, sum(max(coalesce(gap, 0), 0)) AS gap\n"
+"      FROM g WHERE end_err IS NOT NULL GROUP BY cpu),\n"
+"c AS (SELECT cpu FROM l UNION SELECT cpu FROM k UNION SELECT cpu FROM x\n"
+"      UNION SELECT cpu FROM b),\n"
 "per AS (SELECT 0 AS o, c.cpu, coalesce(l.records, 0) AS records,\n"
 "               coalesce(l.events, 0) AS events_lost,\n"
 "               coalesce(l.unknown, 0) AS unknown_count,\n"
 "               l.first_ts, l.last_ts, coalesce(x.n, 0) AS lost_slices,\n"
-"               k.dropped AS kernel_dropped, k.overrun AS kernel_overrun\n"
+"               k.dropped AS kernel_dropped, k.overrun AS kernel_overrun,\n"
+"               coalesce(b.breaks, 0) AS chain_breaks,\n"
+"               coalesce(b.gap, 0) AS break_unknown_ns\n"
 "        FROM c LEFT JOIN l ON l.cpu IS c.cpu LEFT JOIN k ON k.cpu IS c.cpu\n"
-"        LEFT JOIN x ON x.cpu IS c.cpu)\n"
+"        LEFT JOIN x ON x.cpu IS c.cpu LEFT JOIN b ON b.cpu IS c.cpu)\n"
 "SELECT cpu, records, events_lost, unknown_count, first_ts, last_ts,\n"
-"       lost_slices, kernel_dropped, kernel_overrun\n"
+"       lost_slices, kernel_dropped, kernel_overrun, chain_breaks,\n"
+"       round(break_unknown_ns / 1e6, 3) AS break_unknown_ms\n"
 "FROM (SELECT * FROM per\n"
 "      UNION ALL\n"
 "      SELECT 1, 'all', coalesce(sum(records), 0), coalesce(sum(events_lost), 0),\n"
 "             coalesce(sum(unknown_count), 0), min(first_ts), max(last_ts),\n"
 "             coalesce(sum(lost_slices), 0), sum(kernel_dropped),\n"
-"             sum(kernel_overrun)\n"
+"             sum(kernel_overrun), coalesce(sum(chain_breaks), 0),\n"
+"             coalesce(sum(break_unknown_ns), 0)\n"
 "      FROM per)\n"
 "ORDER BY o, cpu;\n");
 }

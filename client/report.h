@@ -121,6 +121,12 @@ int report_fail(struct report_sink_error *e, int err, const char *fmt, ...)
 /* WITH w(lo, hi): the window of --from/--to, the whole time line when
  * they are not given. */
 void report_window_cte(struct sbuf *b, const struct report_args *a);
+/* The same for a window [from, to] (NULL or unset: unbounded). */
+void report_window_cte_range(struct sbuf *b, const struct report_time *from,
+			     const struct report_time *to);
+/* After one of those: the CTE cpu_use(cpu, busy, idle, unknown, span,
+ * slices, tasks), ns per CPU of the window (report.c says how). */
+void report_cpu_use_cte(struct sbuf *b);
 
 /* A new file beside path, to be renamed over it when complete; its mode
  * is what fopen would give.  Returns the stream, or NULL with errno. */

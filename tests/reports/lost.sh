@@ -1,7 +1,7 @@
 #!/bin/bash
 # commq lost: per CPU, the loss records, the events they counted, the
-# records without a count, the first and last, and the slices a loss fell
-# into, as awk counts them from the raw rows (and as tests/data/README.md
+# records without a count, the first and last, the slices a loss fell
+# into, the chain breaks (inferred ends) and the time they leave unknown, as awk counts them from the raw rows (and as tests/data/README.md
 # says sched-drops.dat has them); the kernel's dropped/overrun counters
 # appear when the stats table has them; then a row for all CPUs.
 set -euo pipefail
@@ -18,6 +18,13 @@ expected() {
 		ref -csv "$1" "select 'K', cpu, name, value from stats
 			where name in ('kernel_dropped_events', 'kernel_overrun')
 			and cpu >= 0"
+		# chain breaks: an inferred end, and the time to the CPU's
+		# next slice
+		ref -csv "$1" "select 'B', cpu, ts, dur, end_err is not null from sched
+			order by cpu, ts, dur" |
+			awk -F, '$2 == pc && pb { g = $3 - pe; print "B," pc "," (g > 0 ? g : 0) }
+				{ pc = $2; pe = $3 + $4; pb = $5 }
+				END { if (pb) print "B," pc ",0" }'
 	} | awk -F, '
 	{ c = $2; cpus[c] = 1 }
 	$1 == "L" {
@@ -27,6 +34,7 @@ expected() {
 		if (!(c in last) || $3 > last[c]) last[c] = $3
 	}
 	$1 == "S" { sl[c]++ }
+	$1 == "B" { br[c]++; gap[c] += $3; tbr++; tgap += $3 }
 	$1 == "K" {
 		if ($3 == "kernel_dropped_events") { dr[c] += $4; hd[c] = 1; anyd = 1; tdr += $4 }
 		else { ov[c] += $4; ho[c] = 1; anyo = 1; tov += $4 }
@@ -42,17 +50,22 @@ expected() {
 			c = list[i]
 			f = (c in first) ? first[c] : ""
 			l = (c in last) ? last[c] : ""
-			printf "%s,%d,%.0f,%d,%s,%s,%d,%s,%s\n", c, rec[c], ev[c],
+			printf "%s,%d,%.0f,%d,%s,%s,%d,%s,%s,%d,%s\n", c, rec[c], ev[c],
 				unk[c], f, l, sl[c],
 				hd[c] ? sprintf("%.0f", dr[c]) : "",
-				ho[c] ? sprintf("%.0f", ov[c]) : ""
+				ho[c] ? sprintf("%.0f", ov[c]) : "", br[c], ms(gap[c])
 			trec += rec[c]; tev += ev[c]; tunk += unk[c]; tsl += sl[c]
 			if (c in first && (tf == "" || first[c] < tf)) tf = first[c]
 			if (c in last && (tl == "" || last[c] > tl)) tl = last[c]
 		}
-		printf "all,%d,%.0f,%d,%s,%s,%d,%s,%s\n", trec, tev, tunk, tf, tl,
+		printf "all,%d,%.0f,%d,%s,%s,%d,%s,%s,%d,%s\n", trec, tev, tunk, tf, tl,
 			tsl, anyd ? sprintf("%.0f", tdr) : "",
-			anyo ? sprintf("%.0f", tov) : ""
+			anyo ? sprintf("%.0f", tov) : "", tbr, ms(tgap)
+	}
+	# ns as round(ns / 1e6, 3) prints in sqlite3: 0.534, 2.0
+	function ms(ns,   v) {
+		v = sprintf("%.3f", ns / 1e6); sub(/0+$/, "", v); sub(/\.$/, ".0", v)
+		return v
 	}'
 }
 
@@ -66,7 +79,7 @@ expect_eq lost_drops_readme "0,4,1168,0 1,2,98,1 all,6,1266,1" \
 	"$(cut -d, -f1-4 "$T/got" | tr '\n' ' ' | sed 's/ $//')"
 commq_ok lost_header --db "$DB" -csv -header lost
 expect_eq lost_header \
-	"cpu,records,events_lost,unknown_count,first_ts,last_ts,lost_slices,kernel_dropped,kernel_overrun" \
+	"cpu,records,events_lost,unknown_count,first_ts,last_ts,lost_slices,kernel_dropped,kernel_overrun,chain_breaks,break_unknown_ms" \
 	"$(head -n 1 "$T/got")"
 
 # no losses at all: still the row for all CPUs, with zeros
@@ -86,7 +99,7 @@ expected "$T/kernel.db" >"$T/expected"
 commq_ok lost_kernel --db "$T/kernel.db" -csv lost
 expect_same lost_kernel "$T/expected" "$T/got"
 expect_eq lost_kernel_all "0,1926" "$(tail -n 1 "$T/got" | cut -d, -f8-9)"
-expect_eq lost_kernel_cpu2 "2,0,0,0,,,0,,0" "$(grep '^2,' "$T/got")"
+expect_eq lost_kernel_cpu2 "2,0,0,0,,,0,,0,0,0.0" "$(grep '^2,' "$T/got")"
 
 expect_failure lost_no_window 2 "--from and --to are for" --db "$DB" lost --from 1s
 

@@ -58,14 +58,16 @@ for fixture in sched-v7 sched-drops; do
 	expect_eq "top_header $fixture" "comm pids time_ms share_pct switches" \
 		"$(head -n 1 "$T/got" | tr -s ' ' | sed 's/ $//')"
 
-	# per CPU: busy (pid <> 0) and idle time, slices, tasks
+	# per CPU: busy (pid <> 0), idle and unknown time (in no slice, of
+	# the capture's span), slices, tasks
 	ref -separator "$TAB" "$DB" "select cpu, sum(dur) filter (where pid <> 0),
 		sum(dur) filter (where pid = 0), count(*),
-		count(distinct nullif(pid, 0)) from sched group by cpu" \
+		count(distinct nullif(pid, 0)),
+		(select max(end_ts) - min(start_ts) from capture) from sched group by cpu" \
 		>"$T/expected"
 	commq_ok "top_by_cpu $fixture" --db "$DB" -list -separator "$TAB" top --by cpu
 	out=$(awk -F'\t' '
-		NR == FNR { b[$1] = $2; i[$1] = $3; n[$1] = $4; k[$1] = $5; next }
+		NR == FNR { b[$1] = $2; i[$1] = $3; n[$1] = $4; k[$1] = $5; sp[$1] = $6; next }
 		{
 			seen[$1] = 1
 			if (!($1 in b)) { print "unexpected cpu " $1; next }
@@ -73,10 +75,15 @@ for fixture in sched-v7 sched-drops; do
 			if (d > 500) print "cpu " $1 ": busy " $2 " != " b[$1]
 			d = $3 * 1e6 - i[$1]; if (d < 0) d = -d
 			if (d > 500) print "cpu " $1 ": idle " $3 " != " i[$1]
-			d = $4 - 100 * b[$1] / (b[$1] + i[$1]); if (d < 0) d = -d
-			if (d > 0.0051) print "cpu " $1 ": busy_pct " $4
-			if ($5 != n[$1]) print "cpu " $1 ": switches " $5 " != " n[$1]
-			if ($6 != k[$1]) print "cpu " $1 ": tasks " $6 " != " k[$1]
+			u = sp[$1] - b[$1] - i[$1]
+			d = $4 * 1e6 - u; if (d < 0) d = -d
+			if (d > 500) print "cpu " $1 ": unknown " $4 " != " u
+			d = $5 - 100 * b[$1] / sp[$1]; if (d < 0) d = -d
+			if (d > 0.0051) print "cpu " $1 ": busy_pct " $5
+			d = $6 - 100 * u / sp[$1]; if (d < 0) d = -d
+			if (d > 0.0051) print "cpu " $1 ": unknown_pct " $6
+			if ($7 != n[$1]) print "cpu " $1 ": switches " $7 " != " n[$1]
+			if ($8 != k[$1]) print "cpu " $1 ": tasks " $8 " != " k[$1]
 		}
 		END { for (c in b) if (!(c in seen)) print "missing cpu " c }' \
 		"$T/expected" "$T/got")
