@@ -658,7 +658,7 @@ static void draw_axis(FILE *f, const struct layout *L,
 /* What a cell shows: nothing, idle, or its busiest comm (half opaque when
  * tasks ran for less than half of it). */
 struct look {
-	int kind;		/* 0 nothing, 1 idle, 2 a comm */
+	int kind;		/* 1 idle, 2 a comm, 3 unknown */
 	uint32_t id;
 	bool faint;
 };
@@ -676,8 +676,12 @@ static struct look cell_look(const struct cell *c)
 		l.kind = 2;
 		l.id = c->id[best];
 		l.faint = c->busy < 0.5f;
-	} else if (c->idle > 0) {
+	} else if (c->idle >= 0.5f) {
 		l.kind = 1;
+	} else {
+		/* Mostly in no slice: no event says who ran (a switch
+		 * nobody recorded, before the CPU's first switch). */
+		l.kind = 3;
 	}
 	return l;
 }
@@ -707,6 +711,12 @@ static void draw_lane(FILE *f, const struct layout *L,
 				"width=\"%.2f\" height=\"%d\" fill=\"#e4e4e4\"/>\n",
 				col_x(L, t, c), y, col_x(L, t, e) - col_x(L, t, c),
 				LANE_H);
+		} else if (l.kind == 3) {
+			fprintf(f, "<rect class=\"unknown\" x=\"%.2f\" y=\"%d\" "
+				"width=\"%.2f\" height=\"%d\" fill=\"url(#dots)\">"
+				"<title>unknown: no event says who ran</title>"
+				"</rect>\n", col_x(L, t, c), y,
+				col_x(L, t, e) - col_x(L, t, c), LANE_H);
 		} else if (l.kind == 2) {
 			char color[8];
 
@@ -825,6 +835,9 @@ static int draw_legend(FILE *f, const struct layout *L,
 		"y=\"%d\">slice with a loss inside</text>",
 		"<path d=\"M%d %dv5\" stroke=\"#333\"/><text x=\"%d\" y=\"%d\">"
 		"wakeup (on the CPU it ran on)</text>",
+		"<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
+		"fill=\"url(#dots)\" stroke=\"#ccc\"/><text x=\"%d\" "
+		"y=\"%d\">unknown (no event says who ran)</text>",
 	};
 	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++, item++) {
 		int x = L->plot_x + item % per_row * LEGEND_ITEM_W;
@@ -968,6 +981,9 @@ static int draw(FILE *f, const struct timeline *t, int width, bool html)
 		"patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
 		"<rect width=\"1.5\" height=\"6\" fill=\"#c00000\" "
 		"fill-opacity=\"0.45\"/></pattern>\n"
+		"<pattern id=\"dots\" width=\"4\" height=\"4\" "
+		"patternUnits=\"userSpaceOnUse\"><circle cx=\"2\" cy=\"2\" "
+		"r=\"0.7\" fill=\"#8a8a8a\"/></pattern>\n"
 		"<clipPath id=\"plotclip\"><rect x=\"%d\" y=\"0\" width=\"%d\" "
 		"height=\"%d\"/></clipPath>\n</defs>\n", L.plot_x, L.plot_w,
 		L.height);

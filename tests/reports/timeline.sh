@@ -185,6 +185,17 @@ start_fake_server "$T/sched-drops.db"
 commq_ok timeline_socket --socket "$SOCK" timeline -o "$T/socket.svg"
 expect_same "timeline socket same as file" "$T/sched-drops.svg" "$T/socket.svg"
 
+# unknown time (in no slice: CPU 1 of sched-v7 has switches nobody traced)
+# is drawn apart from idle and from losses, only on the lanes that have it
+commq_ok timeline_unknown --db "$T/sched-v7.db" -q timeline -o "$T/unknown.svg" --from +10ms --to +20ms
+awk '/<g class="lane" data-cpu="/ { split($0, a, "\""); cpu = a[4] }
+	/class="unknown"/ { n[cpu]++ }
+	END { printf "%d %d", n[0] + 0, n[1] + 0 }' "$T/unknown.svg" >"$T/unknown.n"
+read -r u0 u1 <"$T/unknown.n" || true
+[ "$u1" -gt 0 ] || fail "timeline: no unknown rect on CPU 1 (u0 $u0, u1 $u1)"
+grep -q 'fill="url(#dots)"' "$T/unknown.svg" || fail "timeline: unknown not drawn with its own pattern"
+grep -q 'unknown (no event says who ran)' "$T/unknown.svg" || fail "timeline: unknown not in the legend"
+
 # refusals; an existing picture stays when a new one cannot be made
 expect_failure "timeline without -o" 2 "needs -o FILE" --db "$T/sched-v7.db" timeline
 expect_failure "timeline bad dir" 1 "No such file or directory" \
