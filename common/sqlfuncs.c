@@ -3,9 +3,26 @@
 
 #include <stddef.h>
 
-/* The interval containing ts, else (ts before the pid's first sighting)
- * the earliest one after it. */
+/* The row whose interval holds ts (the newest where two meet at a
+ * rename), else, when ts is before the pid's first row and that row does
+ * not begin with the task's birth (it was alive before the capture saw it),
+ * that first row. Outside every lifetime (before a birth, after an exit,
+ * between two lifetimes): no row. */
 static const char comm_at_sql[] =
+	"SELECT comm, tgid FROM ("
+	" SELECT comm, tgid, 0 AS k, -start_ts AS o, -id AS i FROM comm_history"
+	"  WHERE pid = ?1 AND start_ts <= ?2 AND (end_ts IS NULL OR end_ts >= ?2)"
+	" UNION ALL"
+	" SELECT comm, tgid, 1, start_ts, id FROM ("
+	"  SELECT comm, tgid, start_ts, id, source FROM comm_history"
+	"   WHERE pid = ?1 ORDER BY start_ts, id LIMIT 1)"
+	"  WHERE start_ts > ?2"
+	"    AND source NOT IN ('task_newtask', 'sched_process_fork')"
+	") ORDER BY k, o, i LIMIT 1";
+
+/* A thread-group leader's name at ts: its row then, else its last one
+ * before (a leader that exited while its threads ran on), else its first. */
+static const char leader_at_sql[] =
 	"SELECT comm, tgid FROM ("
 	" SELECT comm, tgid, 0 AS k, -start_ts AS o FROM comm_history"
 	"  WHERE pid = ?1 AND start_ts <= ?2"
@@ -14,12 +31,12 @@ static const char comm_at_sql[] =
 	"  WHERE pid = ?1 AND start_ts > ?2"
 	") ORDER BY k, o LIMIT 1";
 
-static int lookup(sqlite3 *db, sqlite3_int64 pid, sqlite3_int64 ts,
-		  sqlite3_stmt **out)
+static int lookup(sqlite3 *db, const char *sql, sqlite3_int64 pid,
+		  sqlite3_int64 ts, sqlite3_stmt **out)
 {
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v3(db, comm_at_sql, -1, SQLITE_PREPARE_PERSISTENT,
+	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT,
 			       &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, pid);
@@ -42,8 +59,8 @@ static void comm_at(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL ||
 	    sqlite3_value_type(argv[1]) == SQLITE_NULL)
 		return;
-	rc = lookup(sqlite3_context_db_handle(ctx), sqlite3_value_int64(argv[0]),
-		    sqlite3_value_int64(argv[1]), &st);
+	rc = lookup(sqlite3_context_db_handle(ctx), comm_at_sql,
+		    sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]), &st);
 	if (rc < 0) {
 		sqlite3_result_error(ctx, "comm_at: comm_history is not readable", -1);
 		return;
@@ -66,7 +83,7 @@ static void process_comm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	    sqlite3_value_type(argv[1]) == SQLITE_NULL)
 		return;
 	ts = sqlite3_value_int64(argv[1]);
-	rc = lookup(db, sqlite3_value_int64(argv[0]), ts, &st);
+	rc = lookup(db, comm_at_sql, sqlite3_value_int64(argv[0]), ts, &st);
 	if (rc <= 0) {
 		if (rc < 0)
 			sqlite3_result_error(ctx, "process_comm: comm_history is not readable", -1);
@@ -78,7 +95,7 @@ static void process_comm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	tgid = sqlite3_column_int64(st, 1);
 	sqlite3_finalize(st);
-	if (lookup(db, tgid, ts, &st) > 0) {
+	if (lookup(db, leader_at_sql, tgid, ts, &st) > 0) {
 		sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
 		sqlite3_finalize(st);
 	}

@@ -1,10 +1,15 @@
 /* sqlfuncs.h — SQL functions every commd connection offers:
  *
- *   comm_at(pid, ts)       the name pid had at ts (comm_history), the
- *                          lifetime's first name before its first sighting,
- *                          NULL when nothing ever named pid
- *   process_comm(pid, ts)  the name of pid's thread-group leader at ts
- *                          (NULL when the tgid is unknown)
+ *   comm_at(pid, ts)       the name pid had at ts (comm_history); before
+ *                          its first row, that row's name when it does not
+ *                          begin with a birth (the task was alive before
+ *                          the capture saw it); NULL outside every lifetime
+ *                          of pid (before its birth, after its exit,
+ *                          between two lifetimes) and when nothing named it
+ *   process_comm(pid, ts)  the name of the thread-group leader of the task
+ *                          pid was at ts (its name then, or its last one
+ *                          when the leader exited first); NULL when pid
+ *                          was no task then or its tgid is unknown
  *
  * They only read comm_history, so they work on read-only connections. */
 #ifndef COMMD_SQLFUNCS_H

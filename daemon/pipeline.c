@@ -330,11 +330,16 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	case DECODE_SCHED_SWITCH:
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_SCHED_SWITCH, &hid);
 		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_SCHED_SWITCH, &hid);
+		/* A dying task's last switch-out (X, Z) ends its lifetime. */
+		if ((ev.has & (DECODE_HAS_V1 | DECODE_HAS_P0)) ==
+		    (DECODE_HAS_V1 | DECODE_HAS_P0) && (ev.v[1] & 0x30) &&
+		    !(ev.v[1] & ~(int64_t)0xff))
+			resolve_ran_dead(r, ev.p[0], ts);
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_EXIT, &hid);
 		if (ev.has & DECODE_HAS_P0)
-			resolve_exit(r, ev.p[0]);
+			resolve_exit(r, ev.p[0], ts);
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:

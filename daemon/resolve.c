@@ -637,13 +637,32 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 	memset(cached, 0, r->hot.width);
 }
 
-void resolve_exit(struct resolve *r, int32_t pid)
+void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts)
 {
 	struct resolve_entry *e;
 	char *cached;
 
-	if (pid > 0 && (e = entry(r, pid, &cached)) && e->state == E_ALIVE)
+	if (pid > 0 && (e = entry(r, pid, &cached)) && e->state == E_ALIVE &&
+	    !e->exited) {
 		e->exited = 1;
+		end_row(r, e->hid, ts);
+	}
+}
+
+void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts)
+{
+	struct resolve_entry *e;
+	struct resolve_row *row;
+	char *cached;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    !e->exited)
+		return;
+	row = &r->hot.rows[e->hid];
+	if (row->end_ts != RESOLVE_OPEN && row->end_ts < ts) {
+		row->end_ts = ts;
+		mark_dirty(r, e->hid);
+	}
 }
 
 uint32_t resolve_rename(struct resolve *r, int32_t pid, int cpu,
@@ -692,7 +711,7 @@ void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit)
 	 * was reaped and born again: only a task seen exiting dies here. */
 	if (!e || e->state != E_ALIVE || (need_exit && !e->exited))
 		return;
-	end_row(r, e->hid, ts);
+	end_row(r, e->hid, ts);		/* no-op after an exit: it ended there */
 	e->state = E_DEAD;
 	e->comm_id = 0;		/* the hot path's "alive and named" */
 	e->fresh = 0;

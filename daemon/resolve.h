@@ -204,13 +204,20 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 		   uint64_t clone_flags, int flags_known, uint64_t ts,
 		   enum resolve_source src);
 
-/* pid's task is gone (sched_process_free): its lifetime ends at ts.
+/* pid's task is gone (sched_process_free): it is forgotten. Its lifetime
+ * ended at its exit (resolve_exit) when that was seen, else it ends at ts.
  * With need_exit, only if resolve_exit was seen for this lifetime (the
  * free of an earlier lifetime can arrive after the pid's reuse). */
 void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit);
 
-/* pid called exit (sched_process_exit). */
-void resolve_exit(struct resolve *r, int32_t pid);
+/* pid called exit (sched_process_exit) at ts: its lifetime ends there (the
+ * free, later, is a fact of its own), or at its last switch-out after it
+ * (resolve_ran_dead). */
+void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts);
+
+/* A switch-out of pid at ts after its exit (it still ran, dying): its
+ * lifetime ends there. */
+void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts);
 
 /* task_rename at ts: the new name holds from ts + 1 (the event itself
  * fired before the kernel copied it); an event shortly after that still

@@ -62,6 +62,31 @@ commq_ok history_open_row --db "$T/reuse.db" -csv history "$pid"
 expect_eq history_open_row "3,$pid,$pid,gap,$((last + 20000)),,,sched_waking" \
 	"$(tail -n 1 "$T/got")"
 
+# comm_at(pid, ts): the name in the lifetime holding ts, NULL outside every
+# lifetime: before a birth, after an exit, between two lifetimes; a task
+# alive before its first row (not a birth) has that row's name before it
+ref "$T/reuse.db" "insert into comm_history (pid, tgid, comm, start_ts, end_ts, source)
+	values (777001, 777001, 'born', 1000, 2000, 'sched_process_fork'),
+	       (777001, 777001, 'renamed', 2000, 3000, 'task_rename'),
+	       (777001, 777001, 'again', 5000, NULL, 'task_newtask'),
+	       (777002, 777002, 'seen', 1000, 1500, 'sched_switch')"
+commq_ok comm_at_lifetimes --db "$T/reuse.db" -list "select
+	quote(comm_at(777001, 999)), quote(comm_at(777001, 1000)), quote(comm_at(777001, 1999)),
+	quote(comm_at(777001, 2000)), quote(comm_at(777001, 3000)), quote(comm_at(777001, 3001)),
+	quote(comm_at(777001, 4999)), quote(comm_at(777001, 5000)), quote(comm_at(777001, 9999999)),
+	quote(comm_at(777002, 10)), quote(comm_at(777002, 1600)), quote(comm_at(777003, 10))"
+expect_eq comm_at_lifetimes \
+	"NULL|'born'|'born'|'renamed'|'renamed'|NULL|NULL|'again'|'again'|'seen'|NULL|NULL" \
+	"$(cat "$T/got")"
+# process_comm: the leader's name; after the leader's exit its last one
+ref "$T/reuse.db" "insert into comm_history (pid, tgid, comm, start_ts, end_ts, source)
+	values (777010, 777010, 'leader', 100, 200, 'sched_process_fork'),
+	       (777011, 777010, 'worker', 150, 900, 'task_newtask')"
+commq_ok process_comm_after_leader --db "$T/reuse.db" -list "select
+	quote(process_comm(777011, 160)), quote(process_comm(777011, 500)),
+	quote(process_comm(777011, 1000))"
+expect_eq process_comm_after_leader "'leader'|'leader'|NULL" "$(cat "$T/got")"
+
 # an unknown pid: nothing printed, exit 1, and why
 expect_failure history_unknown 1 "pid 99999999: no comm_history rows" \
 	--db "$DB" history 99999999

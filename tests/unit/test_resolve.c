@@ -277,7 +277,7 @@ static void resolve_free_after_reuse_keeps_new_lifetime(void)
 	uint32_t second;
 
 	NAME(r, 600, "first", 1);
-	resolve_exit(r, 600);
+	resolve_exit(r, 600, 5);
 	/* reaped, and the pid is born again before the RCU free arrives */
 	resolve_birth(r, 600, 1, 0, 1, 10, RESOLVE_SRC_NEWTASK);
 	NAME(r, 600, "second", 11);
@@ -286,9 +286,27 @@ static void resolve_free_after_reuse_keeps_new_lifetime(void)
 	CHECK_INT(resolve_hid(r, 600, 0, 21), second);
 	CHECK_STR(comm_of(r, second), "second");
 	CHECK_INT(resolve_row(r, second)->end_ts, RESOLVE_OPEN);
-	resolve_exit(r, 600);
+	resolve_exit(r, 600, 25);
+	resolve_ran_dead(r, 600, 27);	/* its last switch-out, dying */
 	resolve_death(r, 600, 30, 1);
-	CHECK_INT(resolve_row(r, second)->end_ts, 30);
+	/* the lifetime ends where it last ran after its exit, not at free */
+	CHECK_INT(resolve_row(r, second)->end_ts, 27);
+	resolve_free(r);
+}
+
+static void resolve_lifetime_ends_at_exit_not_free(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t row;
+
+	NAME(r, 610, "dying", 1);
+	row = resolve_hid(r, 610, 0, 2);
+	resolve_ran_dead(r, 610, 3);	/* not exited: nothing ends */
+	CHECK_INT(resolve_row(r, row)->end_ts, RESOLVE_OPEN);
+	resolve_exit(r, 610, 40);
+	CHECK_INT(resolve_row(r, row)->end_ts, 40);
+	resolve_death(r, 610, 900, 1);	/* the RCU free, much later */
+	CHECK_INT(resolve_row(r, row)->end_ts, 40);
 	resolve_free(r);
 }
 
@@ -329,6 +347,7 @@ static void resolve_exec_sets_leader_tgid(void)
 int main(void)
 {
 	RUN(resolve_free_after_reuse_keeps_new_lifetime);
+	RUN(resolve_lifetime_ends_at_exit_not_free);
 	RUN(resolve_late_old_name_after_rename_moves_boundary);
 	RUN(resolve_exec_sets_leader_tgid);
 	RUN(resolve_exec_renames_same_pid);
