@@ -20,4 +20,10 @@
 /* Returns SQLITE_OK or an SQLite error code. */
 int commd_sql_register(sqlite3 *db);
 
+/* printf() and format() as SQLite's, but a width or precision over the
+ * connection's length limit is "string or blob too big" at once (SQLite's
+ * own spends seconds on a %c precision of 1e9 inside one VM step, where no
+ * interrupt reaches). For the query server. */
+int commd_sql_register_bounded(sqlite3 *db);
+
 #endif

@@ -118,29 +118,37 @@ static void stop_server(struct capture *c)
 
 /* The server's user reads the database: group commd when it exists
  * (SQLite gives -wal and -shm the database file's owner and mode). */
-static void share_db(const char *db)
+/* The database's directory, as make_parent_dir found or made it. */
+struct db_dir {
+	char path[PATH_MAX];
+	int created;		/* commd made it: its mode and group are ours */
+};
+
+/* Group commd reads the database: the file (by its descriptor, which
+ * follows no link), the WAL files already there (opened without following
+ * a link: called before SQLite has them open), and the directory only
+ * when commd created it. */
+static void share_db(const struct db_dir *d, int db_fd, const char *db)
 {
 	struct group *gr = getgrnam("commd");
-	char dir[PATH_MAX], *slash;
+	gid_t gid = gr ? gr->gr_gid : 0;
+	mode_t mode = gr ? 0640 : 0600;
 
-	if (!gr)
-		return;
-	snprintf(dir, sizeof(dir), "%s", db);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		if (chown(dir, 0, gr->gr_gid) == 0)
-			chmod(dir, 0750);
-	}
-	if (chown(db, 0, gr->gr_gid) == 0)
-		chmod(db, 0640);
-	/* and the WAL files already made for this database */
+	if (d->created && gr && chown(d->path, 0, gid) == 0)
+		chmod(d->path, 0750);
+	if (fchown(db_fd, 0, gid) == 0)
+		fchmod(db_fd, mode);
 	for (int i = 0; i < 2; i++) {
 		char side[PATH_MAX + 8];
+		int fd;
 
 		snprintf(side, sizeof(side), "%s%s", db, i ? "-shm" : "-wal");
-		if (chown(side, 0, gr->gr_gid) == 0)
-			chmod(side, 0640);
+		fd = open(side, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fchown(fd, 0, gid) == 0)
+			fchmod(fd, mode);
+		close(fd);
 	}
 }
 
@@ -435,13 +443,17 @@ static int final_stats(struct capture *c)
 
 /* One writer per database: an flock on the file itself (SQLite's own
  * locks are fcntl locks, which flock does not disturb). */
+/* Opens (creating it 0640, or 0600 without a group commd: the umask
+ * says) and locks the database file; a symlink there is refused. */
 static int lock_db(const char *db)
 {
 	int fd;
 
-	fd = open(db, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(db, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0) {
-		log_error("%s: %s", db, strerror(errno));
+		log_error("%s: %s", db, errno == ELOOP ?
+			  "a symbolic link; commd opens the database itself only" :
+			  strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -452,14 +464,32 @@ static int lock_db(const char *db)
 	return fd;	/* held until exit */
 }
 
-static int make_parent_dir(const char *db)
+/* The database's directory: made (0750) when missing, else it must be one
+ * only root can write; commd changes nothing of a directory it did not
+ * make. */
+static int make_parent_dir(const char *db, struct db_dir *d)
 {
-	char copy[PATH_MAX], *dir;
+	char copy[PATH_MAX];
+	struct stat st;
 
 	snprintf(copy, sizeof(copy), "%s", db);
-	dir = dirname(copy);
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		log_error("%s: %s", dir, strerror(errno));
+	snprintf(d->path, sizeof(d->path), "%s", dirname(copy));
+	d->created = 0;
+	if (mkdir(d->path, 0750) == 0) {
+		d->created = 1;
+		return 0;
+	}
+	if (errno != EEXIST) {
+		log_error("%s: %s", d->path, strerror(errno));
+		return -1;
+	}
+	if (stat(d->path, &st)) {
+		log_error("%s: %s", d->path, strerror(errno));
+		return -1;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		log_error("%s: other users can write this directory; put the "
+			  "database in one only root can write (--db)", d->path);
 		return -1;
 	}
 	return 0;
@@ -524,7 +554,13 @@ int daemon_run(const struct daemon_opts *opts)
 	struct sigaction sa;
 	struct utsname uts;
 	int rc = 1, ready_fd = -1, lock_fd = -1;
+	struct db_dir dbdir;
 	long n;
+
+	/* Nothing commd makes is ever readable by others (no window in
+	 * which an outsider could open the database or its WAL): 0640 and
+	 * 0750 for group commd; the database is made 0600 without one. */
+	umask(027);
 
 	/* The ring buffers are kernel memory no one can reclaim while
 	 * commd runs: by default sized to the machine (config.h), for the
@@ -558,14 +594,17 @@ int daemon_run(const struct daemon_opts *opts)
 	 * own priority (before the writer thread exists, so it inherits). */
 	setpriority(PRIO_PROCESS, 0, -10);
 
-	if (make_parent_dir(o->db) || (lock_fd = lock_db(o->db)) < 0)
+	if (make_parent_dir(o->db, &dbdir) || (lock_fd = lock_db(o->db)) < 0)
 		goto out;
+	/* Before SQLite opens anything: closing a descriptor of a file drops
+	 * every lock the process holds on it, SQLite's too. The WAL files it
+	 * makes later take the database file's owner and mode. */
+	share_db(&dbdir, lock_fd, o->db);
 	c.store = store_open(o->db, STORE_LIVE, err, sizeof(err));
 	if (!c.store) {
 		log_error("%s: %s", o->db, err);
 		goto out;
 	}
-	share_db(o->db);
 	if (o->socket && strcmp(o->socket, "none")) {
 		c.listen_fd = server_listen(o->socket, &c.socket_created);
 		if (c.listen_fd < 0)

@@ -530,12 +530,22 @@ int import_run(const struct import_opts *o)
 		log_error("%s: exists; use --force to replace it", o->output);
 		return 1;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", o->output, (long)getpid()) >=
-	    (int)sizeof(tmp)) {
+	/* The database is made under a name nobody can guess, created
+	 * exclusively (no one's file or link is written through), then
+	 * renamed into place. */
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", o->output) >= (int)sizeof(tmp)) {
 		log_error("%s: path too long", o->output);
 		return 1;
 	}
-	remove_tmp(tmp);
+	{
+		int fd = mkostemp(tmp, O_CLOEXEC);
+
+		if (fd < 0) {
+			log_error("%s: %s", tmp, strerror(errno));
+			return 1;
+		}
+		close(fd);
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -170,6 +170,7 @@ int server_listen(const char *path, int *created)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[PATH_MAX], *slash;
 	struct group *gr;
+	struct stat st;
 	mode_t old;
 	int fd;
 
@@ -213,7 +214,16 @@ int server_listen(const char *path, int *created)
 		close(fd);
 		return -1;
 	}
-	unlink(path);
+	/* Only a socket is removed: never a file or a link someone put there. */
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_error("%s: exists and is not a socket; commd removes only a "
+				  "stale socket of its own (--socket)", path);
+			close(fd);
+			return -1;
+		}
+		unlink(path);
+	}
 	old = umask(0117);	/* srw-rw---- from the start */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		umask(old);
@@ -311,11 +321,25 @@ struct conn {
 	uint64_t sent;		/* bytes of the running query's answer */
 };
 
+/* A query thread and the database connection it runs every query on,
+ * opened before the process drops root (the database may be readable by
+ * root alone); the watchdog interrupts it at the running query's
+ * deadline. */
+struct worker {
+	struct server *srv;
+	sqlite3 *db;
+	pthread_mutex_t mu;	/* guards conn: the watchdog reads it */
+	struct conn *conn;	/* whose query runs, NULL when idle */
+};
+
 struct server {
 	const struct server_opts *o;
 	struct event_base *base;
 	struct evconnlistener *listener;
 	pthread_t *threads;
+	struct worker *workers;	/* MAX_WORKERS, each with its connection */
+	pthread_t watchdog;
+	int watchdog_started;
 	int nthreads;		/* started, at most MAX_WORKERS */
 	int idle;		/* waiting for a job */
 	int queued;		/* jobs not yet taken */
@@ -345,8 +369,6 @@ static void conn_free_cb(evutil_socket_t fd, short what, void *arg)
 	c->srv->nconns--;
 	if (c->bev)
 		bufferevent_free(c->bev);
-	if (c->db)
-		sqlite3_close(c->db);
 	proto_buf_free(&c->out);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->drained);
@@ -447,16 +469,16 @@ static int progress(void *arg)
 	return 0;
 }
 
-static int open_db(struct conn *c)
+/* A read-only connection with every limit the server sets; its progress
+ * handler is set per query. NULL when the database cannot be opened. */
+static sqlite3 *open_query_db(const char *path)
 {
 	sqlite3 *db = NULL;
 
-	if (c->db)
-		return 0;
-	if (sqlite3_open_v2(c->srv->o->db, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+			    SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		sqlite3_close(db);
-		return -1;
+		return NULL;
 	}
 	sqlite3_busy_timeout(db, 2000);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
@@ -476,10 +498,16 @@ static int open_db(struct conn *c)
 	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
 	sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
 	sqlite3_set_authorizer(db, authorize, NULL);
-	sqlite3_progress_handler(db, 1000, progress, c);
 	commd_sql_register(db);
-	c->db = db;
-	return 0;
+	commd_sql_register_bounded(db);
+	/* A first read opens the WAL and its index now, while the files
+	 * can still be opened: the connection keeps them. */
+	if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL,
+			 NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
 }
 
 static void put_value(struct proto_buf *b, sqlite3_stmt *st, int i)
@@ -645,7 +673,7 @@ static int put_row(struct conn *c, struct rows_frame *f, sqlite3_stmt *st, int n
 	return 0;
 }
 
-static void run_job(struct job *j)
+static void run_job(struct worker *w, struct job *j)
 {
 	struct conn *c = j->conn;
 	const struct server_opts *o = c->srv->o;
@@ -656,21 +684,31 @@ static void run_job(struct job *j)
 	int rc, cut = 0, too_big = 0;
 	char msg[512];
 
-	if (timeout > (uint32_t)o->max_timeout_ms)
-		timeout = (uint32_t)o->max_timeout_ms;
+	/* A client may shorten the deadline, never lengthen it past the
+	 * configured one. */
+	if (timeout > (uint32_t)o->default_timeout_ms)
+		timeout = (uint32_t)o->default_timeout_ms;
 	c->deadline_ns = start + (uint64_t)timeout * 1000000;
 	c->timed_out = 0;
 	c->sent = 0;
+	c->db = w->db;
+	sqlite3_progress_handler(c->db, 1000, progress, c);
+	pthread_mutex_lock(&w->mu);
+	w->conn = c;			/* the watchdog may interrupt it now */
+	pthread_mutex_unlock(&w->mu);
 	proto_buf_reset(&c->out);
-	if (open_db(c)) {
-		send_error(c, SQLITE_CANTOPEN, -1, "cannot open the database");
-		return;
-	}
 	if (check_request(c, j))
 		return;
 	while (sql < end) {
 		struct rows_frame f = { 0 };
 		int ncols;
+
+		/* The deadline holds across the request's statements. */
+		if (c->timed_out || now_ns() > c->deadline_ns) {
+			c->timed_out = 1;
+			send_error(c, PROTO_ERR_TIMEOUT, -1, "query timed out");
+			return;
+		}
 
 		rc = sqlite3_prepare_v2(c->db, sql, (int)(end - sql), &st, &tail);
 		if (rc != SQLITE_OK) {
@@ -778,7 +816,8 @@ static void run_job(struct job *j)
 
 static void *worker_main(void *arg)
 {
-	struct server *s = arg;
+	struct worker *w = arg;
+	struct server *s = w->srv;
 	struct job *j;
 
 	for (;;) {
@@ -802,8 +841,13 @@ static void *worker_main(void *arg)
 
 		if (!j->conn->closed) {
 			mem_query_start(s->o->max_query_mem);
-			run_job(j);
+			run_job(w, j);
 			mem_query_end();
+			pthread_mutex_lock(&w->mu);
+			w->conn = NULL;
+			pthread_mutex_unlock(&w->mu);
+			sqlite3_progress_handler(w->db, 0, NULL, NULL);
+			j->conn->db = NULL;
 		}
 		/* Free before the final frame goes out (a client may send its
 		 * next query the moment it reads the 'E'), and the frame taken
@@ -937,7 +981,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 		 * idle until they take a job: compare with the jobs queued. */
 		if (c->srv->queued > c->srv->idle && c->srv->nthreads < MAX_WORKERS &&
 		    pthread_create(&c->srv->threads[c->srv->nthreads], NULL,
-				   worker_main, c->srv) == 0)
+				   worker_main, &c->srv->workers[c->srv->nthreads]) == 0)
 			c->srv->nthreads++;
 		pthread_cond_signal(&c->srv->work);
 		pthread_mutex_unlock(&c->srv->lock);
@@ -1069,6 +1113,48 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
+/* The deadline is the deadline: a query running past it is interrupted
+ * within a few ms, whatever it does (the progress handler alone looks
+ * only every 1000 VM steps, and one step can take seconds). */
+static void *watchdog_main(void *arg)
+{
+	struct server *s = arg;
+	const struct timespec tick = { 0, 5000000 };
+
+	while (!stopping) {
+		uint64_t now = now_ns();
+		int n;
+
+		pthread_mutex_lock(&s->lock);
+		n = s->nthreads;
+		pthread_mutex_unlock(&s->lock);
+		for (int i = 0; i < n; i++) {
+			struct worker *w = &s->workers[i];
+
+			pthread_mutex_lock(&w->mu);
+			if (w->conn && now > w->conn->deadline_ns) {
+				w->conn->timed_out = 1;
+				sqlite3_interrupt(w->db);
+			}
+			pthread_mutex_unlock(&w->mu);
+		}
+		nanosleep(&tick, NULL);
+	}
+	return NULL;
+}
+
+static void close_workers(struct server *s)
+{
+	if (!s->workers)
+		return;
+	for (int i = 0; i < MAX_WORKERS; i++) {
+		sqlite3_close(s->workers[i].db);
+		pthread_mutex_destroy(&s->workers[i].mu);
+	}
+	free(s->workers);
+	s->workers = NULL;
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	(void)sig;
@@ -1176,15 +1262,39 @@ int server_run(const struct server_opts *o)
 	pid_t parent = o->parent > 0 ? o->parent : getppid();
 
 	log_set_program("commd serve");
-	if (drop_privileges(o->user, &s.group))
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+	if (o->max_query_mem && mem_install()) {
+		log_error("serve: cannot count SQLite's memory per query");
 		return 1;
+	}
+	sqlite3_hard_heap_limit64(512ll << 20);
+	/* Every connection a query will ever run on is opened now, as root:
+	 * the database need not be readable by the user the server becomes
+	 * (0600 without a group commd). */
+	s.workers = calloc(MAX_WORKERS, sizeof(*s.workers));
+	if (!s.workers)
+		return 1;
+	for (int i = 0; i < MAX_WORKERS; i++) {
+		s.workers[i].srv = &s;
+		pthread_mutex_init(&s.workers[i].mu, NULL);
+		s.workers[i].db = open_query_db(o->db);
+		if (!s.workers[i].db) {
+			log_error("serve: %s: cannot open the database", o->db);
+			close_workers(&s);
+			return 1;
+		}
+	}
+	if (drop_privileges(o->user, &s.group)) {
+		close_workers(&s);
+		return 1;
+	}
 	/* Go when the capture side goes, even by SIGKILL (set after the
 	 * credentials changed: that clears it). */
 	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
 	if (getppid() != parent)
 		return 0;
 	signal(SIGPIPE, SIG_IGN);
-	/* Room for every connection: its socket, the database and its WAL. */
+	/* Room for every connection's socket, and the workers' databases. */
 	struct rlimit nofile;
 
 	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
@@ -1194,12 +1304,6 @@ int server_run(const struct server_opts *o)
 			nofile.rlim_cur = nofile.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
-	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
-	if (o->max_query_mem && mem_install()) {
-		log_error("serve: cannot count SQLite's memory per query");
-		return 1;
-	}
-	sqlite3_hard_heap_limit64(512ll << 20);
 	if (evthread_use_pthreads()) {
 		log_error("serve: libevent without threads");
 		return 1;
@@ -1224,10 +1328,13 @@ int server_run(const struct server_opts *o)
 	if (!s.threads)
 		goto out;
 	for (int i = 0, n = o->workers > 0 ? o->workers : 4; i < n && i < MAX_WORKERS; i++) {
-		if (pthread_create(&s.threads[i], NULL, worker_main, &s))
+		if (pthread_create(&s.threads[i], NULL, worker_main, &s.workers[i]))
 			goto out;
 		s.nthreads = i + 1;
 	}
+	if (pthread_create(&s.watchdog, NULL, watchdog_main, &s))
+		goto out;
+	s.watchdog_started = 1;
 	event_base_dispatch(s.base);
 	rc = 0;
 out:
@@ -1238,6 +1345,9 @@ out:
 	pthread_mutex_unlock(&s.lock);
 	for (int i = 0; i < s.nthreads; i++)
 		pthread_join(s.threads[i], NULL);
+	if (s.watchdog_started)
+		pthread_join(s.watchdog, NULL);
+	close_workers(&s);
 	free(s.threads);
 	if (s.listener)
 		evconnlistener_free(s.listener);

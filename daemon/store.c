@@ -1282,8 +1282,10 @@ struct store *store_open(const char *path, enum store_mode mode,
 		snprintf(s->err, sizeof(s->err), "out of memory");
 		goto fail;
 	}
+	/* Root follows no one's link to the database. */
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+			    NULL) != SQLITE_OK) {
 		fail(s, "opening database");
 		goto fail;
 	}

@@ -9,7 +9,7 @@ need_live
 need_perf
 
 mnt=$(mktemp -d /tmp/commd-fulldisk-mnt.XXXXXX)	# outside $TMP: unmounted after it goes
-mount -t tmpfs -o size=1M tmpfs "$mnt" || abort "mounting a small tmpfs" "mount succeeds" "failed"
+mount -t tmpfs -o size=1M,mode=0755 tmpfs "$mnt" || abort "mounting a small tmpfs" "mount succeeds" "failed"
 # commd first (the lib's cleanup hook kills it), then the tmpfs: a hook
 # after the lib's (lazily: a query server may still hold files there).
 CLEANUP_HOOKS+=('umount -l "$mnt" 2>/dev/null || true; rmdir "$mnt" 2>/dev/null || true')

@@ -36,7 +36,11 @@ log "test users: $(getent passwd commd srvt-member srvt-other | cut -d: -f1,3,4 
 start_ready 1
 check_eq "socket mode and owner" "srw-rw---- root commd" "$(stat -c '%A %U %G' "$SOCK")"
 check_eq "the database" "-rw-r----- root commd" "$(stat -c '%A %U %G' "$DB")"
-check_eq "the database's directory" "drwxr-x--- root commd" "$(stat -c '%A %U %G' "$(dirname "$DB")")"
+check_eq "the database's directory (the test made it 0755): left as it was" \
+	"drwxr-xr-x root root" "$(stat -c '%A %U %G' "$(dirname "$DB")")"
+check_eq "the database's WAL files: the database's owner and mode" \
+	"-rw-r----- root commd -rw-r----- root commd" \
+	"$(stat -c '%A %U %G' "$DB-wal" "$DB-shm" | tr '\n' ' ' | sed 's/ $//')"
 check_unprivileged "query server" "$SERVE_PID" "$(id -u commd)"
 check_eq "query server: its gid is commd's" "$(getent group commd | cut -d: -f3)" \
 	"$(proc_field "$SERVE_PID" Gid | awk '{print $2}')"
@@ -79,6 +83,22 @@ chmod 0660 "$SOCK"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"
 no_sanitizer_reports "commd 1"
+
+# --- 3b. a database directory commd makes is group commd's ---------------------------
+fresh=$TMP/fresh-dir
+"$COMMD" --foreground --config /dev/null --db "$fresh/f.db" --instance "$(inst fresh)" \
+	--socket none 2> "$TMP/fresh.err" < /dev/null &
+fresh_pid=$!
+COMMD_PIDS+=("$fresh_pid")
+for _ in $(seq 200); do
+	grep -q '^commd: capturing into ' "$TMP/fresh.err" 2> /dev/null && break
+	_alive "$fresh_pid" || break
+	sleep 0.05
+done
+check_eq "a database directory commd made" "drwxr-x--- root commd" "$(stat -c '%A %U %G' "$fresh")"
+check_eq "the database in it" "-rw-r----- root commd" "$(stat -c '%A %U %G' "$fresh/f.db")"
+stop_commd "$fresh_pid" TERM 60
+check_eq "SIGTERM: exit status (the fresh directory's commd)" 0 "$STOP_RC"
 
 # --- 4. group commd without user commd -------------------------------------------------
 # (Rewritten in place: the same file, so the bind mount shows the change.)
