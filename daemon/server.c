@@ -444,7 +444,10 @@ static int authorize(void *arg, int action, const char *a1, const char *a2,
 	case SQLITE_RECURSIVE:
 		return SQLITE_OK;
 	case SQLITE_FUNCTION:
-		return a2 && !strcasecmp(a2, "load_extension") ? SQLITE_DENY : SQLITE_OK;
+		/* Loading code, and fts3_tokenizer(), which hands out the
+		 * addresses of the process's tokenizer modules. */
+		return a2 && (!strcasecmp(a2, "load_extension") ||
+			      !strcasecmp(a2, "fts3_tokenizer")) ? SQLITE_DENY : SQLITE_OK;
 	case SQLITE_PRAGMA:
 		/* Schema introspection without assignment. */
 		if (a1 && (!strcasecmp(a1, "table_info") || !strcasecmp(a1, "table_xinfo") ||
@@ -1019,7 +1022,9 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 		conn_gone(c);
 }
 
-/* Members of the socket's group, root and our own user may query; the
+/* Root and the members of group commd may query, nobody else: not the
+ * user the server runs as (nobody, where there is no user commd, is every
+ * unprivileged daemon's user), not its group when it is not commd's. The
  * socket's mode says so too, this says it again. */
 static int peer_allowed(struct server *s, int fd, struct ucred *peer)
 {
@@ -1033,7 +1038,11 @@ static int peer_allowed(struct server *s, int fd, struct ucred *peer)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
 		return 0;
 	*peer = cred;
-	if (cred.uid == 0 || cred.uid == getuid() || cred.gid == s->group)
+	if (cred.uid == 0)
+		return 1;
+	if (s->group == (gid_t)-1)
+		return 0;		/* no group commd: root alone */
+	if (cred.gid == s->group)
 		return 1;
 	pw = getpwuid(cred.uid);
 	if (!pw || getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
@@ -1070,16 +1079,14 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 	(void)sa;
 	(void)socklen;
 	if (!peer_allowed(s, fd, &peer)) {
-		struct group *gr = getgrgid(s->group);
-
 		if (ratelimit_ok(&s->log_refused, &quiet))
 			log_warning("refused a connection from uid %ld gid %ld (pid %ld): "
-				    "not root, nor a member of group %s (%lu more refused since the last such line)",
+				    "not root, nor a member of group commd%s (%lu more refused since the last such line)",
 				    peer.uid == (uid_t)-1 ? -1L : (long)peer.uid,
 				    peer.gid == (gid_t)-1 ? -1L : (long)peer.gid, (long)peer.pid,
-				    gr ? gr->gr_name : "(none)", quiet);
+				    s->group == (gid_t)-1 ? " (there is none: root alone)" : "", quiet);
 		refuse(fd, PROTO_ERR_DENIED,
-		       "permission denied: not root, nor a member of the socket's group");
+		       "permission denied: not root, nor a member of group commd");
 		return;
 	}
 	if (s->nconns >= s->o->max_conns) {
@@ -1224,7 +1231,7 @@ static int drop_privileges(const char *name, gid_t *group)
 	groups[0] = gid;
 	if (gr && gr->gr_gid != gid)
 		groups[ngroups++] = gr->gr_gid;
-	*group = gr ? gr->gr_gid : gid;
+	*group = gr ? gr->gr_gid : (gid_t)-1;	/* who may query besides root */
 	drop_bounding_set();
 	if (geteuid() == 0) {
 		if (setgroups(ngroups, groups) || setgid(gid) || setuid(uid)) {

@@ -14,7 +14,8 @@
 #  3. the deadline is the deadline (query-timeout-ms 1000): 150 statements
 #     of randomblob(16000000) in one request, two printf('%.*c', 1e9, 'x'),
 #     and a runaway query sent with --timeout 6000 all end within 2.5 s
-#     with "query timed out" or "string or blob too big".
+#     with "query timed out" or "string or blob too big"; fts3_tokenizer()
+#     (it hands out the process's addresses) is refused.
 #
 # Needs root and tracefs (FAILS without them). Runs where there is no group
 # commd (lib.sh: the test's own /etc/group).
@@ -85,6 +86,9 @@ deadline_case "two printf('%.*c', 1e9, 'x')" "string or blob too big|query timed
 	"select length(printf('%.*c', 1e9, 'x')); select length(printf('%.*c', 1e9, 'x'));" -list -noheader
 deadline_case "a runaway query with --timeout 6000 (over the configured 1000)" "query timed out" \
 	"$RUNAWAY" -list -noheader --timeout 6000
+sq "select hex(fts3_tokenizer('simple'))" -list -noheader
+check_true "fts3_tokenizer (it hands out addresses): refused" "exit != 0, not allowed" \
+	"$SQ_RC $SQ_OUT $SQ_ERR" eval '[ "$SQ_RC" != 0 ] && [[ $SQ_ERR == *"not allowed"* ]]'
 sq "select printf('%5.2f|%-4s|%c|%.3c', 3.14159, 'ab', 'xyz', 'y')" -list -noheader
 check_eq "printf still formats" "0  3.14|ab  |x|yyy" "$SQ_RC $SQ_OUT"
 stop_commd "$COMMD_PID" TERM 60

@@ -51,6 +51,11 @@ check_true "socket opened up (0666): another user's commq: exit status != 0 (SO_
 	"$AS_RC (stdout '$AS_OUT', stderr '$AS_ERR')" [ "$AS_RC" != 0 ]
 check_eq "socket opened up (0666): another user gets no answer" "" "$AS_OUT"
 log "another user through an opened-up socket: $AS_ERR"
+# ... nor nobody, the user the server itself runs as here
+as nobody nogroup "$COMMQ" --socket "$SOCK" "select count(*) from capture"
+check_true "socket opened up (0666): nobody's commq (the server's own user): exit status != 0" "!= 0" \
+	"$AS_RC (stdout '$AS_OUT', stderr '$AS_ERR')" [ "$AS_RC" != 0 ]
+check_match "socket opened up: nobody is told why" "not root, nor a member of group commd" "$AS_ERR"
 chmod 0660 "$SOCK"
 
 # --- 3. the query server killed -------------------------------------------------
