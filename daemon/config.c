@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 enum kind { K_PATH, K_INSTANCE, K_EVENTS, K_CLOCK, K_SOCKET, K_KB, K_MS, K_MB, K_AGE, K_LEVEL,
 	    K_QTIMEOUT, K_QCONNS, K_QRESULT, K_QMEM };
@@ -298,16 +303,113 @@ static char *trim(char *s)
 	return s;
 }
 
+#define CONFIG_MAX_BYTES (1 << 20)
+
+/* The file's bytes, read safely: a regular file (or /dev/null, which is
+ * empty) of at most 1 MiB, owned by root or the user reading it, that no
+ * other user can write; opened without blocking (a FIFO would hang the
+ * capture loop at SIGHUP). NULL with err set. */
+static char *config_read(const char *path, int required, size_t *len,
+			 char *err, size_t errlen)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	*len = 0;
+	if (fd < 0) {
+		if (!required && errno == ENOENT) {
+			err[0] = '\0';
+			return NULL;
+		}
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+		close(fd);
+		return calloc(1, 1);		/* /dev/null: no settings */
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto fail;
+	}
+	if (st.st_size > CONFIG_MAX_BYTES) {
+		snprintf(err, errlen, "%s: larger than %d bytes", path, CONFIG_MAX_BYTES);
+		goto fail;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s: owned by uid %ld, not root: commd reads only root's "
+			 "configuration", path, (long)st.st_uid);
+		goto fail;
+	}
+	if ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != 0)) {
+		snprintf(err, errlen, "%s: other users can write it (mode %04o)", path,
+			 (unsigned)(st.st_mode & 07777));
+		goto fail;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	while (got <= (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got > (size_t)st.st_size) {
+		snprintf(err, errlen, "%s: grew while it was read", path);
+		goto fail;
+	}
+	buf[got] = '\0';
+	if (memchr(buf, '\0', got)) {
+		size_t at = (size_t)((char *)memchr(buf, '\0', got) - buf);
+		int line = 1;
+
+		for (size_t i = 0; i < at; i++)
+			line += buf[i] == '\n';
+		snprintf(err, errlen, "%s:%d: a NUL byte", path, line);
+		goto fail;
+	}
+	close(fd);
+	*len = got;
+	return buf;
+fail:
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
 int config_load(const char *path, int required, struct daemon_opts *o,
 		char *err, size_t errlen)
 {
 	char line[4096], why[512];
 	int n = 0, rc = 0;
+	size_t size;
+	char *text;
 	FILE *f;
 
-	f = fopen(path, "re");
+	err[0] = '\0';
+	text = config_read(path, required, &size, err, errlen);
+	if (!text)
+		return err[0] ? -1 : 0;
+	f = size ? fmemopen(text, size, "r") : NULL;
 	if (!f) {
-		if (!required && errno == ENOENT)
+		free(text);
+		if (!size)
 			return 0;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -360,6 +462,7 @@ int config_load(const char *path, int required, struct daemon_opts *o,
 		rc = -1;
 	}
 	fclose(f);
+	free(text);
 	return rc;
 }
 

@@ -144,6 +144,34 @@ check_eq "shipped commd.conf uncommented: valid" 0 "$RC"
 check_eq "shipped commd.conf uncommented: the settings are the defaults" \
 	"$(tail -n +2 <<< "$defaults")" "$(tail -n +2 <<< "$OUT")"
 
+# --- the file read safely (issue 21 point 6) ----------------------------------------------
+# check_refused NAME FILE PATTERN: check-config FILE fails within 5 s
+# (no hang on a FIFO or /dev/zero) with one line matching PATTERN.
+check_refused() {
+	RC=0
+	timeout -s KILL 5 "$COMMD" check-config "$2" > "$TMP/out" 2> "$TMP/err" < /dev/null || RC=$?
+	ERR=$(cat "$TMP/err")
+	check_eq "$1: exit 1 (not a hang)" 1 "$RC"
+	check_eq "$1: says why" yes "$(grep -Eq -- "$3" <<< "$ERR" && echo yes || echo "no: $ERR")"
+}
+mkfifo "$TMP/fifo"
+check_refused "a FIFO" "$TMP/fifo" "not a regular file"
+check_refused "/dev/zero" /dev/zero "not a regular file"
+printf 'commit-ms = 500\nmax-age = 1h\0garbage\n' > "$TMP/nul.conf"
+check_refused "a NUL byte" "$TMP/nul.conf" "nul.conf:2: a NUL byte"
+head -c 1100000 /dev/zero | tr '\0' '#' > "$TMP/big.conf"
+check_refused "a file over 1 MiB" "$TMP/big.conf" "larger than 1048576 bytes"
+printf 'commit-ms = 500\n' > "$TMP/open.conf"
+chmod 0666 "$TMP/open.conf"
+check_refused "a file others can write" "$TMP/open.conf" "other users can write it \\(mode 0666\\)"
+if [ "$(id -u)" = 0 ]; then
+	chmod 0644 "$TMP/open.conf"
+	chown 65534 "$TMP/open.conf"
+	check_refused "a file another user owns" "$TMP/open.conf" "owned by uid 65534, not root"
+fi
+run check-config /dev/null
+check_eq "/dev/null: no settings, valid" 0 "$RC"
+
 if [ "$FAILURES" -gt 0 ]; then
 	echo "config-check: $FAILURES of $CHECKS checks FAILED" >&2
 	exit 1

@@ -12,7 +12,8 @@
 #    needing a restart and the capture goes on as it was (the command
 #    line's db, instance and socket win over the file: not reported);
 #  - SIGHUP with a bad file logs the file:line error, keeps the settings,
-#    and commd goes on;
+#    and commd goes on; with a FIFO in the file's place it says so at once
+#    (no hang) and SIGTERM still stops it;
 #  - the stop line has the events stored, lost and the duration; exit 0;
 #    integrity ok.
 . "$(dirname "$0")/lib.sh"
@@ -118,6 +119,16 @@ check_eq "commd goes on after a bad file" yes "$(_alive "$COMMD_PID" && echo yes
 check_eq "a bad file changes nothing (no commit-ms 250)" 0 "$(grep -c 'commit-ms 300 -> 250' "$err" || true)"
 got=$(timeout 60 "$COMMQ" --socket "$sock" -q -list -noheader "select 42" 2>&1) || true
 check_eq "queries answered after the reloads" 42 "$got"
+
+# --- SIGHUP: a FIFO where the file was (it hung the loop once) -------------
+rm -f "$conf"
+mkfifo "$conf"
+kill -HUP "$COMMD_PID"
+logged "SIGHUP with a FIFO for a file: refused, the settings kept" "$conf: not a regular file"
+sleep 1.5
+check_eq "commd goes on after a FIFO (commits continue)" yes "$(_alive "$COMMD_PID" && echo yes || echo no)"
+got=$(timeout 60 "$COMMQ" --socket "$sock" -q -list -noheader "select 43" 2>&1) || true
+check_eq "queries answered after the FIFO" 43 "$got"
 
 stop_commd "$COMMD_PID" TERM
 check_eq "exit status after SIGTERM" 0 "$STOP_RC"
