@@ -7,8 +7,10 @@
 #include "output.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* sqlite3 buffers a whole result to size its columns.  commq sizes them
  * from the first COLUMN_SAMPLE rows and streams the rest at those widths,
@@ -27,6 +29,7 @@ struct output {
 	char **sample;			/* column mode: rendered rows held back */
 	size_t sample_rows;		/* rows in sample */
 	bool streaming;			/* column mode: sample written out */
+	bool tty;			/* out is a terminal: data is escaped */
 	const struct output_sink *sink;	/* not NULL: rows go to callbacks */
 	void *sink_ctx;			/* their first argument */
 	int sink_ncols;			/* columns of the sink's result */
@@ -49,6 +52,47 @@ static const char *separator(const struct output *o)
 static const char *shown(const struct output *o, const struct output_value *v)
 {
 	return v->type == OUTPUT_NULL ? null_text(o) : v->text;
+}
+
+/* The length of a C1 control (U+0080..U+009F, which terminals may take
+ * as escape sequences: U+009B is CSI) at s in UTF-8, or of a lone byte
+ * 0x80..0x9F that is no UTF-8; 0 when s holds neither. */
+static size_t c1_at(const unsigned char *s)
+{
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 2;
+	if (s[0] >= 0x80 && s[0] <= 0x9f)
+		return 1;	/* a continuation byte where none belongs */
+	return 0;
+}
+
+/* Writes data to a terminal so that it cannot steer it: control bytes
+ * (but tab and newline) in caret notation (^[ for ESC, ^? for DEL), C1
+ * controls as \xHH. Anywhere else the bytes go out as they are. */
+static void put_data(const struct output *o, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t k;
+
+	if (!o->tty) {
+		fputs(s, o->out);
+		return;
+	}
+	while (*p) {
+		if (*p < 0x20 && *p != '\t' && *p != '\n') {
+			fputc('^', o->out);
+			fputc(*p ^ 0x40, o->out);
+			p++;
+		} else if (*p == 0x7f) {
+			fputs("^?", o->out);
+			p++;
+		} else if ((k = c1_at(p))) {
+			fprintf(o->out, "\\x%02x", p[k - 1]);
+			p += k;
+		} else {
+			fputc(*p++, o->out);
+		}
+	}
 }
 
 static int check_stream(const struct output *o)
@@ -83,14 +127,21 @@ static size_t text_width(const char *s)
  * as in sqlite3; other control characters print in caret notation (^J for a
  * newline) where sqlite3 would wrap the cell over several lines: a row stays
  * one line, so it can be streamed and grepped. */
-static size_t render_cell(const char *s, char *dst, size_t *width)
+static size_t render_cell(const char *s, char *dst, size_t *width, bool tty)
 {
-	size_t n = 0, w = 0;
+	size_t n = 0, w = 0, k;
 
 	for (; *s; s++) {
 		unsigned char c = *s;
 
-		if (c == '\t') {
+		if (tty && (k = c1_at((const unsigned char *)s))) {
+			/* a C1 control, on a terminal: \xHH */
+			if (dst)
+				snprintf(dst + n, 5, "\\x%02x", (unsigned char)s[k - 1]);
+			n += 4;
+			w += 4;
+			s += k - 1;
+		} else if (c == '\t') {
 			do {
 				if (dst)
 					dst[n] = ' ';
@@ -117,13 +168,13 @@ static size_t render_cell(const char *s, char *dst, size_t *width)
 }
 
 /* Returns s rendered for a cell (malloc'd), growing *max to its width. */
-static char *render(const char *s, size_t *max)
+static char *render(const struct output *o, const char *s, size_t *max)
 {
 	size_t w;
-	char *r = malloc(render_cell(s, NULL, &w) + 1);
+	char *r = malloc(render_cell(s, NULL, &w, o->tty) + 1);
 
 	if (r)
-		render_cell(s, r, &w);
+		render_cell(s, r, &w, o->tty);
 	if (w > *max)
 		*max = w;
 	return r;
@@ -158,7 +209,7 @@ static int column_flush(struct output *o)
 		if (!names)
 			goto out;
 		for (int i = 0; i < o->ncols; i++)
-			if (!(names[i] = render(o->names[i], &unused)))
+			if (!(names[i] = render(o, o->names[i], &unused)))
 				goto out;
 		column_line(o, names);
 		for (int i = 0; i < o->ncols; i++) {
@@ -210,7 +261,7 @@ static int column_row(struct output *o, const struct output_value *values)
 	for (size_t i = 0; i < nc; i++) {
 		size_t w = 0;
 
-		if (!(cells[i] = render(shown(o, &values[i]), &w)))
+		if (!(cells[i] = render(o, shown(o, &values[i]), &w)))
 			goto fail;
 		if (!o->streaming && w > o->widths[i])
 			o->widths[i] = w;
@@ -248,19 +299,38 @@ static void csv_field(struct output *o, const char *s)
 	}
 	fputc('"', o->out);
 	for (; *s; s++) {
+		char one[2] = { *s, '\0' };
+
 		if (*s == '"')
 			fputc('"', o->out);
-		fputc(*s, o->out);
+		if (o->tty && c1_at((const unsigned char *)s) == 2) {
+			char two[3] = { s[0], s[1], '\0' };
+
+			put_data(o, two);
+			s++;
+			continue;
+		}
+		put_data(o, one);
 	}
 	fputc('"', o->out);
 }
 
-static void json_string(FILE *out, const char *s, size_t len)
+static void json_string(FILE *out, const char *s, size_t len, bool tty)
 {
 	fputc('"', out);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = s[i];
 
+		/* On a terminal, DEL and the C1 controls as escapes too. */
+		if (tty && c == 0x7f) {
+			fputs("\\u007f", out);
+			continue;
+		}
+		if (tty && i + 1 < len && c == 0xc2 && (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f) {
+			fprintf(out, "\\u%04x", (unsigned char)s[++i]);
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
 		else if (c == '\n')
@@ -281,7 +351,7 @@ static void json_string(FILE *out, const char *s, size_t len)
 	fputc('"', out);
 }
 
-static void json_value(FILE *out, const struct output_value *v)
+static void json_value(FILE *out, const struct output_value *v, bool tty)
 {
 	switch (v->type) {
 	case OUTPUT_NULL:
@@ -300,10 +370,10 @@ static void json_value(FILE *out, const struct output_value *v)
 		break;
 	case OUTPUT_TEXT:
 		/* Text ends at its first NUL, as in every other mode. */
-		json_string(out, v->text, strlen(v->text));
+		json_string(out, v->text, strlen(v->text), tty);
 		break;
 	case OUTPUT_BLOB:
-		json_string(out, v->text, v->len);
+		json_string(out, v->text, v->len, tty);
 		break;
 	}
 }
@@ -314,9 +384,9 @@ static void json_row(struct output *o, const struct output_value *values)
 	for (int i = 0; i < o->ncols; i++) {
 		if (i)
 			fputc(',', o->out);
-		json_string(o->out, o->names[i], strlen(o->names[i]));
+		json_string(o->out, o->names[i], strlen(o->names[i]), o->tty);
 		fputc(':', o->out);
-		json_value(o->out, &values[i]);
+		json_value(o->out, &values[i], o->tty);
 	}
 	fputc('}', o->out);
 }
@@ -325,9 +395,16 @@ static void line_row(struct output *o, const struct output_value *values)
 {
 	if (o->nrows)
 		fputc('\n', o->out);
-	for (int i = 0; i < o->ncols; i++)
-		fprintf(o->out, "%*s = %s\n", (int)o->name_width, o->names[i],
-			shown(o, &values[i]));
+	for (int i = 0; i < o->ncols; i++) {
+		size_t w = strlen(o->names[i]);
+
+		if (w < o->name_width)
+			put_repeat(o->out, ' ', o->name_width - w);
+		put_data(o, o->names[i]);
+		fputs(" = ", o->out);
+		put_data(o, shown(o, &values[i]));
+		fputc('\n', o->out);
+	}
 }
 
 static void list_row(struct output *o, const struct output_value *values)
@@ -340,7 +417,7 @@ static void list_row(struct output *o, const struct output_value *values)
 		if (csv)
 			csv_field(o, o->names[i]);
 		else
-			fputs(o->names[i], o->out);
+			put_data(o, o->names[i]);
 	}
 	if (!o->nrows && o->spec.header)
 		fputc('\n', o->out);
@@ -351,7 +428,7 @@ static void list_row(struct output *o, const struct output_value *values)
 		if (csv && values[i].type != OUTPUT_NULL)
 			csv_field(o, values[i].text);
 		else
-			fputs(shown(o, &values[i]), o->out);
+			put_data(o, shown(o, &values[i]));
 	}
 	fputc('\n', o->out);
 }
@@ -366,6 +443,7 @@ struct output *output_new(const struct output_spec *spec, FILE *out)
 		return NULL;
 	o->spec = *spec;
 	o->out = out;
+	o->tty = out && isatty(fileno(out));
 	return o;
 }
 
@@ -432,7 +510,7 @@ int output_begin(struct output *o, const struct output_column *cols,
 			o->name_width = strlen(name);
 		/* sqlite3 sizes columns by their names even with the
 		 * header off. */
-		render_cell(name, NULL, &o->widths[i]);
+		render_cell(name, NULL, &o->widths[i], o->tty);
 	}
 	return 0;
 fail:

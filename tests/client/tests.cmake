@@ -22,7 +22,8 @@ set(_client_tests
   client_socket_answers socket
   client_socket_errors socket-errors
   client_dot_commands dot-commands
-  client_interactive_prompt interactive)
+  client_interactive_prompt interactive
+  client_terminal_escapes terminal)
 while(_client_tests)
   list(POP_FRONT _client_tests _name _script)
   add_test(NAME ${_name}
