@@ -52,7 +52,7 @@ struct tracedat {
 
 static int check_header(const char *path, int *version, char *err, size_t errlen)
 {
-	unsigned char buf[sizeof(magic) + 8];
+	unsigned char buf[sizeof(magic) + 16];
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -93,6 +93,43 @@ static int check_header(const char *path, int *version, char *err, size_t errlen
 		snprintf(err, errlen, "unsupported trace.dat version (offset %zu): "
 			 "only 6 and 7 are read", sizeof(magic));
 		return -1;
+	}
+	/* After the version's NUL: the endianness (0 little, 1 big), the
+	 * size of a long (4 or 8), the page size (4 bytes, in the file's
+	 * byte order): checked here, before libtracecmd divides by it. */
+	{
+		size_t at = sizeof(magic);
+		uint32_t page;
+
+		while (at < (size_t)n && buf[at])
+			at++;
+		at++;
+		if ((size_t)n < at + 6) {
+			snprintf(err, errlen, "truncated header (offset %zu): no endianness, "
+				 "long size and page size", at);
+			return -1;
+		}
+		if (buf[at] > 1) {
+			snprintf(err, errlen, "bad endianness byte %u (offset %zu): 0 (little) "
+				 "or 1 (big)", buf[at], at);
+			return -1;
+		}
+		if (buf[at + 1] != 4 && buf[at + 1] != 8) {
+			snprintf(err, errlen, "unsupported long size %u (offset %zu): only 4 and "
+				 "8 are read", buf[at + 1], at + 1);
+			return -1;
+		}
+		if (buf[at])
+			page = (uint32_t)buf[at + 2] << 24 | (uint32_t)buf[at + 3] << 16 |
+			       (uint32_t)buf[at + 4] << 8 | buf[at + 5];
+		else
+			page = (uint32_t)buf[at + 5] << 24 | (uint32_t)buf[at + 4] << 16 |
+			       (uint32_t)buf[at + 3] << 8 | buf[at + 2];
+		if (page < 64 || page > (1u << 24) || (page & (page - 1))) {
+			snprintf(err, errlen, "bad page size %u (offset %zu): a power of two "
+				 "from 64 bytes to 16 MiB", page, at + 2);
+			return -1;
+		}
 	}
 	return 0;
 }

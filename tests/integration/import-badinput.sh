@@ -84,6 +84,27 @@ done
 mkdir "$W/a-directory.dat"
 bad_case "a directory" "$W/a-directory.dat"
 
+# --- a real header with one field made impossible: a clear word each ------
+# (sched-v7.dat: magic, "7\0", endianness at 12, long size at 13, the page
+# size at 14..17; a page size of 0 once made the parser die of SIGFPE)
+# patched NAME OFFSET HEX-BYTES...: a copy of sched-v7.dat with bytes set.
+patched() {
+	local out=$W/$1.dat off=$2
+	shift 2
+	cp "$TESTDATA/sched-v7.dat" "$out"
+	printf "$(printf '\\x%s' "$@")" | dd of="$out" bs=1 seek="$off" conv=notrunc status=none
+	printf '%s\n' "$out"
+}
+header_case() {	# LABEL FILE PATTERN
+	bad_case "$1" "$2"
+	CHECKS=$((CHECKS + 1))
+	grep -Eq -- "$3" <<< "$ERR" || fail "$1: says what is wrong" "$3" "$ERR"
+}
+header_case "page size 0" "$(patched page0 14 00 00 00 00)" "bad page size 0 \(offset 14\)"
+header_case "page size 3" "$(patched page3 14 03 00 00 00)" "bad page size 3 \(offset 14\)"
+header_case "endianness byte 2" "$(patched endian2 12 02)" "bad endianness byte 2 \(offset 12\)"
+header_case "long size 3" "$(patched long3 13 03)" "unsupported long size 3 \(offset 13\)"
+
 # --- truncated copies of real fixtures ----------------------------------
 SUMMARY=()
 for fx in sched-v7 sched-v6; do
