@@ -4,6 +4,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -310,6 +315,29 @@ static void recorded_on(struct tracedat *td, char *host, size_t hostlen,
 		 (int)(len[2] < kernellen ? len[2] : kernellen - 1), word[2]);
 }
 
+/* The parsing child becomes nobody (uid and gid 65534 where there is no
+ * such user) with no capability and no way back: a file crafted to
+ * exploit libtracecmd or libtraceevent gets a process that can write
+ * nothing of root's but the database it was handed. */
+static int drop_root(void)
+{
+	struct passwd *pw = getpwnam("nobody");
+	uid_t uid = pw ? pw->pw_uid : 65534;
+	gid_t gid = pw ? pw->pw_gid : 65534;
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
+			prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	if (setgroups(0, NULL) || setgid(gid) || setuid(uid) || setuid(0) == 0 ||
+	    syscall(SYS_capset, &hdr, data) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		log_error("import: cannot drop root before parsing: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* The work itself, writing into tmp. Returns 0 or 1 (message logged). */
 static int import_into(const struct import_opts *o, const char *tmp)
 {
@@ -317,30 +345,56 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	char err[1536], abs[PATH_MAX], buffers[1024], host[256], kernel[256];
 	const char *spec = NULL;
 	int64_t capture;
-	int rc = 1;
+	int rc = 1, fd, count_fd = -1;
 
 	im.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
-	im.td = tracedat_open(o->input, err, sizeof(err));
+	/* What the parser needs, opened first: the file (twice with a
+	 * progress bar: the count's pass reads it on its own), the database
+	 * (journal off, exclusive: it needs no other file); then root is
+	 * dropped, before a byte of the file is parsed. */
+	fd = open(o->input, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && im.progress)
+		count_fd = open(o->input, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		log_error("%s: %s", o->input, strerror(errno));
+		return 1;
+	}
+	if (!realpath(o->input, abs))
+		snprintf(abs, sizeof(abs), "%s", o->input);
+	im.store = store_open(tmp, STORE_BULK, err, sizeof(err));
+	if (!im.store) {
+		log_error("%s: %s", tmp, err);
+		close(fd);
+		if (count_fd >= 0)
+			close(count_fd);
+		goto out;
+	}
+	if (o->drop_root && drop_root()) {
+		close(fd);
+		if (count_fd >= 0)
+			close(count_fd);
+		goto out;
+	}
+	im.td = tracedat_open_fd(fd, err, sizeof(err));
 	if (!im.td) {
 		log_error("%s: %s", o->input, err);
-		return 1;
+		if (count_fd >= 0)
+			close(count_fd);
+		goto out;
 	}
 	if (choose_buffers(&im, &spec, buffers, sizeof(buffers), err, sizeof(err))) {
 		log_error("%s: %s", o->input, err);
+		if (count_fd >= 0)
+			close(count_fd);
 		goto out;
 	}
-	if (im.progress) {
+	if (count_fd >= 0) {
 		/* A first pass for the total: only when someone watches. */
-		struct tracedat *counter = tracedat_open(o->input, err, sizeof(err));
+		struct tracedat *counter = tracedat_open_fd(count_fd, err, sizeof(err));
 
 		if (counter && tracedat_select(counter, spec) == 0)
 			tracedat_iterate(counter, count_record, &im.total);
 		tracedat_close(counter);
-	}
-	im.store = store_open(tmp, STORE_BULK, err, sizeof(err));
-	if (!im.store) {
-		log_error("%s: %s", tmp, err);
-		goto out;
 	}
 	im.pipe = pipeline_new(tracedat_tep(im.td), im.store, err, sizeof(err));
 	if (!im.pipe) {
@@ -349,8 +403,6 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	}
 	if (o->no_derived)
 		pipeline_no_derived(im.pipe);
-	if (!realpath(o->input, abs))
-		snprintf(abs, sizeof(abs), "%s", o->input);
 	if (store_begin(im.store))
 		goto store_fail;
 	recorded_on(im.td, host, sizeof(host), kernel, sizeof(kernel));
@@ -556,6 +608,8 @@ int import_run(const struct import_opts *o)
 		rc = import_into(o, tmp);
 	} else {
 		struct import_opts child = *o;
+
+		child.drop_root = geteuid() == 0;
 		struct relay rl = { 0 };
 		int pfd[2];
 

@@ -15,6 +15,7 @@ struct import_opts {
 	int progress;		/* 1 on, 0 off, -1 when stderr is a tty */
 	int in_process;		/* no child (debugging, fuzzing) */
 	int no_derived;		/* leave sched and wakeup_latency empty */
+	int drop_root;		/* the parsing child: become nobody first */
 	const char *buffer;	/* the buffer to read ("top" or an instance's
 				 * name), "all" (merged); NULL: the one that
 				 * has records, an error when several have */

@@ -50,25 +50,17 @@ struct tracedat {
 	void *ctx;
 };
 
-static int check_header(const char *path, int *version, char *err, size_t errlen)
+static int check_header(int fd, int *version, char *err, size_t errlen)
 {
 	unsigned char buf[sizeof(magic) + 16];
 	struct stat st;
 	ssize_t n;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
-		return -1;
-	}
 	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "not a regular file");
-		close(fd);
 		return -1;
 	}
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
+	n = pread(fd, buf, sizeof(buf), 0);
 	if (n < 0) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
@@ -210,7 +202,23 @@ static void read_cpustats(struct tracedat *t)
 	free(copy);
 }
 
+/* Exported by libtracecmd 1.3 (tracecmd_open_head is an open() and these
+ * two), not declared in its header. */
+struct tracecmd_input *tracecmd_alloc_fd(int fd, int flags);
+int tracecmd_read_headers(struct tracecmd_input *handle, int state);
+
 struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return NULL;
+	}
+	return tracedat_open_fd(fd, err, errlen);
+}
+
+struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen)
 {
 	struct tracedat *t;
 	int n;
@@ -218,10 +226,13 @@ struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "out of memory");
+		close(fd);
 		return NULL;
 	}
-	if (check_header(path, &t->version, err, errlen))
+	if (check_header(fd, &t->version, err, errlen)) {
+		close(fd);
 		goto fail;
+	}
 	/* libtracecmd reports its own troubles on stderr; ours is the one
 	 * line the user needs. */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
@@ -231,8 +242,15 @@ struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 	 * (libtracecmd 1.3). Such a handle is left to the process's exit
 	 * instead — the import parses in a child of its own — all but its
 	 * event formats, which are freed now. */
-	t->handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
-					     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	lseek(fd, 0, SEEK_SET);
+	t->handle = tracecmd_alloc_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS |
+					  TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!t->handle)
+		close(fd);
+	else if (tracecmd_read_headers(t->handle, 0) < 0) {
+		tracecmd_close(t->handle);
+		t->handle = NULL;
+	}
 	if (!t->handle) {
 		snprintf(err, errlen, "corrupt trace.dat (headers or sections unreadable)");
 		goto fail;

@@ -17,6 +17,9 @@ struct tracedat;
  * reason in err ("not a trace.dat file", "unsupported version 5", ...).
  * Every buffer is selected. */
 struct tracedat *tracedat_open(const char *path, char *err, size_t errlen);
+/* The same on a file already open (the reader owns fd from now on, also
+ * on failure): for a parser that drops its privileges once it has it. */
+struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen);
 void tracedat_close(struct tracedat *t);
 
 /* The file's event formats (owned by t). */

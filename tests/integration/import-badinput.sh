@@ -84,6 +84,21 @@ done
 mkdir "$W/a-directory.dat"
 bad_case "a directory" "$W/a-directory.dat"
 
+# --- the parsing child drops root before it reads a byte of the file ------
+if [ "$(id -u)" = 0 ]; then
+	command -v strace > /dev/null || abort "strace in PATH" "found" "missing"
+	d=$(mktemp -d "$W/case.XXXXXX")
+	strace -f -o "$d/st" -e trace=openat,setuid,pread64,read \
+		"$COMMD" import --no-progress "$TESTDATA/sched-v7.dat" -o "$d/OUT.db" > /dev/null 2>&1 || true
+	# the fd the file got, then: no read of it before setuid(nobody)
+	order=$(awk '/openat\(.*sched-v7\.dat/ { split($0, a, "= "); fd = a[2] + 0 }
+		/setuid\(65534\) += 0/ && !dropped { dropped = 1; print "drop" }
+		fd && ($2 ~ "^(pread64|read)\\(" fd ",") && !seen { seen = 1; print "read" }' "$d/st" | tr '\n' ' ')
+	check_eq "commd import: the parsing child becomes nobody before it reads the file" \
+		"drop read " "$order" || true
+	db_sound "commd import as nobody" "$d/OUT.db"
+fi
+
 # --- a real header with one field made impossible: a clear word each ------
 # (sched-v7.dat: magic, "7\0", endianness at 12, long size at 13, the page
 # size at 14..17; a page size of 0 once made the parser die of SIGFPE)
