@@ -309,6 +309,7 @@ struct conn {
 	struct server *srv;
 	struct bufferevent *bev;
 	sqlite3 *db;
+	uid_t uid;		/* the peer's, for its quotas */
 	int refs;		/* the loop's, and a job's while queued/running */
 	int busy;		/* a query is queued or running */
 	int closed;		/* the client is gone */
@@ -332,8 +333,17 @@ struct worker {
 	struct conn *conn;	/* whose query runs, NULL when idle */
 };
 
+/* What one uid holds: its connections and its queries queued or running
+ * (s->lock). Root is not counted against a quota. */
+struct uid_use {
+	uid_t uid;
+	int conns, queries;
+};
+
 struct server {
 	const struct server_opts *o;
+	struct uid_use *uses;	/* a few users: searched in order (lock) */
+	int nuses;
 	struct event_base *base;
 	struct evconnlistener *listener;
 	pthread_t *threads;
@@ -360,6 +370,59 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+/* One member cannot lock the others out: a uid holds at most a quarter
+ * of the connections (at least 4) and of the query threads (at least 2);
+ * root is never held back, and has 8 connections beyond the limit. */
+#define ROOT_EXTRA_CONNS 8
+#define IDLE_TIMEOUT_S 60
+
+static int uid_max_conns(const struct server *s)
+{
+	return s->o->max_conns / 4 > 4 ? s->o->max_conns / 4 : 4;
+}
+
+static int uid_max_queries(void)
+{
+	return MAX_WORKERS / 4 > 2 ? MAX_WORKERS / 4 : 2;
+}
+
+/* The uid's entry (s->lock held), made when missing; NULL: out of memory. */
+static struct uid_use *uid_use(struct server *s, uid_t uid)
+{
+	struct uid_use *free_slot = NULL, *u;
+
+	for (int i = 0; i < s->nuses; i++) {
+		if (s->uses[i].uid == uid)
+			return &s->uses[i];
+		if (!free_slot && !s->uses[i].conns && !s->uses[i].queries)
+			free_slot = &s->uses[i];
+	}
+	if (free_slot) {
+		free_slot->uid = uid;
+		return free_slot;
+	}
+	u = realloc(s->uses, ((size_t)s->nuses + 1) * sizeof(*u));
+	if (!u)
+		return NULL;
+	s->uses = u;
+	u = &s->uses[s->nuses++];
+	u->uid = uid;
+	u->conns = u->queries = 0;
+	return u;
+}
+
+static void uid_release(struct server *s, uid_t uid, int conns, int queries)
+{
+	struct uid_use *u;
+
+	pthread_mutex_lock(&s->lock);
+	if ((u = uid_use(s, uid))) {
+		u->conns -= conns;
+		u->queries -= queries;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void conn_free_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
@@ -367,6 +430,7 @@ static void conn_free_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	c->srv->nconns--;
+	uid_release(c->srv, c->uid, 1, 0);
 	if (c->bev)
 		bufferevent_free(c->bev);
 	proto_buf_free(&c->out);
@@ -484,6 +548,13 @@ static sqlite3 *open_query_db(const char *path)
 		return NULL;
 	}
 	sqlite3_busy_timeout(db, 2000);
+	/* Sorts and joins spill to no file: their temporary data is memory,
+	 * counted against the query's cap (538 MB of /var/tmp was written in
+	 * 14 s by one cross join once). */
+	if (sqlite3_exec(db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return NULL;
+	}
 	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
@@ -855,6 +926,8 @@ static void *worker_main(void *arg)
 		/* Free before the final frame goes out (a client may send its
 		 * next query the moment it reads the 'E'), and the frame taken
 		 * out of the connection's buffer, which the next query owns. */
+		if (j->conn->uid != 0)
+			uid_release(s, j->conn->uid, 0, 1);
 		last = j->conn->out;
 		memset(&j->conn->out, 0, sizeof(j->conn->out));
 		pthread_mutex_lock(&j->conn->lock);
@@ -866,6 +939,17 @@ static void *worker_main(void *arg)
 		conn_put(j->conn);
 		free(j);
 	}
+}
+
+/* An error answer to a request that is refused (the connection stays). */
+static void send_busy(struct conn *c, const char *msg)
+{
+	struct proto_buf b = { 0 };
+
+	proto_put_error(&b, PROTO_ERR_BUSY, -1, msg);
+	if (!b.oom)
+		bufferevent_write(c->bev, b.data, b.len);
+	proto_buf_free(&b);
 }
 
 static void protocol_error(struct conn *c, const char *msg)
@@ -952,6 +1036,46 @@ static void on_read(struct bufferevent *bev, void *arg)
 			protocol_error(c, "one query at a time per connection");
 			return;
 		}
+		/* New work is refused, clearly, when its user already has
+		 * its share of the query threads, or when every thread is
+		 * taken and as many wait. */
+		{
+			const char *why = NULL;
+			char msg[200];
+
+			pthread_mutex_lock(&c->srv->lock);
+			if (c->uid != 0) {
+				struct uid_use *u = uid_use(c->srv, c->uid);
+
+				if (u && u->queries >= uid_max_queries())
+					why = "user";
+				else if (u)
+					u->queries++;
+			}
+			if (!why && c->srv->queued >= MAX_WORKERS) {
+				why = "server";
+				if (c->uid != 0) {
+					struct uid_use *u = uid_use(c->srv, c->uid);
+
+					if (u)
+						u->queries--;
+				}
+			}
+			pthread_mutex_unlock(&c->srv->lock);
+			if (why) {
+				pthread_mutex_unlock(&c->lock);
+				if (why[0] == 'u')
+					snprintf(msg, sizeof(msg), "busy: uid %ld has %d queries "
+						 "running or waiting, a user's share; try again when "
+						 "one is done", (long)c->uid, uid_max_queries());
+				else
+					snprintf(msg, sizeof(msg), "busy: the server is full (%d "
+						 "queries waiting); try again later", MAX_WORKERS);
+				evbuffer_drain(in, q.frame_len);
+				send_busy(c, msg);
+				continue;
+			}
+		}
 		j = malloc(sizeof(*j) + q.sql_len + 1);
 		if (!j) {
 			pthread_mutex_unlock(&c->lock);
@@ -1017,7 +1141,21 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
 
-	(void)bev;
+	if ((what & BEV_EVENT_TIMEOUT) && !c->closed) {
+		int busy;
+
+		pthread_mutex_lock(&c->lock);
+		busy = c->busy;
+		pthread_mutex_unlock(&c->lock);
+		if (busy) {		/* its query runs: not idle */
+			bufferevent_enable(bev, EV_READ);
+			return;
+		}
+		log_debug("serve: closing a connection of uid %ld idle for %d s",
+			  (long)c->uid, IDLE_TIMEOUT_S);
+		conn_gone(c);
+		return;
+	}
 	if ((what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) && !c->closed)
 		conn_gone(c);
 }
@@ -1089,7 +1227,28 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 		       "permission denied: not root, nor a member of group commd");
 		return;
 	}
-	if (s->nconns >= s->o->max_conns) {
+	if (peer.uid != 0) {
+		struct uid_use *u;
+		int over;
+
+		pthread_mutex_lock(&s->lock);
+		u = uid_use(s, peer.uid);
+		over = !u || u->conns >= uid_max_conns(s);
+		pthread_mutex_unlock(&s->lock);
+		if (over) {
+			if (ratelimit_ok(&s->log_full, &quiet))
+				log_warning("refused a connection from uid %ld (pid %ld): it has "
+					    "%d open, a user's share (%lu more refused since the "
+					    "last such line)", (long)peer.uid, (long)peer.pid,
+					    uid_max_conns(s), quiet);
+			snprintf(msg, sizeof(msg), "too many connections from uid %ld: a user "
+				 "may hold %d at a time; close some, or try again later",
+				 (long)peer.uid, uid_max_conns(s));
+			refuse(fd, PROTO_ERR_BUSY, msg);
+			return;
+		}
+	}
+	if (s->nconns >= s->o->max_conns + (peer.uid == 0 ? ROOT_EXTRA_CONNS : 0)) {
 		if (ratelimit_ok(&s->log_full, &quiet))
 			log_warning("refused a connection from uid %ld (pid %ld): %d "
 				    "connections open, the limit (%lu more refused since the last such line)",
@@ -1107,6 +1266,17 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 	s->nconns++;
 	c->srv = s;
 	c->refs = 1;
+	c->uid = peer.uid;
+	pthread_mutex_lock(&s->lock);
+	{
+		struct uid_use *u = uid_use(s, peer.uid);
+
+		if (u)
+			u->conns++;
+		else
+			c->uid = 0;	/* out of memory: not counted */
+	}
+	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->drained, NULL);
 	c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE | BEV_OPT_THREADSAFE);
@@ -1117,6 +1287,12 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 	}
 	bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
 	bufferevent_setwatermark(c->bev, EV_WRITE, OUT_LOW, 0);
+	{
+		/* A connection that sends nothing for a minute is closed. */
+		struct timeval idle = { IDLE_TIMEOUT_S, 0 };
+
+		bufferevent_set_timeouts(c->bev, &idle, NULL);
+	}
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
@@ -1301,6 +1477,14 @@ int server_run(const struct server_opts *o)
 	if (getppid() != parent)
 		return 0;
 	signal(SIGPIPE, SIG_IGN);
+	/* The query process writes no file (temporary data is memory): a
+	 * file it would grow past 16 MiB fails with EFBIG, not a signal. */
+	{
+		struct rlimit fsize = { 16 << 20, 16 << 20 };
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &fsize);
+	}
 	/* Room for every connection's socket, and the workers' databases. */
 	struct rlimit nofile;
 
@@ -1355,6 +1539,7 @@ out:
 	if (s.watchdog_started)
 		pthread_join(s.watchdog, NULL);
 	close_workers(&s);
+	free(s.uses);
 	free(s.threads);
 	if (s.listener)
 		evconnlistener_free(s.listener);

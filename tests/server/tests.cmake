@@ -10,7 +10,7 @@
 add_executable(rawclient ${CMAKE_CURRENT_LIST_DIR}/rawclient.c)
 
 foreach(t answers refusals concurrency bad-frames stalled-clients streaming privileges group sigterm safety resets
-	  hardening)
+	  hardening quotas)
 	string(REPLACE "-" "_" name "server_${t}")
 	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/server-${t}.sh)
 	set_tests_properties(${name} PROPERTIES
