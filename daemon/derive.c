@@ -142,6 +142,23 @@ static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts
 	return rc ? rc : emit(d, &s);
 }
 
+/* The CPU's open slice begins at ts: a switch-in (start_err -1) or an
+ * inferred start (the gap's width; sched_stat_runtime may still place it). */
+static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hid,
+			int32_t prio, int64_t start_err)
+{
+	r->active = 1;
+	r->start = ts;
+	r->start_known = 1;
+	r->pid = pid;
+	r->hid = hid;
+	r->prio = prio;
+	r->lost = 0;
+	r->start_err = start_err;
+	r->placed = start_err < 0;
+	r->last_ts = ts;
+}
+
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid)
 {
 	struct running *r = cpu_state(d, cpu);
@@ -163,16 +180,8 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	rc = flush_held(d, r);
 	r->prev = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(ts - lo));
 	r->held = 1;
-	r->start = ts;
-	r->start_known = 1;
-	r->pid = pid;
-	r->hid = hid;
-	r->prio = DERIVE_PRIO_UNKNOWN;
-	r->lost = 0;
-	r->start_err = (int64_t)(ts - lo);
+	begin_slice(r, ts, pid, hid, DERIVE_PRIO_UNKNOWN, (int64_t)(ts - lo));
 	r->gap_lo = lo;
-	r->placed = 0;
-	r->last_ts = ts;
 	/* Its switch-in is not known: no wakeup latency to it. */
 	if ((w = wake_of(d, pid)))
 		w->ts = 0;
@@ -257,16 +266,7 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	 * slice has no known start and gets no row. */
 	if ((w = wake_of(d, prev_pid)))
 		w->ts = 0;	/* woken while still running: no latency row */
-	r->active = 1;
-	r->start = ts;
-	r->start_known = 1;
-	r->pid = next_pid;
-	r->prio = next_prio;
-	r->hid = next_hid;
-	r->lost = 0;
-	r->start_err = -1;
-	r->placed = 1;
-	r->last_ts = ts;
+	begin_slice(r, ts, next_pid, next_hid, next_prio, -1);
 	if ((w = wake_of(d, next_pid)) && w->ts) {
 		if (d->ops.wakeup && !rc && ts >= w->ts) {
 			struct derive_wakeup u = {

@@ -271,3 +271,41 @@ check_losses() {
 			sed 's/^/      ts latency pid cpu loss_cpu loss_ts: /' >&2
 	fi
 }
+
+# record_fresh LABEL DAT CMD...: records CMD with trace-cmd (every sched and
+# task event) into a private tracefs instance, removed again (trace-cmd
+# leaves it; no global tracing file is written), aborting the test when
+# root, perf, tracefs or the recording is missing.
+record_fresh() {
+	local label=$1 dat=$2 rc=0
+	shift 2
+	# RECORD_ARGS: more trace-cmd record options (a buffer size)
+	RECORD_T=/sys/kernel/tracing
+	check_eq "running as root (uid)" 0 "$(id -u)" || finish
+	command -v perf > /dev/null || abort "perf in PATH" "found" "missing"
+	if [ ! -w "$RECORD_T/tracing_on" ] || [ ! -d "$RECORD_T/instances" ]; then
+		abort "tracefs usable at $RECORD_T" "tracing_on writable, instances/ present" "not usable"
+	fi
+	RECORD_INSTANCE=commd-$label-$$
+	[ ! -e "$RECORD_T/instances/$RECORD_INSTANCE" ] ||
+		abort "instance $RECORD_INSTANCE unused" "absent" "present"
+	CLEANUP_HOOKS+=("remove_recording_instance")
+	# trace-cmd exits 1 from a harmless EPERM (set_ftrace_filter) after
+	# the file is written; the file is judged by what reads it.
+	(cd "$TMPDIR_TEST" && timeout 300 trace-cmd record -d --no-filter \
+		-B "$RECORD_INSTANCE" ${RECORD_ARGS:-} -e sched -e task -o "$dat" "$@") \
+		> "$TMPDIR_TEST/record.out" 2> "$TMPDIR_TEST/record.err" || rc=$?
+	remove_recording_instance ||
+		fail "removing instance $RECORD_INSTANCE" "rmdir succeeds" "failed"
+	CHECKS=$((CHECKS + 1))
+	if { [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; } || [ ! -s "$dat" ]; then
+		abort "trace-cmd record" "exit 0 or 1 and $dat written" \
+			"exit $rc, stderr: $(tail -c 2000 "$TMPDIR_TEST/record.err")"
+	fi
+	check_eq "instance $RECORD_INSTANCE removed after the record" absent \
+		"$([ -d "$RECORD_T/instances/$RECORD_INSTANCE" ] && echo present || echo absent)" || true
+}
+remove_recording_instance() {
+	[ -n "${RECORD_INSTANCE:-}" ] && [ -d "$RECORD_T/instances/$RECORD_INSTANCE" ] || return 0
+	rmdir "$RECORD_T/instances/$RECORD_INSTANCE"
+}
