@@ -144,7 +144,7 @@ done
 
 # Run a command inside, with the container's clean environment.
 c() {
-	nsenter -t "$init" -a -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+	nsenter -t "$init" -a -r -w -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive SYSTEMD_PAGER= "$@"
 }
 # Until systemd's bus is up systemctl cannot even ask.
