@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The row whose interval holds ts (the newest where two meet at a
@@ -102,6 +103,63 @@ static void process_comm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
 		sqlite3_finalize(st);
 	}
+}
+
+/* ---- state_name(state): the kernel's letters ---- */
+
+/* The letters of recent kernels (their sched_switch __print_flags table),
+ * for a database whose captures do not say. */
+static const char default_states[] =
+	"1:S,2:D,4:T,8:t,16:X,32:Z,64:P,128:I,0:R,+256";
+
+static void state_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	sqlite3 *db = sqlite3_context_db_handle(ctx);
+	sqlite3_stmt *st = NULL;
+	const char *map = default_states, *p;
+	char out[64], zero[8] = "R";
+	uint64_t v, preempt = 0, flags = 0;
+	size_t n = 0;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	v = (uint64_t)sqlite3_value_int64(argv[0]);
+	if (sqlite3_prepare_v3(db, "SELECT states FROM capture WHERE states IS NOT NULL"
+			       " ORDER BY id DESC LIMIT 1", -1, SQLITE_PREPARE_PERSISTENT,
+			       &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_text(st, 0))
+		map = (const char *)sqlite3_column_text(st, 0);
+	out[0] = '\0';
+	for (p = map; *p; p += strcspn(p, ","), p += *p == ',') {
+		char *end;
+		uint64_t bit;
+		size_t k;
+
+		if (*p == '+') {
+			preempt = strtoull(p + 1, NULL, 10);
+			continue;
+		}
+		bit = strtoull(p, &end, 10);
+		if (*end != ':')
+			continue;
+		k = strcspn(end + 1, ",");
+		if (bit == 0) {
+			snprintf(zero, sizeof(zero), "%.*s", (int)(k < 7 ? k : 7), end + 1);
+			continue;
+		}
+		flags |= bit;
+		if ((v & bit) && n + k + 2 < sizeof(out))
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%.*s",
+					      n ? "|" : "", (int)k, end + 1);
+	}
+	if (!n)
+		n = (size_t)snprintf(out, sizeof(out), "%s", zero);
+	if (preempt && (v & preempt) && n + 1 < sizeof(out))
+		out[n++] = '+', out[n] = '\0';
+	sqlite3_finalize(st);
+	(void)flags;
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
 /* ---- printf()/format() with bounded work ----
@@ -304,6 +362,9 @@ int commd_sql_register(sqlite3 *db)
 	rc = sqlite3_create_function(db, "comm_at", 2,
 				     SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 				     comm_at, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "state_name", 1, SQLITE_UTF8, NULL,
+					     state_name, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function(db, "process_comm", 2,
 					     SQLITE_UTF8 | SQLITE_DETERMINISTIC,

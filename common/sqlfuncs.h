@@ -10,8 +10,14 @@
  *                          pid was at ts (its name then, or its last one
  *                          when the leader exited first); NULL when pid
  *                          was no task then or its tgid is unknown
+ *   state_name(state)      a task state (sched.end_state, prev_state) in
+ *                          the kernel's letters: R, R+ (preempted), S, D,
+ *                          I, T, t, X, Z, P, several joined by "|", as the
+ *                          capture's own sched_switch format letters them
+ *                          (capture.states), else as recent kernels do
  *
- * They only read comm_history, so they work on read-only connections. */
+ * They only read comm_history and capture, so they work on read-only
+ * connections. */
 #ifndef COMMD_SQLFUNCS_H
 #define COMMD_SQLFUNCS_H
 

@@ -411,6 +411,13 @@ static int import_into(const struct import_opts *o, const char *tmp)
 				      capture_clock(&im), buffers);
 	if (capture < 0)
 		goto store_fail;
+	{
+		char states[256];
+
+		if (pipeline_state_letters(im.pipe, states, sizeof(states)) == 0 &&
+		    store_capture_states(im.store, capture, states))
+			goto store_fail;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &im.start);
 	if (tracedat_iterate(im.td, on_record, &im) || im.failed || interrupted) {
 		if (im.failed)

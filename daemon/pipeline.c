@@ -448,6 +448,63 @@ void pipeline_no_derived(struct pipeline *p)
 	p->derive = NULL;
 }
 
+/* Walks a print format's arguments for __print_flags tables and a "+"
+ * literal (the preempted mark). */
+static void state_walk(const struct tep_print_arg *a, char *buf, size_t len,
+		       size_t *n, unsigned long long *top, int *plus, int depth)
+{
+	if (!a || depth > 32)
+		return;
+	switch (a->type) {
+	case TEP_PRINT_FLAGS:
+		for (const struct tep_print_flag_sym *f = a->flags.flags; f; f = f->next) {
+			unsigned long long v = f->value ? strtoull(f->value, NULL, 0) : 0;
+
+			if (!v || !f->str || !*f->str)
+				continue;
+			*n += (size_t)snprintf(buf + *n, *n < len ? len - *n : 0, "%s%llu:%s",
+					       *n ? "," : "", v, f->str);
+			if (v > *top)
+				*top = v;
+		}
+		break;
+	case TEP_PRINT_OP:
+		state_walk(a->op.left, buf, len, n, top, plus, depth + 1);
+		state_walk(a->op.right, buf, len, n, top, plus, depth + 1);
+		break;
+	case TEP_PRINT_TYPE:
+		state_walk(a->typecast.item, buf, len, n, top, plus, depth + 1);
+		break;
+	case TEP_PRINT_ATOM:
+		if (a->atom.atom && !strcmp(a->atom.atom, "+"))
+			*plus = 1;
+		break;
+	default:
+		break;
+	}
+}
+
+int pipeline_state_letters(struct pipeline *p, char *buf, size_t len)
+{
+	struct tep_event *ev = tep_find_event_by_name(p->tep, "sched", "sched_switch");
+	unsigned long long top = 0;
+	size_t n = 0;
+	int plus = 0;
+
+	buf[0] = '\0';
+	if (!ev)
+		return -1;
+	for (const struct tep_print_arg *a = ev->print_fmt.args; a; a = a->next)
+		state_walk(a, buf, len, &n, &top, &plus, 0);
+	if (!n)
+		return -1;
+	n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",0:R");
+	/* The preempted mark: the bit above the table's (TASK_REPORT_MAX). */
+	if (plus)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",+%llu", top << 1);
+	return n < len ? 0 : -1;
+}
+
 int pipeline_sync_names(struct pipeline *p)
 {
 	return store_sync_names(p->store, p->resolve);

@@ -1590,6 +1590,12 @@ int store_capture_end(struct store *s, int64_t id, uint64_t start_ts,
 			      " WHERE id = ?", id, 2, args, NULL);
 }
 
+int store_capture_states(struct store *s, int64_t id, const char *states)
+{
+	return update_capture(s, "UPDATE capture SET states = ? WHERE id = ?",
+			      id, 0, NULL, states);
+}
+
 int store_capture_events(struct store *s, int64_t id, const char *events)
 {
 	return update_capture(s, "UPDATE capture SET events = ? WHERE id = ?",

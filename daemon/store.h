@@ -85,6 +85,8 @@ int store_capture_end(struct store *s, int64_t id, uint64_t start_ts,
 		      uint64_t end_ts);
 
 /* The events enabled or present ("system:name,..."). */
+/* The capture's state letters (schema/007-state-letters.sql). */
+int store_capture_states(struct store *s, int64_t id, const char *states);
 int store_capture_events(struct store *s, int64_t id, const char *events);
 
 /* A new capture continuing a database: the intervals the previous one

@@ -87,6 +87,23 @@ commq_ok process_comm_after_leader --db "$T/reuse.db" -list "select
 	quote(process_comm(777011, 1000))"
 expect_eq process_comm_after_leader "'leader'|'leader'|NULL" "$(cat "$T/got")"
 
+# state_name(state): the letters of the capture's own sched_switch format
+# (capture.states, from the file's print format), else recent kernels'
+import sched-v7
+commq_ok state_letters_stored --db "$T/sched-v7.db" -list "select states from capture"
+expect_eq state_letters_stored "1:S,2:D,4:T,8:t,16:X,32:Z,64:P,128:I,0:R,+256" "$(cat "$T/got")"
+commq_ok state_name --db "$T/sched-v7.db" -list "select state_name(0), state_name(256),
+	state_name(1), state_name(2), state_name(128), state_name(16), state_name(32),
+	state_name(3), state_name(257), quote(state_name(NULL))"
+expect_eq state_name "R|R+|S|D|I|X|Z|S|D|S+|NULL" "$(cat "$T/got")"
+cp "$T/sched-v7.db" "$T/letters.db"
+ref "$T/letters.db" "update capture set states = '1:Q,0:W,+2'"
+commq_ok state_name_from_capture --db "$T/letters.db" -list "select state_name(0), state_name(1), state_name(3)"
+expect_eq state_name_from_capture "W|Q|Q+" "$(cat "$T/got")"
+ref "$T/letters.db" "update capture set states = NULL"
+commq_ok state_name_default --db "$T/letters.db" -list "select state_name(1), state_name(256)"
+expect_eq state_name_default "S|R+" "$(cat "$T/got")"
+
 # an unknown pid: nothing printed, exit 1, and why
 expect_failure history_unknown 1 "pid 99999999: no comm_history rows" \
 	--db "$DB" history 99999999

@@ -1,0 +1,12 @@
+-- 007-state-letters: how the kernel that recorded a capture letters a
+-- task's state (sched_switch's prev_state, sched.end_state).
+--
+--   states  "V:L,V:L,...,+P": the letters of each state bit V, taken from
+--           the print format of the capture's own sched_switch event
+--           (its __print_flags table: 1:S,2:D,4:T,8:t,16:X,32:Z,64:P,128:I
+--           on recent kernels; 0 is R), and P the bit that marks a
+--           preempted task ("R+"). NULL: the format had no such table.
+--
+-- The SQL function state_name(state) reads the newest capture's, or this
+-- kernel's table when none says.
+ALTER TABLE capture ADD COLUMN states TEXT;
