@@ -258,7 +258,7 @@ static void bounded_printf(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	while (*f && sqlite3_str_errcode(out) == SQLITE_OK) {
 		const char *pct = strchr(f, '%');
 		struct spec sp;
-		char c_fmt[40];
+		char c_fmt[96];
 		int star_w, star_p;
 
 		if (!pct) {
