@@ -4,11 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <pwd.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <linux/capability.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +18,7 @@
 
 #include "log.h"
 #include "pipeline.h"
+#include "privs.h"
 #include "store.h"
 #include "tracedat.h"
 
@@ -322,17 +319,11 @@ static void recorded_on(struct tracedat *td, char *host, size_t hostlen,
 static int drop_root(void)
 {
 	struct passwd *pw = getpwnam("nobody");
-	uid_t uid = pw ? pw->pw_uid : 65534;
-	gid_t gid = pw ? pw->pw_gid : 65534;
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	char err[256];
 
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
-			prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-	if (setgroups(0, NULL) || setgid(gid) || setuid(uid) || setuid(0) == 0 ||
-	    syscall(SYS_capset, &hdr, data) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
-		log_error("import: cannot drop root before parsing: %s", strerror(errno));
+	if (privs_drop(pw ? pw->pw_uid : 65534, pw ? pw->pw_gid : 65534, NULL, 0,
+		       err, sizeof(err))) {
+		log_error("import: before parsing: %s", err);
 		return -1;
 	}
 	return 0;

@@ -16,12 +16,9 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <linux/capability.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -31,6 +28,7 @@
 #include <sqlite3.h>
 
 #include "log.h"
+#include "privs.h"
 #include "protocol.h"
 #include "sqlfuncs.h"
 
@@ -1345,42 +1343,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(arg, NULL);
 }
 
-/* The bounding set emptied, before the uid changes (dropping needs
- * CAP_SETPCAP; under the shipped unit it is not there and the bounding set
- * stays the unit's three). */
-static void drop_bounding_set(void)
-{
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
-			prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);	/* EPERM: kept */
-}
-
-/* Every other capability set emptied, whatever the parent held: ambient,
- * then effective, permitted and inheritable by capset().  A change of uid
- * from 0 clears effective, permitted and ambient but keeps the inheritable
- * set (a container's or a capsh caller's), hence the explicit clear.
- * Returns -1 if any of effective, permitted, inheritable or ambient is
- * left. */
-static int drop_capabilities(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
-
-	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	if (syscall(SYS_capset, &hdr, data))
-		return -1;
-	memset(data, 0xff, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		if (data[i].effective || data[i].permitted || data[i].inheritable)
-			return -1;
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1)
-			return -1;
-	return 0;
-}
-
 /* Root becomes the server user: supplementary groups, gid, uid, no
  * capability in any set and no way back (no new privileges).  When a group
  * commd exists (the socket's and the shared database's group) the server
@@ -1393,6 +1355,7 @@ static int drop_privileges(const char *name, gid_t *group)
 	struct group *gr = getgrnam("commd");
 	gid_t groups[2];
 	int ngroups = 1;
+	char err[256];
 	uid_t uid;
 	gid_t gid;
 
@@ -1408,23 +1371,8 @@ static int drop_privileges(const char *name, gid_t *group)
 	if (gr && gr->gr_gid != gid)
 		groups[ngroups++] = gr->gr_gid;
 	*group = gr ? gr->gr_gid : (gid_t)-1;	/* who may query besides root */
-	drop_bounding_set();
-	if (geteuid() == 0) {
-		if (setgroups(ngroups, groups) || setgid(gid) || setuid(uid)) {
-			log_error("serve: cannot become %s: %s", user, strerror(errno));
-			return -1;
-		}
-		if (setuid(0) == 0) {
-			log_error("serve: could regain root after dropping it");
-			return -1;
-		}
-	}
-	if (drop_capabilities()) {
-		log_error("serve: cannot clear its capabilities: %s", strerror(errno));
-		return -1;
-	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
-		log_error("serve: cannot set no_new_privs: %s", strerror(errno));
+	if (privs_drop(uid, gid, groups, ngroups, err, sizeof(err))) {
+		log_error("serve: becoming %s: %s", user, err);
 		return -1;
 	}
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

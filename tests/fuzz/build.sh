@@ -35,9 +35,9 @@ CFLAGS=(-g -O1 -std=gnu11 -fno-omit-frame-pointer -Wall -Wextra -Werror
 for h in "${HARNESSES[@]}"; do
 	case $h in
 	pages)    srcs=("${PIPE[@]}"); pkgs="libtracefs libtraceevent sqlite3" ;;
-	tracedat) srcs=("${PIPE[@]}" "$D/import.c" "$D/tracedat.c")
+	tracedat) srcs=("${PIPE[@]}" "$D/import.c" "$D/privs.c" "$D/tracedat.c")
 		  pkgs="libtracecmd libtraceevent sqlite3" ;;
-	request)  srcs=("$D/server.c" "$SRC/common/protocol.c" "$SRC/common/log.c"
+	request)  srcs=("$D/server.c" "$D/privs.c" "$SRC/common/protocol.c" "$SRC/common/log.c"
 			"$SRC/common/sqlfuncs.c")
 		  pkgs="libevent libevent_pthreads sqlite3" ;;
 	response) srcs=("$SRC/client/wire.c" "$SRC/common/protocol.c"); pkgs="sqlite3" ;;
