@@ -655,14 +655,9 @@ int daemon_run(const struct daemon_opts *opts)
 	else if (seed_self_in_host_pidns() == 0)
 		log_info("running in a PID namespace other than the host's, with the "
 			 "host's /proc: names are taken from it");
-	{
-		char states[256];
-
-		if (pipeline_state_letters(c.pipe, states, sizeof(states)) == 0 &&
-		    store_capture_states(c.store, c.id, states)) {
-			log_error("%s: %s", o->db, store_errmsg(c.store));
-			goto out;
-		}
+	if (pipeline_store_states(c.pipe, c.id)) {
+		log_error("%s: %s", o->db, store_errmsg(c.store));
+		goto out;
 	}
 	if (c.proc_is_hosts)
 		seed_from_proc(pipeline_resolver(c.pipe), now);

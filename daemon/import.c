@@ -356,33 +356,26 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	if (!im.store) {
 		log_error("%s: %s", tmp, err);
 		close(fd);
-		if (count_fd >= 0)
-			close(count_fd);
 		goto out;
 	}
 	if (o->drop_root && drop_root()) {
 		close(fd);
-		if (count_fd >= 0)
-			close(count_fd);
 		goto out;
 	}
-	im.td = tracedat_open_fd(fd, err, sizeof(err));
+	im.td = tracedat_open_fd(fd, err, sizeof(err));	/* owns fd now */
 	if (!im.td) {
 		log_error("%s: %s", o->input, err);
-		if (count_fd >= 0)
-			close(count_fd);
 		goto out;
 	}
 	if (choose_buffers(&im, &spec, buffers, sizeof(buffers), err, sizeof(err))) {
 		log_error("%s: %s", o->input, err);
-		if (count_fd >= 0)
-			close(count_fd);
 		goto out;
 	}
 	if (count_fd >= 0) {
 		/* A first pass for the total: only when someone watches. */
 		struct tracedat *counter = tracedat_open_fd(count_fd, err, sizeof(err));
 
+		count_fd = -1;		/* the counter owns it */
 		if (counter && tracedat_select(counter, spec) == 0)
 			tracedat_iterate(counter, count_record, &im.total);
 		tracedat_close(counter);
@@ -402,13 +395,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 				      capture_clock(&im), buffers);
 	if (capture < 0)
 		goto store_fail;
-	{
-		char states[256];
-
-		if (pipeline_state_letters(im.pipe, states, sizeof(states)) == 0 &&
-		    store_capture_states(im.store, capture, states))
-			goto store_fail;
-	}
+	if (pipeline_store_states(im.pipe, capture))
+		goto store_fail;
 	clock_gettime(CLOCK_MONOTONIC, &im.start);
 	if (tracedat_iterate(im.td, on_record, &im) || im.failed || interrupted) {
 		if (im.failed)
@@ -447,6 +435,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 store_fail:
 	log_error("%s: %s", tmp, store_errmsg(im.store));
 out:
+	if (count_fd >= 0)
+		close(count_fd);
 	pipeline_free(im.pipe);
 	if (store_close(im.store) && rc == 0) {
 		log_error("%s: closing the database failed", tmp);

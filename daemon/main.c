@@ -313,7 +313,6 @@ static int cmd_serve(int argc, char **argv)
 	};
 	struct server_opts o = { .listen_fd = -1, .db = DAEMON_DEFAULT_DB,
 				 .workers = 4, .default_timeout_ms = SERVER_DEFAULT_TIMEOUT_MS,
-				 .max_timeout_ms = SERVER_MAX_TIMEOUT_MS,
 				 .max_conns = SERVER_DEFAULT_MAX_CONNS,
 				 .max_result_bytes = (uint64_t)SERVER_DEFAULT_RESULT_MB << 20,
 				 .max_query_mem = (uint64_t)SERVER_DEFAULT_QUERY_MEM_MB << 20 };

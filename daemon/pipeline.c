@@ -484,7 +484,7 @@ static void state_walk(const struct tep_print_arg *a, char *buf, size_t len,
 	}
 }
 
-int pipeline_state_letters(struct pipeline *p, char *buf, size_t len)
+static int state_letters(struct pipeline *p, char *buf, size_t len)
 {
 	struct tep_event *ev = tep_find_event_by_name(p->tep, "sched", "sched_switch");
 	unsigned long long top = 0;
@@ -503,6 +503,15 @@ int pipeline_state_letters(struct pipeline *p, char *buf, size_t len)
 	if (plus)
 		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",+%llu", top << 1);
 	return n < len ? 0 : -1;
+}
+
+int pipeline_store_states(struct pipeline *p, int64_t capture)
+{
+	char states[256];
+
+	if (state_letters(p, states, sizeof(states)))
+		return 0;	/* no table in the format: state_name's own */
+	return store_capture_states(p->store, capture, states);
 }
 
 int pipeline_sync_names(struct pipeline *p)

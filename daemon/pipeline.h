@@ -33,10 +33,10 @@ int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count);
 
 /* Writes the names learnt so far. Call inside the batch's transaction,
  * before committing it, so no event row points at an unwritten name. */
-/* The letters the trace's sched_switch format gives task states, as
- * capture.states holds them ("1:S,2:D,...,0:R,+256"). -1 when the format
- * has no table (buf empty). */
-int pipeline_state_letters(struct pipeline *p, char *buf, size_t len);
+/* Stores, in capture.states, the letters the trace's sched_switch
+ * format gives task states ("1:S,2:D,...,0:R,+256"); nothing when the
+ * format has no such table. Returns a store error. */
+int pipeline_store_states(struct pipeline *p, int64_t capture);
 int pipeline_sync_names(struct pipeline *p);
 
 /* End of a finite source: names what is still unnamed from a snapshot

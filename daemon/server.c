@@ -384,7 +384,8 @@ static int uid_max_queries(void)
 	return MAX_WORKERS / 4 > 2 ? MAX_WORKERS / 4 : 2;
 }
 
-/* The uid's entry (s->lock held), made when missing; NULL: out of memory. */
+/* The uid's entry (s->lock held), made when missing (the loop thread
+ * alone makes them); NULL: out of memory. */
 static struct uid_use *uid_use(struct server *s, uid_t uid)
 {
 	struct uid_use *free_slot = NULL, *u;
@@ -409,15 +410,16 @@ static struct uid_use *uid_use(struct server *s, uid_t uid)
 	return u;
 }
 
+/* Gives back what uid held (any thread; the entry exists). */
 static void uid_release(struct server *s, uid_t uid, int conns, int queries)
 {
-	struct uid_use *u;
-
 	pthread_mutex_lock(&s->lock);
-	if ((u = uid_use(s, uid))) {
-		u->conns -= conns;
-		u->queries -= queries;
-	}
+	for (int i = 0; i < s->nuses; i++)
+		if (s->uses[i].uid == uid) {
+			s->uses[i].conns -= conns;
+			s->uses[i].queries -= queries;
+			break;
+		}
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -428,7 +430,8 @@ static void conn_free_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	c->srv->nconns--;
-	uid_release(c->srv, c->uid, 1, 0);
+	if (c->uid != 0)
+		uid_release(c->srv, c->uid, 1, 0);
 	if (c->bev)
 		bufferevent_free(c->bev);
 	proto_buf_free(&c->out);
@@ -1036,39 +1039,26 @@ static void on_read(struct bufferevent *bev, void *arg)
 		}
 		/* New work is refused, clearly, when its user already has
 		 * its share of the query threads, or when every thread is
-		 * taken and as many wait. */
+		 * taken and as many wait (counted when it is queued, below;
+		 * only this loop thread adds to the counts). */
 		{
-			const char *why = NULL;
+			struct uid_use *u = NULL;
 			char msg[200];
 
+			msg[0] = '\0';
 			pthread_mutex_lock(&c->srv->lock);
-			if (c->uid != 0) {
-				struct uid_use *u = uid_use(c->srv, c->uid);
-
-				if (u && u->queries >= uid_max_queries())
-					why = "user";
-				else if (u)
-					u->queries++;
-			}
-			if (!why && c->srv->queued >= MAX_WORKERS) {
-				why = "server";
-				if (c->uid != 0) {
-					struct uid_use *u = uid_use(c->srv, c->uid);
-
-					if (u)
-						u->queries--;
-				}
-			}
+			if (c->uid != 0)
+				u = uid_use(c->srv, c->uid);
+			if (u && u->queries >= uid_max_queries())
+				snprintf(msg, sizeof(msg), "busy: uid %ld has %d queries running "
+					 "or waiting, a user's share; try again when one is done",
+					 (long)c->uid, uid_max_queries());
+			else if (c->srv->queued >= MAX_WORKERS)
+				snprintf(msg, sizeof(msg), "busy: the server is full (%d queries "
+					 "waiting); try again later", MAX_WORKERS);
 			pthread_mutex_unlock(&c->srv->lock);
-			if (why) {
+			if (msg[0]) {
 				pthread_mutex_unlock(&c->lock);
-				if (why[0] == 'u')
-					snprintf(msg, sizeof(msg), "busy: uid %ld has %d queries "
-						 "running or waiting, a user's share; try again when "
-						 "one is done", (long)c->uid, uid_max_queries());
-				else
-					snprintf(msg, sizeof(msg), "busy: the server is full (%d "
-						 "queries waiting); try again later", MAX_WORKERS);
 				evbuffer_drain(in, q.frame_len);
 				send_busy(c, msg);
 				continue;
@@ -1098,6 +1088,12 @@ static void on_read(struct bufferevent *bev, void *arg)
 		else
 			c->srv->head = j;
 		c->srv->tail = j;
+		if (c->uid != 0) {
+			struct uid_use *u = uid_use(c->srv, c->uid);
+
+			if (u)
+				u->queries++;	/* the worker takes it back */
+		}
 		/* A worker stuck on a client that does not read (until its
 		 * deadline) must not make others wait: when none is idle,
 		 * one more is started, up to MAX_WORKERS. */
@@ -1231,7 +1227,7 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 
 		pthread_mutex_lock(&s->lock);
 		u = uid_use(s, peer.uid);
-		over = !u || u->conns >= uid_max_conns(s);
+		over = !u || u->conns >= uid_max_conns(s);	/* !u: out of memory */
 		pthread_mutex_unlock(&s->lock);
 		if (over) {
 			if (ratelimit_ok(&s->log_full, &quiet))
@@ -1265,16 +1261,11 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 	c->srv = s;
 	c->refs = 1;
 	c->uid = peer.uid;
-	pthread_mutex_lock(&s->lock);
-	{
-		struct uid_use *u = uid_use(s, peer.uid);
-
-		if (u)
-			u->conns++;
-		else
-			c->uid = 0;	/* out of memory: not counted */
+	if (peer.uid != 0) {	/* its entry exists: checked above */
+		pthread_mutex_lock(&s->lock);
+		uid_use(s, peer.uid)->conns++;
+		pthread_mutex_unlock(&s->lock);
 	}
-	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->drained, NULL);
 	c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE | BEV_OPT_THREADSAFE);

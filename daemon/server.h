@@ -23,8 +23,7 @@ struct server_opts {
 	const char *db;		/* opened read-only per connection */
 	const char *user;	/* to drop to; NULL: "commd", else "nobody" */
 	int workers;		/* query threads */
-	int default_timeout_ms;
-	int max_timeout_ms;
+	int default_timeout_ms;	/* a client may only shorten it */
 	int max_conns;		/* beyond: "too many connections", closed */
 	uint64_t max_result_bytes; /* per query; 0: none */
 	uint64_t max_query_mem;	/* SQLite heap per query; 0: none */
@@ -32,7 +31,6 @@ struct server_opts {
 
 /* Defaults of the limits above (docs/server-safety.md). */
 #define SERVER_DEFAULT_TIMEOUT_MS 30000
-#define SERVER_MAX_TIMEOUT_MS 300000
 #define SERVER_DEFAULT_MAX_CONNS 256
 #define SERVER_DEFAULT_RESULT_MB 256
 #define SERVER_DEFAULT_QUERY_MEM_MB 64
