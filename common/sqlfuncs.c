@@ -112,24 +112,53 @@ static void process_comm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 static const char default_states[] =
 	"1:S,2:D,4:T,8:t,16:X,32:Z,64:P,128:I,0:R,+256";
 
-static void state_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* The connection's letters, read again only when the database changed
+ * (another connection's commit: SQLITE_FCNTL_DATA_VERSION; its own
+ * writes: total_changes): a query of millions of rows pays for one
+ * look-up, not one a row. */
+struct state_map {
+	unsigned int version;		/* another connection's commits */
+	sqlite3_int64 changes;		/* this connection's own */
+	int valid;
+	char map[256];
+};
+
+static const char *state_map_of(sqlite3_context *ctx)
 {
+	struct state_map *m = sqlite3_user_data(ctx);
 	sqlite3 *db = sqlite3_context_db_handle(ctx);
 	sqlite3_stmt *st = NULL;
-	const char *map = default_states, *p;
+	unsigned int v = 0;
+
+	if (!m)
+		return default_states;
+	sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &v);
+	if (m->valid && m->version == v && m->changes == sqlite3_total_changes64(db))
+		return m->map;
+	snprintf(m->map, sizeof(m->map), "%s", default_states);
+	if (sqlite3_prepare_v2(db, "SELECT states FROM capture WHERE states IS NOT NULL"
+			       " ORDER BY id DESC LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(m->map, sizeof(m->map), "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	m->version = v;
+	m->changes = sqlite3_total_changes64(db);
+	m->valid = 1;
+	return m->map;
+}
+
+static void state_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *map, *p;
 	char out[64], zero[8] = "R";
-	uint64_t v, preempt = 0, flags = 0;
+	uint64_t v, preempt = 0;
 	size_t n = 0;
 
 	(void)argc;
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
 	v = (uint64_t)sqlite3_value_int64(argv[0]);
-	if (sqlite3_prepare_v3(db, "SELECT states FROM capture WHERE states IS NOT NULL"
-			       " ORDER BY id DESC LIMIT 1", -1, SQLITE_PREPARE_PERSISTENT,
-			       &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_text(st, 0))
-		map = (const char *)sqlite3_column_text(st, 0);
+	map = state_map_of(ctx);
 	out[0] = '\0';
 	for (p = map; *p; p += strcspn(p, ","), p += *p == ',') {
 		char *end;
@@ -148,7 +177,6 @@ static void state_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			snprintf(zero, sizeof(zero), "%.*s", (int)(k < 7 ? k : 7), end + 1);
 			continue;
 		}
-		flags |= bit;
 		if ((v & bit) && n + k + 2 < sizeof(out))
 			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%.*s",
 					      n ? "|" : "", (int)k, end + 1);
@@ -157,8 +185,6 @@ static void state_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		n = (size_t)snprintf(out, sizeof(out), "%s", zero);
 	if (preempt && (v & preempt) && n + 1 < sizeof(out))
 		out[n++] = '+', out[n] = '\0';
-	sqlite3_finalize(st);
-	(void)flags;
 	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
@@ -363,8 +389,9 @@ int commd_sql_register(sqlite3 *db)
 				     SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 				     comm_at, NULL, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "state_name", 1, SQLITE_UTF8, NULL,
-					     state_name, NULL, NULL);
+		rc = sqlite3_create_function_v2(db, "state_name", 1, SQLITE_UTF8,
+						calloc(1, sizeof(struct state_map)),
+						state_name, NULL, NULL, free);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function(db, "process_comm", 2,
 					     SQLITE_UTF8 | SQLITE_DETERMINISTIC,

@@ -116,18 +116,17 @@ static void stop_server(struct capture *c)
 		unlink(c->o->socket);
 }
 
-/* The server's user reads the database: group commd when it exists
- * (SQLite gives -wal and -shm the database file's owner and mode). */
 /* The database's directory, as make_parent_dir found or made it. */
 struct db_dir {
 	char path[PATH_MAX];
 	int created;		/* commd made it: its mode and group are ours */
 };
 
-/* Group commd reads the database: the file (by its descriptor, which
- * follows no link), the WAL files already there (opened without following
- * a link: called before SQLite has them open), and the directory only
- * when commd created it. */
+/* The server's user reads the database: group commd, when it exists,
+ * gets the file (by its descriptor, which follows no link; SQLite gives
+ * the -wal and -shm it makes the file's owner and mode), the WAL files
+ * already there (opened without following a link: called before SQLite
+ * has them open), and the directory only when commd created it. */
 static void share_db(const struct db_dir *d, int db_fd, const char *db)
 {
 	struct group *gr = getgrnam("commd");
@@ -441,10 +440,10 @@ static int final_stats(struct capture *c)
 	return store_stat(c->store, c->id, "kernel_read_events", -1, (int64_t)read);
 }
 
-/* One writer per database: an flock on the file itself (SQLite's own
- * locks are fcntl locks, which flock does not disturb). */
-/* Opens (creating it 0640, or 0600 without a group commd: the umask
- * says) and locks the database file; a symlink there is refused. */
+/* Opens (creating it 0640; share_db makes it 0600 without a group commd)
+ * and locks the database file; a symlink there is refused. One writer per
+ * database: an flock on the file itself (SQLite's own locks are fcntl
+ * locks, which flock does not disturb). */
 static int lock_db(const char *db)
 {
 	int fd;
