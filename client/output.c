@@ -69,16 +69,16 @@ static size_t c1_at(const unsigned char *s)
 /* Writes data to a terminal so that it cannot steer it: control bytes
  * (but tab and newline) in caret notation (^[ for ESC, ^? for DEL), C1
  * controls as \xHH. Anywhere else the bytes go out as they are. */
-static void put_data(const struct output *o, const char *s)
+static void put_data_n(const struct output *o, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	size_t k;
 
 	if (!o->tty) {
-		fputs(s, o->out);
+		fwrite(s, 1, len, o->out);
 		return;
 	}
-	while (*p) {
+	while (p < end) {
 		if (*p < 0x20 && *p != '\t' && *p != '\n') {
 			fputc('^', o->out);
 			fputc(*p ^ 0x40, o->out);
@@ -86,13 +86,18 @@ static void put_data(const struct output *o, const char *s)
 		} else if (*p == 0x7f) {
 			fputs("^?", o->out);
 			p++;
-		} else if ((k = c1_at(p))) {
+		} else if ((k = c1_at(p)) && p + k <= end) {
 			fprintf(o->out, "\\x%02x", p[k - 1]);
 			p += k;
 		} else {
 			fputc(*p++, o->out);
 		}
 	}
+}
+
+static void put_data(const struct output *o, const char *s)
+{
+	put_data_n(o, s, strlen(s));
 }
 
 static int check_stream(const struct output *o)
@@ -298,19 +303,16 @@ static void csv_field(struct output *o, const char *s)
 		return;
 	}
 	fputc('"', o->out);
-	for (; *s; s++) {
-		char one[2] = { *s, '\0' };
-
-		if (*s == '"')
-			fputc('"', o->out);
-		if (o->tty && c1_at((const unsigned char *)s) == 2) {
-			char two[3] = { s[0], s[1], '\0' };
-
-			put_data(o, two);
-			s++;
-			continue;
+	for (const char *run = s;; s++) {
+		/* Each run up to a quote goes out whole (escaped on a
+		 * terminal), then the quote doubled. */
+		if (*s == '"' || !*s) {
+			put_data_n(o, run, (size_t)(s - run));
+			if (!*s)
+				break;
+			fputs("\"\"", o->out);
+			run = s + 1;
 		}
-		put_data(o, one);
 	}
 	fputc('"', o->out);
 }

@@ -305,8 +305,7 @@ void report_cpu_use_cte(struct sbuf *b)
 "              sum(CASE WHEN cs.pid <> 0 THEN cs.t ELSE 0 END) AS busy,\n"
 "              sum(CASE WHEN cs.pid = 0 THEN cs.t ELSE 0 END) AS idle,\n"
 "              max(0, coalesce(cw.hi, min(cw.whi, max(cs.e))) - cw.lo) AS span,\n"
-"              count(*) AS slices, count(DISTINCT nullif(cs.pid, 0)) AS tasks,\n"
-"              0 AS unknown\n"
+"              count(*) AS slices, count(DISTINCT nullif(cs.pid, 0)) AS tasks\n"
 "       FROM cs, cw GROUP BY cs.cpu),\n"
 "cpu_use AS (SELECT cpu, busy, idle, max(0, span - busy - idle) AS unknown,\n"
 "                   max(span, busy + idle) AS span, slices, tasks FROM cu)");
