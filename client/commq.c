@@ -15,6 +15,7 @@
 #include "shell.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,7 +64,8 @@ static const struct option_def {
 	{ "limit",     OPT_LIMIT,     0,             true  },
 	{ "timeout",   OPT_TIMEOUT,   0,             true  },
 	{ "column",    OPT_MODE,      OUTPUT_COLUMN, false },
-	{ "table",     OPT_MODE,      OUTPUT_COLUMN, false },
+	{ "table",     OPT_MODE,      OUTPUT_TABLE,  false },
+	{ "box",       OPT_MODE,      OUTPUT_BOX,    false },
 	{ "list",      OPT_MODE,      OUTPUT_LIST,   false },
 	{ "csv",       OPT_MODE,      OUTPUT_CSV,    false },
 	{ "json",      OPT_MODE,      OUTPUT_JSON,   false },
@@ -105,7 +107,9 @@ static const char help_text[] =
 	"  --limit N          at most N rows per batch (0: no limit)\n"
 	"  --timeout SECONDS  cut a batch off after SECONDS (decimals allowed;\n"
 	"                     0: the daemon's default)\n"
-	"  -column, -table    aligned columns with a header (the default)\n"
+	"  -column            aligned columns with a header (the default)\n"
+	"  -table, -box       the same in a frame of ASCII or box-drawing\n"
+	"                     lines, as sqlite3 draws it (header always on)\n"
 	"  -list              fields separated by '|'\n"
 	"  -csv               comma-separated values\n"
 	"  -json              one JSON array of objects per statement\n"
@@ -135,7 +139,7 @@ static const char help_text[] =
 	"--limit and --timeout apply); --sql prints it instead of running it.\n"
 	"Tables print in the output mode chosen above.\n"
 	"\n"
-	"  top [--by comm|process|cpu] [--from T] [--to T]\n"
+	"  top [--by comm|process|thread|cpu] [--from T] [--to T]\n"
 	"        CPU time from the sched slices, the part of each slice inside\n"
 	"        the window: per comm (time_ms, share_pct of all CPU time\n"
 	"        seen, idle included, switches = slices), per process (named\n"
@@ -287,7 +291,7 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 		break;
 	case OPT_BY:
 		if (report_parse_by(value, &opt->report.by) < 0)
-			return usage_error("--by takes comm, process or cpu: ",
+			return usage_error("--by takes comm, process, thread or cpu: ",
 					   value);
 		break;
 	case OPT_FROM:
@@ -403,7 +407,17 @@ struct target {
 	struct remote *remote;		/* socket mode */
 	struct query_limits lim;	/* asked of every batch */
 	bool quiet;			/* -q: no loss warnings */
+	bool cut;			/* --limit left rows out since reset */
 };
+
+/* Says on stderr that --limit left rows out of what was printed. */
+static void warn_cut(struct target *t, const char *what)
+{
+	if (t->cut)
+		log_warning("%s was cut at --limit %" PRIu32 " rows: rows were left "
+			 "out (--limit 0 prints them all)", what, t->lim.row_limit);
+	t->cut = false;
+}
 
 /* Shows the line of sql around byte offset, and a caret under it. */
 static void show_position(const char *sql, int offset)
@@ -464,10 +478,15 @@ static int run_sql(void *ctx, const char *sql, struct output *out,
 		   struct query_error *err)
 {
 	struct target *t = ctx;
+	int ret;
 
+	err->cut = false;
 	if (t->local)
-		return local_run(t->local, sql, &t->lim, out, err);
-	return remote_run(t->remote, sql, strlen(sql), &t->lim, out, err);
+		ret = local_run(t->local, sql, &t->lim, out, err);
+	else
+		ret = remote_run(t->remote, sql, strlen(sql), &t->lim, out, err);
+	t->cut = t->cut || (ret == 0 && err->cut);
+	return ret;
 }
 
 static int run_batch(void *ctx, const char *sql, struct output *out)
@@ -478,7 +497,10 @@ static int run_batch(void *ctx, const char *sql, struct output *out)
 	/* Without memory to track the rows, no warning either. */
 	bool warn = !t->quiet && losswarn_reads_events(sql) &&
 		    losswarn_track(&tr, out) == 0;
-	int ret = run_sql(ctx, sql, warn ? tr.sink : out, &err);
+	int ret;
+
+	t->cut = false;
+	ret = run_sql(ctx, sql, warn ? tr.sink : out, &err);
 
 	if (ret < 0) {
 		/* Rows printed before the error come first on a terminal. */
@@ -488,9 +510,12 @@ static int run_batch(void *ctx, const char *sql, struct output *out)
 		 * place in the SQL as well. */
 		if (t->remote)
 			show_position(sql, err.offset);
-	} else if (warn && losswarn_tracked(&tr, run_sql, t) < 0) {
-		log_error("printing results: %s", strerror(errno));
-		ret = -1;
+	} else {
+		warn_cut(t, "the answer");
+		if (warn && losswarn_tracked(&tr, run_sql, t) < 0) {
+			log_error("printing results: %s", strerror(errno));
+			ret = -1;
+		}
 	}
 	if (warn)
 		losswarn_track_free(&tr);
@@ -520,9 +545,13 @@ static int run_report(const struct report_args *a, struct target *t,
 	struct losswarn_tracker tr;
 	bool track = !t->quiet && a->kind == REPORT_HISTORY &&
 		     losswarn_track(&tr, sh->out) == 0;
-	int ret = report_run(a, run_sql, t, track ? tr.sink : sh->out,
-			     &sh->spec), warned = 0;
+	int ret, warned = 0;
 
+	t->cut = false;
+	ret = report_run(a, run_sql, t, track ? tr.sink : sh->out, &sh->spec);
+
+	if (ret == 0)
+		warn_cut(t, "the report");
 	if (ret == 0 && track)
 		warned = losswarn_tracked(&tr, run_sql, t);
 	else if (ret == 0 && !t->quiet && a->kind != REPORT_HISTORY &&
@@ -560,7 +589,12 @@ static int run(const struct options *opt)
 		log_error("%s", err.msg);
 		goto out;
 	}
-	if (shell_init(&sh, run_batch, &t, &opt->spec, opt->header) < 0) {
+	/* A report of several results (latency: the histogram, then the
+	 * percentiles) names each one's columns in csv, where nothing else
+	 * would tell them apart, unless -noheader says otherwise. */
+	if (shell_init(&sh, run_batch, &t, &opt->spec,
+		       opt->header < 0 && opt->spec.mode == OUTPUT_CSV &&
+		       report_results(opt->report.kind) > 1 ? 1 : opt->header) < 0) {
 		log_error("%s", strerror(errno));
 		goto out;
 	}

@@ -195,6 +195,9 @@ static int run_statement(struct local *l, sqlite3_stmt *stmt,
 	}
 	for (;;) {
 		if (lim->row_limit && *rows >= lim->row_limit) {
+			/* Cut if a row was left (here, or in a statement
+			 * after this one: local_run looks). */
+			err->cut = sqlite3_step(stmt) == SQLITE_ROW;
 			ret = 1;
 			goto out;
 		}
@@ -264,8 +267,10 @@ int local_run(struct local *l, const char *sql,
 		sqlite3_finalize(stmt);
 		if (ret < 0)
 			return -1;
-		if (ret > 0)
+		if (ret > 0) {
+			err->cut = err->cut || sql_has_statement(tail);
 			break;
+		}
 		p = tail;
 	}
 	return 0;

@@ -185,19 +185,65 @@ static char *render(const struct output *o, const char *s, size_t *max)
 	return r;
 }
 
-/* Writes one line of cells, each padded to its column's width and two
- * spaces apart; sqlite3 pads the last one too. */
-static void column_line(struct output *o, char *const *cells)
+/* The frames of table and box mode, as sqlite3 draws them: a rule's
+ * left, middle and right corner for the top, below the header and the
+ * bottom, the rule's fill and the vertical bar. */
+struct frame {
+	const char *corner[3][3];
+	const char *fill, *bar;
+};
+
+static const struct frame table_frame = {
+	{ { "+", "+", "+" }, { "+", "+", "+" }, { "+", "+", "+" } }, "-", "|",
+};
+static const struct frame box_frame = {
+	{ { "\u250c", "\u252c", "\u2510" }, { "\u251c", "\u253c", "\u2524" },
+	  { "\u2514", "\u2534", "\u2518" } }, "\u2500", "\u2502",
+};
+
+static const struct frame *frame_of(const struct output *o)
+{
+	return o->spec.mode == OUTPUT_TABLE ? &table_frame :
+	       o->spec.mode == OUTPUT_BOX ? &box_frame : NULL;
+}
+
+enum { RULE_TOP, RULE_HEADER, RULE_BOTTOM };
+
+static void frame_rule(struct output *o, const struct frame *f, int which)
 {
 	for (int i = 0; i < o->ncols; i++) {
-		size_t w = text_width(cells[i]);
-
-		if (i)
-			fputs("  ", o->out);
-		fputs(cells[i], o->out);
-		if (w < o->widths[i])
-			put_repeat(o->out, ' ', o->widths[i] - w);
+		fputs(f->corner[which][i ? 1 : 0], o->out);
+		for (size_t k = 0; k < o->widths[i] + 2; k++)
+			fputs(f->fill, o->out);
 	}
+	fputs(f->corner[which][2], o->out);
+	fputc('\n', o->out);
+}
+
+/* Writes one line of cells, each padded to its column's width and two
+ * spaces apart (sqlite3 pads the last one too); in a frame, between bars,
+ * a header's names centred as sqlite3 centres them. */
+static void column_line(struct output *o, char *const *cells, bool header)
+{
+	const struct frame *f = frame_of(o);
+
+	for (int i = 0; i < o->ncols; i++) {
+		size_t w = text_width(cells[i]);
+		size_t pad = w < o->widths[i] ? o->widths[i] - w : 0;
+		size_t left = f && header ? pad / 2 : 0;
+
+		if (f)
+			fprintf(o->out, "%s ", f->bar);
+		else if (i)
+			fputs("  ", o->out);
+		put_repeat(o->out, ' ', left);
+		fputs(cells[i], o->out);
+		put_repeat(o->out, ' ', pad - left);
+		if (f)
+			fputc(' ', o->out);
+	}
+	if (f)
+		fputs(f->bar, o->out);
 	fputc('\n', o->out);
 }
 
@@ -209,25 +255,34 @@ static int column_flush(struct output *o)
 	size_t unused = 0;
 	int ret = -1;
 
-	if (o->spec.header) {
+	const struct frame *f = frame_of(o);
+
+	/* A frame always has its header, as in sqlite3. */
+	if (o->spec.header || f) {
 		names = calloc(o->ncols, sizeof(*names));
 		if (!names)
 			goto out;
 		for (int i = 0; i < o->ncols; i++)
 			if (!(names[i] = render(o, o->names[i], &unused)))
 				goto out;
-		column_line(o, names);
-		for (int i = 0; i < o->ncols; i++) {
-			if (i)
-				fputs("  ", o->out);
-			put_repeat(o->out, '-', o->widths[i]);
+		if (f)
+			frame_rule(o, f, RULE_TOP);
+		column_line(o, names, true);
+		if (f) {
+			frame_rule(o, f, RULE_HEADER);
+		} else {
+			for (int i = 0; i < o->ncols; i++) {
+				if (i)
+					fputs("  ", o->out);
+				put_repeat(o->out, '-', o->widths[i]);
+			}
+			fputc('\n', o->out);
 		}
-		fputc('\n', o->out);
 	}
 	for (size_t r = 0; r < o->sample_rows; r++) {
 		char **cells = o->sample + r * o->ncols;
 
-		column_line(o, cells);
+		column_line(o, cells, false);
 		for (int i = 0; i < o->ncols; i++) {
 			free(cells[i]);
 			cells[i] = NULL;
@@ -275,7 +330,7 @@ static int column_row(struct output *o, const struct output_value *values)
 		o->sample_rows++;
 		return 0;
 	}
-	column_line(o, cells);
+	column_line(o, cells, false);
 	for (size_t i = 0; i < nc; i++)
 		free(cells[i]);
 	return check_stream(o);
@@ -532,6 +587,8 @@ int output_row(struct output *o, const struct output_value *values)
 	}
 	switch (o->spec.mode) {
 	case OUTPUT_COLUMN:
+	case OUTPUT_TABLE:
+	case OUTPUT_BOX:
 		ret = column_row(o, values);
 		break;
 	case OUTPUT_JSON:
@@ -559,9 +616,12 @@ int output_end(struct output *o)
 		errno = 0;
 		return sink_result(o->sink->end(o->sink_ctx));
 	}
-	if (o->spec.mode == OUTPUT_COLUMN && !o->streaming && o->sample_rows)
-		ret = column_flush(o);
-	else if (o->spec.mode == OUTPUT_JSON && o->nrows)
+	if (frame_of(o) || o->spec.mode == OUTPUT_COLUMN) {
+		if (!o->streaming && o->sample_rows)
+			ret = column_flush(o);
+		if (ret == 0 && frame_of(o) && o->nrows)
+			frame_rule(o, frame_of(o), RULE_BOTTOM);
+	} else if (o->spec.mode == OUTPUT_JSON && o->nrows)
 		fputs("]\n", o->out);
 	reset(o);
 	if (ret < 0)

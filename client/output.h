@@ -26,6 +26,8 @@ enum output_mode {
 	OUTPUT_CSV,		/* RFC 4180-ish, quoted as sqlite3 quotes */
 	OUTPUT_JSON,		/* one array of objects per result */
 	OUTPUT_LINE,		/* "name = value", a blank line between rows */
+	OUTPUT_TABLE,		/* column mode in an ASCII frame (sqlite3 -table) */
+	OUTPUT_BOX,		/* the same framed with box-drawing characters */
 };
 
 struct output_spec {

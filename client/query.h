@@ -8,6 +8,7 @@
 #define COMMQ_QUERY_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -21,6 +22,8 @@ struct query_error {
 	char msg[1024];		/* one line, without the program's name */
 	int offset;		/* byte in the batch's SQL the error is at,
 				 * -1 when unknown */
+	bool cut;		/* not an error: the row limit left rows out
+				 * of a batch that succeeded */
 };
 
 static inline void query_error_set(struct query_error *e, int offset,

@@ -63,12 +63,14 @@ static int on_row(void *ctx, const struct output_value *values, int ncols)
 	return output_row(r->out, values) < 0 ? print_failed(r) : 0;
 }
 
-static int on_end(void *ctx, uint64_t rows, uint64_t elapsed_us)
+static int on_end(void *ctx, uint64_t rows, uint64_t elapsed_us,
+		  uint8_t flags)
 {
 	struct remote *r = ctx;
 
 	(void)rows;
 	(void)elapsed_us;
+	r->err->cut = (flags & PROTO_END_LIMIT_CUT) != 0;
 	return end_result(r) < 0 ? print_failed(r) : 0;
 }
 

@@ -103,6 +103,11 @@ enum report_kind report_kind(const char *name)
 	return REPORT_NONE;
 }
 
+int report_results(enum report_kind kind)
+{
+	return kind == REPORT_LATENCY ? 2 : kind == REPORT_NONE ? 0 : 1;
+}
+
 const char *report_name(enum report_kind kind)
 {
 	return kind > REPORT_NONE && kind <= REPORT_EXPORT ? kind_names[kind]
@@ -115,6 +120,8 @@ int report_parse_by(const char *s, enum report_by *by)
 		*by = REPORT_BY_COMM;
 	else if (!strcmp(s, "process"))
 		*by = REPORT_BY_PROCESS;
+	else if (!strcmp(s, "thread"))
+		*by = REPORT_BY_THREAD;
 	else if (!strcmp(s, "cpu"))
 		*by = REPORT_BY_CPU;
 	else
@@ -232,6 +239,18 @@ int report_check(const struct report_args *a)
 			  "for SVG on stdout)");
 		return -1;
 	}
+	if (a->kind == REPORT_TIMELINE && a->output &&
+	    !timeline_can_write(a->output)) {
+		const char *dot = strrchr(a->output, '.');
+
+		if (dot && strchr(dot, '/'))
+			dot = NULL;
+		log_error("-o %s: 'commq timeline' writes .svg or .html (or SVG "
+			  "to stdout with -o -), not %s%s%s", a->output,
+			  dot ? "'" : "", dot ? dot : "a file without an extension",
+			  dot ? "'" : "");
+		return -1;
+	}
 	if (a->kind == REPORT_EXPORT && !a->chrome_json && !a->print_sql) {
 		log_error("'commq export' needs --chrome-json FILE (or - for "
 			  "stdout)");
@@ -311,6 +330,32 @@ void report_cpu_use_cte(struct sbuf *b)
 "                   max(span, busy + idle) AS span, slices, tasks FROM cu)");
 }
 
+/* The window's slices per comm_history row of their pid at their start
+ * (the pid's first row when the slice began before any; none for the
+ * idle task): g(hid, pid, comm, t, n, last), last the latest slice's
+ * start, read with max() so that comm is the name at the row's last
+ * slice. */
+/* The tgid of comm_history row h's lifetime: a row made before the
+ * thread group was told (an exec, a late snapshot) has none itself. */
+#define LIFE_TGID							\
+	"coalesce(h.tgid, (SELECT max(x.tgid) FROM comm_history x\n"	\
+	"                  WHERE x.pid = h.pid AND x.life = h.life))"
+
+static void slice_rows_sql(struct sbuf *b)
+{
+	sbuf_printf(b, ",\n"
+"s AS (SELECT s.pid, s.comm, s.ts, " CLIPPED " AS t,\n"
+"             CASE WHEN s.pid <> 0 THEN coalesce(\n"
+"               (SELECT h.id FROM comm_history h\n"
+"                WHERE h.pid = s.pid AND h.start_ts <= s.ts\n"
+"                ORDER BY h.start_ts DESC LIMIT 1),\n"
+"               (SELECT h.id FROM comm_history h WHERE h.pid = s.pid\n"
+"                ORDER BY h.start_ts LIMIT 1)) END AS hid\n"
+"      FROM sched s, w WHERE " IN_WINDOW "),\n"
+"g AS (SELECT hid, pid, comm, sum(t) AS t, count(*) AS n, max(ts) AS last\n"
+"      FROM s GROUP BY hid, pid, comm)");
+}
+
 static void top_sql(struct sbuf *b, const struct report_args *a)
 {
 	report_window_cte(b, a);
@@ -327,29 +372,56 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 		break;
 	case REPORT_BY_PROCESS:
 		/* Each slice to the comm_history row of its pid at its start
-		 * (the pid's first row when it began before any), then per
-		 * row named by the thread group leader (the process_comm
-		 * view); a task whose tgid is unknown keeps its own name,
-		 * and so does the idle task (pid 0, one per CPU). */
+		 * (the pid's first row when it began before any), the row to
+		 * its process: the lifetime of its thread group's leader at
+		 * the row's start (the leader's first lifetime when it was
+		 * not seen before), named by the leader's last name there.
+		 * A task whose tgid is unknown is a process of its own, and
+		 * so is each CPU's idle task. */
+		slice_rows_sql(b);
 		sbuf_printf(b, ",\n"
-"s AS (SELECT s.pid, s.comm, " CLIPPED " AS t,\n"
-"             CASE WHEN s.pid <> 0 THEN coalesce(\n"
-"               (SELECT h.id FROM comm_history h\n"
-"                WHERE h.pid = s.pid AND h.start_ts <= s.ts\n"
-"                ORDER BY h.start_ts DESC LIMIT 1),\n"
-"               (SELECT h.id FROM comm_history h WHERE h.pid = s.pid\n"
-"                ORDER BY h.start_ts LIMIT 1)) END AS hid\n"
-"      FROM sched s, w WHERE " IN_WINDOW "),\n"
-"g AS (SELECT hid, pid, comm, sum(t) AS t, count(*) AS n\n"
-"      FROM s GROUP BY hid, pid, comm)\n"
-"SELECT CASE WHEN g.pid = 0 THEN g.comm\n"
-"            ELSE coalesce(p.process_comm, g.comm) END AS process,\n"
-"       count(DISTINCT g.pid) AS threads,\n"
-"       round(sum(g.t) / 1e6, 3) AS time_ms,\n"
+"j AS (SELECT g.*, h.life, h.start_ts, " LIFE_TGID " AS tgid\n"
+"      FROM g LEFT JOIN comm_history h ON h.id = g.hid),\n"
+"k AS (SELECT j.*,\n"
+"             CASE WHEN pid <> 0 AND tgid IS NOT NULL THEN coalesce(\n"
+"               (SELECT l.life FROM comm_history l\n"
+"                WHERE l.pid = j.tgid AND l.start_ts <= j.start_ts\n"
+"                ORDER BY l.start_ts DESC LIMIT 1),\n"
+"               (SELECT l.life FROM comm_history l WHERE l.pid = j.tgid\n"
+"                ORDER BY l.start_ts LIMIT 1)) END AS plife\n"
+"      FROM j),\n"
+"p AS (SELECT CASE WHEN pid = 0 THEN 'i' || comm\n"
+"                  WHEN tgid IS NULL THEN 't' || coalesce(life, pid)\n"
+"                  ELSE 'p' || tgid || ':' || coalesce(plife, '') END AS key,\n"
+"             CASE WHEN pid = 0 THEN 0 ELSE tgid END AS tgid, plife,\n"
+"             pid, comm, t, n, last FROM k)\n"
+"SELECT tgid, process, threads, time_ms, share_pct, switches FROM (\n"
+"SELECT tgid,\n"
+"       coalesce((SELECT l.comm FROM comm_history l\n"
+"                 WHERE l.pid = p.tgid AND l.life = p.plife\n"
+"                   AND l.comm IS NOT NULL\n"
+"                 ORDER BY l.start_ts DESC LIMIT 1), comm) AS process,\n"
+"       count(DISTINCT pid) AS threads, sum(t) AS ns,\n"
+"       round(sum(t) / 1e6, 3) AS time_ms,\n"
+"       round(100.0 * sum(t) / sum(sum(t)) OVER (), 2) AS share_pct,\n"
+"       sum(n) AS switches, max(last)\n"
+"FROM p GROUP BY key)\n"
+"ORDER BY ns DESC, process, tgid;\n");
+		break;
+	case REPORT_BY_THREAD:
+		/* One row per thread lifetime (pid 0: per CPU), named by its
+		 * name at its last slice in the window. */
+		slice_rows_sql(b);
+		sbuf_printf(b, "\n"
+"SELECT pid, tgid, comm, time_ms, share_pct, switches FROM (\n"
+"SELECT g.pid, CASE WHEN g.pid = 0 THEN 0 ELSE " LIFE_TGID " END AS tgid,\n"
+"       g.comm, sum(g.t) AS ns, round(sum(g.t) / 1e6, 3) AS time_ms,\n"
 "       round(100.0 * sum(g.t) / sum(sum(g.t)) OVER (), 2) AS share_pct,\n"
-"       sum(g.n) AS switches\n"
-"FROM g LEFT JOIN process_comm p ON p.id = g.hid\n"
-"GROUP BY process ORDER BY sum(g.t) DESC, process;\n");
+"       sum(g.n) AS switches, max(g.last)\n"
+"FROM g LEFT JOIN comm_history h ON h.id = g.hid\n"
+"GROUP BY CASE WHEN g.pid = 0 THEN 'i' || g.comm\n"
+"              ELSE 't' || coalesce(h.life, g.pid) END)\n"
+"ORDER BY ns DESC, comm, pid;\n");
 		break;
 	case REPORT_BY_CPU:
 		/* busy + idle + unknown = the CPU's part of the window:
@@ -426,23 +498,16 @@ static void percentiles_sql(struct sbuf *b, const struct report_args *a)
 	sbuf_printf(b, "       round(max(latency) / 1e3, 3) AS max_us\nFROM o;\n");
 }
 
-/* Every name of pid, lifetime by lifetime: a lifetime starts at a row
- * made by a fork (task_newtask, sched_process_fork) or one that does not
- * continue the row before it. */
+/* Every name of pid, lifetime by lifetime (comm_history.life), with
+ * the task that forked each lifetime where a fork showed it. */
 static void history_sql(struct sbuf *b, const struct report_args *a)
 {
 	sbuf_printf(b,
-"WITH h AS (\n"
-"  SELECT id, pid, tgid, comm, start_ts, end_ts, source,\n"
-"         CASE WHEN lag(end_ts) OVER o IS start_ts\n"
-"               AND source NOT IN ('task_newtask', 'sched_process_fork')\n"
-"              THEN 0 ELSE 1 END AS new\n"
-"  FROM comm_history WHERE pid = %" PRId64 "\n"
-"  WINDOW o AS (ORDER BY start_ts, id))\n"
-"SELECT sum(new) OVER (ORDER BY start_ts, id) AS lifetime,\n"
+"SELECT dense_rank() OVER (ORDER BY life) AS lifetime,\n"
 "       pid, tgid, comm, start_ts, end_ts,\n"
-"       round((end_ts - start_ts) / 1e6, 3) AS dur_ms, source\n"
-"FROM h ORDER BY start_ts, id;\n", a->pid);
+"       round((end_ts - start_ts) / 1e6, 3) AS dur_ms, source, parent\n"
+"FROM comm_history WHERE pid = %" PRId64 " ORDER BY start_ts, id;\n",
+		    a->pid);
 }
 
 /* Per CPU: the loss records and the events they counted (a record with

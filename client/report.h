@@ -31,7 +31,9 @@ enum report_kind {
 	REPORT_EXPORT,
 };
 
-enum report_by { REPORT_BY_COMM, REPORT_BY_PROCESS, REPORT_BY_CPU };
+enum report_by {
+	REPORT_BY_COMM, REPORT_BY_PROCESS, REPORT_BY_THREAD, REPORT_BY_CPU
+};
 
 /* A time given to --from/--to.  Absolute: ns of the trace clock.
  * Relative ('+'): ns after the capture start, which the SQL looks up. */
@@ -64,6 +66,9 @@ enum report_kind report_kind(const char *name);
 
 /* The report's name, for messages. */
 const char *report_name(enum report_kind kind);
+
+/* How many results a report prints (in the tabular modes). */
+int report_results(enum report_kind kind);
 
 /* Parses a time for --from/--to (the rule is in commq --help).  Returns
  * 0, or -1 with *why saying what is wrong. */

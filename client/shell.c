@@ -96,7 +96,8 @@ static const struct {
 	enum output_mode mode;
 } modes[] = {
 	{ "column", OUTPUT_COLUMN },
-	{ "table", OUTPUT_COLUMN },
+	{ "table", OUTPUT_TABLE },
+	{ "box", OUTPUT_BOX },
 	{ "list", OUTPUT_LIST },
 	{ "csv", OUTPUT_CSV },
 	{ "json", OUTPUT_JSON },

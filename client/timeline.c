@@ -1025,12 +1025,21 @@ static int draw(FILE *f, const struct timeline *t, int width, bool html)
 
 /* ---- the report ---- */
 
+static bool has_ext(const char *path, const char *ext)
+{
+	size_t n = strlen(path), e = strlen(ext);
+
+	return n > e && !strcasecmp(path + n - e, ext) && path[n - e - 1] != '/';
+}
+
 static bool is_html(const char *path)
 {
-	size_t n = strlen(path);
+	return has_ext(path, ".html") || has_ext(path, ".htm");
+}
 
-	return (n >= 5 && !strcasecmp(path + n - 5, ".html")) ||
-	       (n >= 4 && !strcasecmp(path + n - 4, ".htm"));
+bool timeline_can_write(const char *path)
+{
+	return !strcmp(path, "-") || is_html(path) || has_ext(path, ".svg");
 }
 
 static void timeline_free(struct timeline *t)

@@ -21,4 +21,8 @@
  * Returns 0 or -1. */
 int timeline_run(const struct report_args *a, report_run_fn *run, void *ctx);
 
+/* Whether -o PATH names a file timeline writes: .svg, .html or .htm (any
+ * case), or "-" (SVG on stdout). */
+bool timeline_can_write(const char *path);
+
 #endif

@@ -250,16 +250,17 @@ static int on_rows(struct wire *w, struct proto_reader *r, size_t plen)
 	return WIRE_MORE;
 }
 
-/* 'E': u64 rows, u64 elapsed_us. */
+/* 'E': u64 rows, u64 elapsed_us, u8 flags (none from older servers). */
 static int on_end(struct wire *w, struct proto_reader *r, size_t plen)
 {
 	uint64_t rows = proto_get_u64(r);
 	uint64_t elapsed_us = proto_get_u64(r);
+	uint8_t flags = r->p < r->end ? proto_get_u8(r) : 0;
 
 	if (r->bad || r->p != r->end)
-		return bad(w, "end frame of %zu bytes, not 16", plen);
+		return bad(w, "end frame of %zu bytes, not 16 or 17", plen);
 	w->status = WIRE_DONE;
-	if (w->cb.end && w->cb.end(w->ctx, rows, elapsed_us) < 0)
+	if (w->cb.end && w->cb.end(w->ctx, rows, elapsed_us, flags) < 0)
 		w->status = WIRE_STOPPED;
 	return w->status;
 }

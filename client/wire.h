@@ -41,7 +41,8 @@ struct wire_callbacks {
 	 * them (sqlite3_column_text), so they print as in --db mode. */
 	int (*row)(void *ctx, const struct output_value *values, int ncols);
 	/* The query succeeded ('E'); rows counted over all its statements. */
-	int (*end)(void *ctx, uint64_t rows, uint64_t elapsed_us);
+	int (*end)(void *ctx, uint64_t rows, uint64_t elapsed_us,
+		   uint8_t flags);
 	/* The query failed ('X'): SQLite's result code or a PROTO_ERR_*,
 	 * the byte offset in the SQL (-1: unknown), and the message, cut to
 	 * one printable line. */

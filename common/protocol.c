@@ -113,12 +113,14 @@ int proto_put_query(struct proto_buf *b, uint32_t row_limit,
 	return proto_frame_end(b, f);
 }
 
-int proto_put_end(struct proto_buf *b, uint64_t rows, uint64_t elapsed_us)
+int proto_put_end(struct proto_buf *b, uint64_t rows, uint64_t elapsed_us,
+		  uint8_t flags)
 {
 	size_t f = proto_frame_begin(b, PROTO_END);
 
 	proto_put_u64(b, rows);
 	proto_put_u64(b, elapsed_us);
+	proto_put_u8(b, flags);
 	return proto_frame_end(b, f);
 }
 

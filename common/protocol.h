@@ -27,8 +27,9 @@
  *                   PROTO_TEXT    u32 length, bytes
  *                   PROTO_BLOB    u32 length, bytes
  *                 Rows are streamed in batches, never built whole.
- *   'E' end       u64 rows (over all statements), u64 elapsed_us. Last
- *                 frame of a successful query.
+ *   'E' end       u64 rows (over all statements), u64 elapsed_us, u8
+ *                 flags (PROTO_END_*; absent from servers before it:
+ *                 0). Last frame of a successful query.
  *   'X' error     i32 code (SQLite's result code, or PROTO_ERR_*), i32
  *                 offset of the error in the SQL (-1: unknown), then the
  *                 message. Last frame of a failed query.
@@ -59,6 +60,11 @@ enum proto_tag {
 	PROTO_REAL = 2,
 	PROTO_TEXT = 3,
 	PROTO_BLOB = 4,
+};
+
+/* 'E' flags. */
+enum {
+	PROTO_END_LIMIT_CUT = 1,	/* the row limit left rows unsent */
 };
 
 /* Error codes that are not SQLite's. */
@@ -101,7 +107,8 @@ void proto_put_str32(struct proto_buf *b, const void *s, size_t n);
 /* Whole frames: convenience for both sides. */
 int proto_put_query(struct proto_buf *b, uint32_t row_limit,
 		    uint32_t timeout_ms, const char *sql, size_t len);
-int proto_put_end(struct proto_buf *b, uint64_t rows, uint64_t elapsed_us);
+int proto_put_end(struct proto_buf *b, uint64_t rows, uint64_t elapsed_us,
+		  uint8_t flags);
 int proto_put_error(struct proto_buf *b, int32_t code, int32_t offset,
 		    const char *msg);
 

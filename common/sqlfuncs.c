@@ -398,3 +398,11 @@ int commd_sql_register(sqlite3 *db)
 					     NULL, process_comm, NULL, NULL);
 	return rc;
 }
+
+bool sql_has_statement(const char *rest)
+{
+	for (; rest && *rest; rest++)
+		if (!strchr(" \t\r\n;", *rest))
+			return true;
+	return false;
+}

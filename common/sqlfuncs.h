@@ -21,6 +21,8 @@
 #ifndef COMMD_SQLFUNCS_H
 #define COMMD_SQLFUNCS_H
 
+#include <stdbool.h>
+
 #include <sqlite3.h>
 
 /* Returns SQLITE_OK or an SQLite error code. */
@@ -31,5 +33,9 @@ int commd_sql_register(sqlite3 *db);
  * own spends seconds on a %c precision of 1e9 inside one VM step, where no
  * interrupt reaches). For the query server. */
 int commd_sql_register_bounded(sqlite3 *db);
+
+/* Whether the rest of a batch (after a statement's tail) holds more
+ * than blanks and semicolons: a statement not run yet. */
+bool sql_has_statement(const char *rest);
 
 #endif

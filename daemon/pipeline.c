@@ -548,6 +548,8 @@ int pipeline_write_stats(struct pipeline *p, int64_t capture)
 		       (int64_t)decode_field_errors(p->decode)) ||
 	    store_stat(p->store, capture, "unnamed_events", -1,
 		       (int64_t)resolve_unnamed_events(p->resolve)) ||
+	    store_stat(p->store, capture, "tasks_without_tgid", -1,
+		       (int64_t)resolve_tasks_without_tgid(p->resolve)) ||
 	    store_stat(p->store, capture, "comm_updates", -1,
 		       (int64_t)resolve_updates(p->resolve)) ||
 	    store_stat(p->store, capture, "lost_event_records", -1,

@@ -310,6 +310,7 @@ static uint32_t new_row(struct resolve *r, int32_t pid, int32_t tgid,
 	row->source = comm_id ? (uint8_t)src : RESOLVE_SRC_NONE;
 	row->start_ts = ts;
 	row->end_ts = RESOLVE_OPEN;
+	row->life = hid;
 	mark_dirty(r, hid);
 	return hid;
 }
@@ -494,10 +495,17 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 		row->source = (uint8_t)src;
 		mark_dirty(r, e->hid);
 	} else {
-		int32_t tgid = r->hot.rows[e->hid].tgid;
+		/* A new name in the same lifetime. */
+		const struct resolve_row old = r->hot.rows[e->hid];
+		uint32_t hid;
 
 		end_row(r, e->hid, ts);
-		e->hid = new_row(r, pid, tgid, id, src, ts);
+		hid = new_row(r, pid, old.tgid, id, src, ts);
+		if (hid) {
+			r->hot.rows[hid].life = old.life;
+			r->hot.rows[hid].parent = old.parent;
+		}
+		e->hid = hid;
 		r->updates++;
 	}
 	e->comm_id = id;
@@ -619,9 +627,15 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 		return;
 	if (e->state == E_ALIVE && e->fresh) {
 		/* The second tracepoint of the same clone. */
+		struct resolve_row *row = &r->hot.rows[e->hid];
+
 		if (tgid != RESOLVE_TGID_UNKNOWN &&
-		    r->hot.rows[e->hid].tgid == RESOLVE_TGID_UNKNOWN) {
-			r->hot.rows[e->hid].tgid = tgid;
+		    row->tgid == RESOLVE_TGID_UNKNOWN) {
+			row->tgid = tgid;
+			mark_dirty(r, e->hid);
+		}
+		if (parent > 0 && !row->parent) {
+			row->parent = parent;
 			mark_dirty(r, e->hid);
 		}
 		return;
@@ -629,6 +643,8 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 	if (e->state == E_ALIVE)
 		end_row(r, e->hid, ts);
 	e->hid = new_row(r, pid, tgid, 0, RESOLVE_SRC_NONE, ts);
+	if (e->hid && parent > 0)
+		r->hot.rows[e->hid].parent = parent;
 	e->comm_id = 0;
 	e->state = E_ALIVE;
 	e->fresh = 1;
@@ -853,6 +869,34 @@ uint64_t resolve_unnamed_events(const struct resolve *r)
 	for (uint32_t hid = 1; hid <= r->nrows; hid++)
 		if (!r->hot.rows[hid].comm_id)
 			n += r->hot.rows[hid].events;
+	return n;
+}
+
+uint64_t resolve_tasks_without_tgid(const struct resolve *r)
+{
+	uint8_t *known = calloc((size_t)r->nrows + 1, 1);
+	uint64_t n = 0;
+
+	if (!known)
+		return 0;
+	for (uint32_t hid = 1; hid <= r->nrows; hid++) {
+		const struct resolve_row *row = &r->hot.rows[hid];
+
+		if (row->pid <= 0 || row->life > r->nrows)
+			continue;
+		if (row->tgid != RESOLVE_TGID_UNKNOWN)
+			known[row->life] |= 1;
+		if (row->source != RESOLVE_SRC_SAVED_CMDLINES)
+			known[row->life] |= 2;
+	}
+	/* A lifetime made of a saved_cmdlines name alone is a name the
+	 * kernel's cache held for a pid /proc did not know, not a task. */
+	for (uint32_t hid = 1; hid <= r->nrows; hid++) {
+		const struct resolve_row *row = &r->hot.rows[hid];
+
+		n += row->pid > 0 && row->life == hid && known[hid] == 2;
+	}
+	free(known);
 	return n;
 }
 

@@ -52,6 +52,10 @@ struct resolve_row {
 	uint64_t start_ts;
 	uint64_t end_ts;	/* RESOLVE_OPEN while valid */
 	uint64_t events;	/* events fired by the pid in this row */
+	uint32_t life;		/* first row of the pid's lifetime (itself
+				 * when it starts one) */
+	int32_t parent;		/* the task whose fork made the lifetime,
+				 * 0 when no fork showed it */
 };
 
 struct resolve;
@@ -258,6 +262,11 @@ void resolve_clear_dirty(struct resolve *r);
 
 /* Events whose pid has no name anywhere (their row is unnamed). */
 uint64_t resolve_unnamed_events(const struct resolve *r);
+
+/* Task lifetimes (pid > 0) whose thread group no event or snapshot
+ * told (a lifetime of a saved_cmdlines name alone is not counted: it
+ * names a pid /proc did not know, not a task the trace showed). */
+uint64_t resolve_tasks_without_tgid(const struct resolve *r);
 
 /* Number of times a cached name was rewritten (it changed). */
 uint64_t resolve_updates(const struct resolve *r);

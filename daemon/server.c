@@ -756,7 +756,7 @@ static void run_job(struct worker *w, struct job *j)
 	uint64_t start = now_ns(), rows = 0;
 	uint32_t timeout = j->timeout_ms ? j->timeout_ms : (uint32_t)o->default_timeout_ms;
 	sqlite3_stmt *st = NULL;
-	int rc, cut = 0, too_big = 0;
+	int rc, cut = 0, too_big = 0, limit_cut = 0;
 	char msg[512];
 
 	/* A client may shorten the deadline, never lengthen it past the
@@ -877,16 +877,22 @@ static void run_job(struct worker *w, struct job *j)
 			send_error(c, PROTO_ERR_TIMEOUT, -1, "query timed out");
 			return;
 		}
+		if (j->row_limit && rows >= j->row_limit) {
+			/* Cut if a row was left: this statement's next,
+			 * or a statement after it not run. */
+			limit_cut = sqlite3_step(st) == SQLITE_ROW ||
+				    sql_has_statement(tail);
+			break;
+		}
 		sqlite3_finalize(st);
 		st = NULL;
-		if (j->row_limit && rows >= j->row_limit)
-			break;
 		sql = tail;
 		if (c->out.len >= PROTO_ROWS_BATCH_BYTES && flush_out(c))
 			break;
 	}
 	sqlite3_finalize(st);
-	proto_put_end(&c->out, rows, (now_ns() - start) / 1000);
+	proto_put_end(&c->out, rows, (now_ns() - start) / 1000,
+		      limit_cut ? PROTO_END_LIMIT_CUT : 0);
 }
 
 static void *worker_main(void *arg)

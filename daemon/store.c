@@ -54,9 +54,10 @@ enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
  * thousand saved_cmdlines rows wrote 400 MB). */
 static const char *const misc_sql[ST_COUNT] = {
 	[ST_COMM] = "INSERT INTO comms VALUES (?,?)",
-	[ST_HISTORY] = "INSERT INTO comm_history VALUES (?1,?2,?3,?4,?5,?6,?7)",
+	[ST_HISTORY] = "INSERT INTO comm_history VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
 	[ST_HISTORY_UPDATE] = ("UPDATE comm_history SET tgid = ?3, comm = ?4, "
-			       "start_ts = ?5, end_ts = ?6, source = ?7 WHERE id = ?1"),
+			       "start_ts = ?5, end_ts = ?6, source = ?7, life = ?8, "
+			       "parent = ?9 WHERE id = ?1"),
 	[ST_TYPE] = "INSERT OR REPLACE INTO event_types VALUES (?,?,?)",
 	[ST_LOST] = "INSERT INTO lost_events VALUES (?,?,?)",
 	[ST_STAT] = "INSERT INTO stats VALUES (?,?,?,?)",
@@ -595,6 +596,11 @@ static void bind_history(sqlite3_stmt *st, const struct op *o,
 	else
 		sqlite3_bind_int64(st, 6, o->v[1]);
 	sqlite3_bind_text(st, 7, resolve_source_name(o->type), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 8, o->ids[1]);
+	if (o->v[2] > 0)
+		sqlite3_bind_int64(st, 9, o->v[2]);
+	else
+		sqlite3_bind_null(st, 9);
 }
 
 /* A stats row of the database as a whole (capture and cpu NULL), in
@@ -1480,8 +1486,10 @@ int store_sync_names(struct store *s, struct resolve *r)
 		o->p[0] = row->pid;
 		o->p[1] = row->tgid;
 		o->ids[0] = row->comm_id;
+		o->ids[1] = row->life + s->hid_base;
 		o->v[0] = (int64_t)row->start_ts;
 		o->v[1] = (int64_t)row->end_ts;
+		o->v[2] = row->parent;
 		o->type = row->source;
 		o->text_len = 0;
 		if (row->comm_id) {

@@ -12,6 +12,7 @@
  * "query limit=N timeout=N: SQL" for the tests to check what was sent.
  */
 #include "protocol.h"
+#include "sqlfuncs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -125,7 +126,7 @@ static int fake_echo(int fd, struct proto_buf *b, uint32_t limit,
 	put_int(b, timeout);
 	put_text(b, PROTO_TEXT, sql, len);
 	proto_frame_end(b, f);
-	proto_put_end(b, 1, 7);
+	proto_put_end(b, 1, 7, 0);
 	return flush(fd, b);
 }
 
@@ -178,7 +179,7 @@ static void types_answer(struct proto_buf *b)
 	proto_put_u16(b, 1);
 	put_real(b, -0.25);
 	proto_frame_end(b, f);
-	proto_put_end(b, 5, 1234);
+	proto_put_end(b, 5, 1234, 0);
 }
 
 /* Rows 1..n in batches of about PROTO_ROWS_BATCH_BYTES. */
@@ -210,7 +211,7 @@ static int fake_many(int fd, struct proto_buf *b, int n)
 				return -1;
 		}
 	}
-	proto_put_end(b, (uint64_t)n, 99);
+	proto_put_end(b, (uint64_t)n, 99, 0);
 	return flush(fd, b);
 }
 
@@ -278,7 +279,7 @@ static int canned(int fd, struct proto_buf *b, const char *name,
 		free(s);
 		if (proto_frame_end(b, f) < 0)
 			return -1;
-		proto_put_end(b, 1, 0);
+		proto_put_end(b, 1, 0, 0);
 		return flush(fd, b);
 	} else if (IS("error-control")) {
 		proto_put_error(b, 1, -1, "bad\nthing \x1b[31mred");
@@ -298,7 +299,7 @@ static int canned(int fd, struct proto_buf *b, const char *name,
 		put_int(b, 1);
 		proto_put_u8(b, 9);
 		proto_frame_end(b, f);
-		proto_put_end(b, 2, 0);
+		proto_put_end(b, 2, 0, 0);
 	} else if (IS("badtype")) {
 		one_row(b);
 		put_raw_header(b, 1, 'Z');
@@ -316,7 +317,7 @@ static int canned(int fd, struct proto_buf *b, const char *name,
 		proto_put_u16(b, 3);
 		put_int(b, 1);
 		proto_frame_end(b, f);
-		proto_put_end(b, 3, 0);
+		proto_put_end(b, 3, 0, 0);
 	} else if (IS("stray")) {
 		one_row(b);
 		f = proto_frame_begin(b, PROTO_ROWS);
@@ -324,18 +325,18 @@ static int canned(int fd, struct proto_buf *b, const char *name,
 		put_int(b, 2);
 		proto_put_u8(b, 0);
 		proto_frame_end(b, f);
-		proto_put_end(b, 2, 0);
+		proto_put_end(b, 2, 0, 0);
 	} else if (IS("rows-first")) {
 		f = proto_frame_begin(b, PROTO_ROWS);
 		proto_put_u16(b, 1);
 		put_int(b, 1);
 		proto_frame_end(b, f);
-		proto_put_end(b, 1, 0);
+		proto_put_end(b, 1, 0, 0);
 	} else if (IS("no-columns")) {
 		f = proto_frame_begin(b, PROTO_COLUMNS);
 		proto_put_u16(b, 0);
 		proto_frame_end(b, f);
-		proto_put_end(b, 0, 0);
+		proto_put_end(b, 0, 0, 0);
 	} else if (IS("bad-end")) {
 		one_row(b);
 		f = proto_frame_begin(b, PROTO_END);
@@ -344,8 +345,8 @@ static int canned(int fd, struct proto_buf *b, const char *name,
 		proto_frame_end(b, f);
 	} else if (IS("after-end")) {
 		one_row(b);
-		proto_put_end(b, 1, 0);
-		proto_put_end(b, 1, 0);
+		proto_put_end(b, 1, 0, 0);
+		proto_put_end(b, 1, 0, 0);
 	} else if (IS("close-mid-result")) {
 		one_row(b);
 		flush(fd, b);
@@ -396,6 +397,8 @@ static void put_row(struct proto_buf *b, sqlite3_stmt *stmt, int ncols)
 
 /* Runs one statement; rows go out in batches.  Returns 0, or -1 after
  * putting an 'X'. */
+static int limit_cut;	/* the batch's row limit left rows unsent */
+
 static int run_statement(int fd, struct proto_buf *b, sqlite3_stmt *stmt,
 			 int stmt_offset, uint32_t limit, uint64_t *rows)
 {
@@ -439,8 +442,10 @@ static int run_statement(int fd, struct proto_buf *b, sqlite3_stmt *stmt,
 		b->data[f + 6] = (uint8_t)in_frame;
 		proto_frame_end(b, f);
 	}
-	if (limit && *rows >= limit)
+	if (limit && *rows >= limit) {
+		limit_cut = sqlite3_step(stmt) == SQLITE_ROW;
 		return 1;
+	}
 	if (rc != SQLITE_DONE) {
 		int off = sqlite3_error_offset(db);
 
@@ -458,6 +463,7 @@ static void run_sql(int fd, struct proto_buf *b, const char *sql,
 	const char *p = sql;
 	uint64_t rows = 0;
 
+	limit_cut = 0;
 	while (*p) {
 		sqlite3_stmt *stmt = NULL;
 		const char *tail = NULL;
@@ -486,11 +492,13 @@ static void run_sql(int fd, struct proto_buf *b, const char *sql,
 		sqlite3_finalize(stmt);
 		if (ret < 0)
 			goto out;
-		if (ret > 0)
+		if (ret > 0) {
+			limit_cut = limit_cut || sql_has_statement(tail);
 			break;
+		}
 		p = tail;
 	}
-	proto_put_end(b, rows, 1);
+	proto_put_end(b, rows, 1, limit_cut ? PROTO_END_LIMIT_CUT : 0);
 out:
 	flush(fd, b);
 }

@@ -59,11 +59,23 @@ same_as_sqlite3 column_blobs 'select * from b' -column -header
 same_as_sqlite3 column_empty_result_prints_nothing \
 	'select * from t where 0' -column -header
 
+# table and box: the same columns in sqlite3's frames, header always on
+# (centred), a row per line, nothing for an empty result; one frame per
+# result of a batch.
+same_as_sqlite3 table_mode "$plain" -table
+same_as_sqlite3 table_noheader_keeps_the_header "$plain" -table -noheader
+same_as_sqlite3 table_nullvalue "$plain" -table -nullvalue NULL
+same_as_sqlite3 table_two_results 'select 1 as a, 22 as bb; select 333 as c' -table
+same_as_sqlite3 table_empty_result_prints_nothing 'select * from t where 0' -table
+same_as_sqlite3 box_mode "$plain" -box
+same_as_sqlite3 box_two_results 'select 1 as a, 22 as bb; select 333 as c' -box
+
 # 2500 rows whose widest values fall in the sampled first 1000 rows.
 many="with recursive c(i) as (select 1 union all select i + 1 from c
       where i < 2500) select i, i * 2 as twice, 1.0 / i > 0.5 as big,
       printf('%.3f', 1.0 / i) as inv from c"
 same_as_sqlite3 column_beyond_sample_same_when_widths_fit "$many" -column -header
+same_as_sqlite3 table_beyond_sample_same_when_widths_fit "$many" -table
 
 # Deviation: column widths come from the first 1000 rows; a wider value
 # later pushes its own line to the right instead of resizing everything.

@@ -28,7 +28,7 @@ expect_failure zero_columns 1 "$malformed: result set without columns" \
 	--socket "$SOCK" fake:no-columns
 expect_failure short_end 1 "$malformed: end frame of 12 bytes, not 16" \
 	--socket "$SOCK" fake:bad-end
-expect_failure bytes_after_end 1 "$malformed: 21 bytes after the end of the answer" \
+expect_failure bytes_after_end 1 "$malformed: 22 bytes after the end of the answer" \
 	--socket "$SOCK" fake:after-end
 expect_failure closed_mid_result 1 \
 	'commq: the server closed the connection in the middle of a result' \

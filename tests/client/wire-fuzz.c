@@ -84,10 +84,12 @@ static int on_row(void *ctx, const struct output_value *v, int ncols)
 	return 0;
 }
 
-static int on_end(void *ctx, uint64_t rows, uint64_t elapsed_us)
+static int on_end(void *ctx, uint64_t rows, uint64_t elapsed_us,
+		  uint8_t flags)
 {
 	struct seen *s = ctx;
 
+	mix(s, &flags, sizeof(flags));
 	s->events++;
 	mix(s, "E", 1);
 	mix(s, &rows, sizeof(rows));
@@ -198,7 +200,7 @@ static void valid_answer(struct proto_buf *b)
 		}
 	}
 	if (below(4)) {
-		proto_put_end(b, rnd(), rnd());
+		proto_put_end(b, rnd(), rnd(), (uint8_t)rnd());
 	} else {
 		char msg[64];
 		size_t n = below(sizeof(msg));

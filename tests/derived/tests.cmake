@@ -17,6 +17,10 @@ add_test(NAME derived_live COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/derived-live.s
 set_tests_properties(derived_live PROPERTIES
 	ENVIRONMENT "${COMMD_TEST_ENV}" LABELS live TIMEOUT 600 RUN_SERIAL TRUE)
 
+add_test(NAME derived_processes COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/derived-processes.sh)
+set_tests_properties(derived_processes PROPERTIES
+	ENVIRONMENT "${COMMD_TEST_ENV}" LABELS live TIMEOUT 600 RUN_SERIAL TRUE)
+
 add_test(NAME derived_runtime COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/derived-runtime.sh)
 set_tests_properties(derived_runtime PROPERTIES
 	ENVIRONMENT "${COMMD_TEST_ENV}" LABELS live TIMEOUT 600 RUN_SERIAL TRUE)

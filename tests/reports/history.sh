@@ -21,12 +21,12 @@ pid=$(ref "$DB" "select pid from comm_history where comm = 'x [001] 1.5: y'
 # number per row, space-separated) in the first column.
 check_history() {
 	local name=$1 db=$2 pid=$3 lifetimes=$4
-	ref -separator "$TAB" "$db" "select pid, tgid, comm, start_ts, end_ts, source
+	ref -separator "$TAB" "$db" "select pid, tgid, comm, start_ts, end_ts, source, parent
 		from comm_history where pid = $pid order by start_ts, id" |
 		awk -F'\t' -v OFS='\t' -v l="$lifetimes" '
 		BEGIN { split(l, life, " ") }
 		{ d = $5 == "" ? "" : sprintf("%.3f", ($5 - $4) / 1e6)
-		  print life[NR], $1, $2, $3, $4, $5, d, $6 }' >"$T/expected"
+		  print life[NR], $1, $2, $3, $4, $5, d, $6, $7 }' >"$T/expected"
 	commq_ok "$name" --db "$db" -list -separator "$TAB" history "$pid"
 	# dur_ms as printed by SQLite's round(): compare within 1 µs
 	awk -F'\t' -v OFS='\t' '{ $7 = $7 == "" ? "" : sprintf("%.0f", $7 * 1000); print }' \
@@ -45,22 +45,26 @@ expect_eq history_names \
 	'trace-cmd sh "name one" two:2 br]ack[et last sh after-exec "x [001] 1.5: y"' \
 	"$(cut -d, -f4 "$T/got" | tr '\n' ' ' | sed 's/ $//')"
 commq_ok history_header --db "$DB" history "$pid"
-expect_eq history_header "lifetime pid tgid comm start_ts end_ts dur_ms source" \
+expect_eq history_header "lifetime pid tgid comm start_ts end_ts dur_ms source parent" \
 	"$(head -n 1 "$T/got" | tr -s ' ' | sed 's/ $//')"
 
-# A pid used again: a fork, then an exec'd name; and a row that starts
-# after a gap.  Lifetimes 1 (the original rows), 2, 2, 3.
+# A pid used again: a fork by pid 4000, then an exec'd name in the same
+# lifetime (comm_history.life, as commd writes it: the id of the
+# lifetime's first row); and a row that starts after a gap.  Lifetimes 1
+# (the original rows), 2, 2, 3.
 cp "$DB" "$T/reuse.db"
 last=$(ref "$DB" "select max(end_ts) from comm_history where pid = $pid")
-ref "$T/reuse.db" "insert into comm_history (pid, tgid, comm, start_ts, end_ts, source)
-	values ($pid, $pid, 'reborn', $((last + 1000)), $((last + 5000)), 'task_newtask'),
-	       ($pid, $pid, 'execd', $((last + 5000)), $((last + 9000)), 'sched_process_exec'),
-	       ($pid, $pid, 'gap', $((last + 20000)), NULL, 'sched_waking')"
+ref "$T/reuse.db" "insert into comm_history (id, pid, tgid, comm, start_ts, end_ts, source, life, parent)
+	values (900001, $pid, $pid, 'reborn', $((last + 1000)), $((last + 5000)), 'task_newtask', 900001, 4000),
+	       (900002, $pid, $pid, 'execd', $((last + 5000)), $((last + 9000)), 'sched_process_exec', 900001, 4000),
+	       (900003, $pid, $pid, 'gap', $((last + 20000)), NULL, 'sched_waking', 900003, NULL)"
 check_history history_lifetimes "$T/reuse.db" "$pid" \
 	"$(yes 1 | head -n "$rows" | tr '\n' ' ') 2 2 3"
 commq_ok history_open_row --db "$T/reuse.db" -csv history "$pid"
-expect_eq history_open_row "3,$pid,$pid,gap,$((last + 20000)),,,sched_waking" \
+expect_eq history_open_row "3,$pid,$pid,gap,$((last + 20000)),,,sched_waking," \
 	"$(tail -n 1 "$T/got")"
+expect_eq history_parent "4000,4000" \
+	"$(grep -E ',(reborn|execd),' "$T/got" | cut -d, -f9 | paste -sd,)"
 
 # comm_at(pid, ts): the name in the lifetime holding ts, NULL outside every
 # lifetime: before a birth, after an exit, between two lifetimes; a task

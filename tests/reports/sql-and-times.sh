@@ -108,7 +108,7 @@ expect_same "'+' from the first slice without a capture row" "$T/got" "$T/rel"
 
 # the rule is in --help
 "$COMMQ" --help >"$T/help"
-for word in "Times T" "+2s" "10" "capture start" "top [--by comm|process|cpu]" \
+for word in "Times T" "+2s" "10" "capture start" "top [--by comm|process|thread|cpu]" \
 	"latency [--comm NAME]" "history PID" "timeline [--from T] [--to T] -o FILE"; do
 	grep -qF -- "$word" "$T/help" || fail "--help does not say [$word]"
 done
@@ -121,6 +121,6 @@ expect_failure "comm is latency's" 2 "--comm is for 'commq latency'" --sql top -
 expect_failure "by is top's" 2 "--by is for 'commq top'" --sql latency --by cpu
 expect_failure "-o is timeline's" 2 "-o and --width are for 'commq timeline'" --sql lost -o x.svg
 expect_failure "no -f" 2 "a report reads no -f" --sql lost -f x.sql
-expect_failure "bad --by" 2 "--by takes comm, process or cpu" --sql top --by pid
+expect_failure "bad --by" 2 "--by takes comm, process, thread or cpu" --sql top --by pid
 
 finish

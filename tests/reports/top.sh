@@ -2,8 +2,8 @@
 # commq top: the CPU time per comm, per process and per CPU is the sum of
 # the sched slices' dur (sqlite3), clipped to --from/--to (awk, from the
 # raw slices); switches count the slices; share_pct is each one's part of
-# the total and adds up to 100; a process is named by its thread group
-# leader; the socket answers the same as --db.
+# the total and adds up to 100; a process is a thread group lifetime
+# named by its leader, a thread a pid lifetime; the socket answers the same as --db.
 set -euo pipefail
 # shellcheck source=tests/reports/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -118,33 +118,60 @@ for fixture in sched-v7 sched-drops; do
 	expect_same "top_window_seconds $fixture" "$T/relative" "$T/got"
 done
 
-# per process: named by the thread group leader.  No fixture has threads,
-# so give rcu_preempt (pid 15) the tgid of pid 3484, which was called
-# "perf" when rcu_preempt was first seen: its time becomes perf's.
+# per process: one row per process (tgid and the lifetime of its leader,
+# not the name), named by the leader's last name, the tgid shown; a task
+# whose tgid is unknown is a process of its own.  by_process DB: the
+# reference rows (no pid is reused in the fixtures: a pid's tgid is the
+# one any of its rows has), keyed "tgid/name" as process_rows keys
+# commq's.
+by_process() {
+	ref -separator "$TAB" "$1" "with s as (select s.*, (select max(h.tgid) from comm_history h
+		where h.pid = s.pid) as tgid,
+		last_value(s.comm) over (partition by s.pid order by s.ts rows between
+		unbounded preceding and unbounded following) as lastname from sched s)
+	select case when pid = 0 then '0/' || comm when tgid is null then '/' || lastname
+		else tgid || '/' || (select l.comm from comm_history l where l.pid = s.tgid
+		order by l.start_ts desc limit 1) end as p,
+		count(distinct pid), sum(dur), count(*) from s group by p"
+}
+process_rows() {	# (tasks without a tgid share a key: summed, their
+	# rounded shares replaced by the share of the summed time)
+	awk -F'\t' -v OFS='\t' '{ k = $1 "/" $2; if (!(k in n)) o[++m] = k
+		n[k] += $3; t[k] += $4; p[k] += $5; w[k] += $6; r[k]++; all += $4 }
+		END { for (i = 1; i <= m; i++) { k = o[i]
+			if (r[k] > 1) p[k] = 100 * t[k] / all
+			print k, n[k], t[k], p[k], w[k] } }' "$1"
+}
 DB=$T/sched-v7.db
 commq_ok top_process_plain --db "$DB" -list -separator "$TAB" top --by process
-cp "$T/got" "$T/process"
-commq_ok top_comm_plain --db "$DB" -list -separator "$TAB" top
-expect_same "top_by_process: one process per comm without threads" \
-	"$T/got" "$T/process"
+process_rows "$T/got" >"$T/process"
+by_process "$DB" >"$T/expected"
+check_top "top_by_process: one process per tgid" "$T/process" "$T/expected"
+expect_eq "top_by_process: sched-messaging processes (one per tgid)" \
+	"$(ref "$DB" "select count(distinct pid) from sched where comm = 'sched-messaging'")" \
+	"$(awk -F'\t' '$2 == "sched-messaging"' "$T/got" | wc -l)"
+# Give rcu_preempt (pid 15) the tgid of pid 3484 (perf, then
+# sched-messaging): its time joins that process, a second thread.
 cp "$DB" "$T/threads.db"
 ref "$T/threads.db" "update comm_history set tgid = 3484 where pid = 15"
-expect_eq "leader name at the thread's start" perf "$(ref "$T/threads.db" \
-	"select l.comm from comm_history h join comm_history l on l.pid = 3484
-	 and l.start_ts <= h.start_ts and (l.end_ts is null or l.end_ts > h.start_ts)
-	 where h.pid = 15")"
-ref -separator "$TAB" "$T/threads.db" "select case when comm in ('perf', 'rcu_preempt')
-	then 'perf' else comm end as p, count(distinct pid), sum(dur), count(*)
-	from sched group by p" >"$T/expected"
+by_process "$T/threads.db" >"$T/expected"
 commq_ok top_process_threads --db "$T/threads.db" -list -separator "$TAB" \
 	top --by process
-check_top "top_by_process with a thread" "$T/got" "$T/expected"
-grep -q "^perf${TAB}2${TAB}" "$T/got" ||
-	fail "top_by_process: perf should have 2 threads: $(grep ^perf "$T/got")"
+process_rows "$T/got" >"$T/process"
+check_top "top_by_process with a thread" "$T/process" "$T/expected"
+grep -q "^3484${TAB}sched-messaging${TAB}2${TAB}" "$T/got" ||
+	fail "top_by_process: process 3484 should have 2 threads: $(grep ^3484 "$T/got")"
+# per thread: one row per thread lifetime, with its pid and tgid
+commq_ok top_thread --db "$T/threads.db" -list -separator "$TAB" top --by thread
+expect_eq "top_by_thread: one row per pid (no pid reused here)" \
+	"$(ref "$T/threads.db" "select count(distinct pid) + (select count(distinct comm) - 1 from sched where pid = 0) from sched")" \
+	"$(wc -l <"$T/got")"
+expect_eq "top_by_thread: rcu_preempt with tgid 3484" "15${TAB}3484${TAB}rcu_preempt" \
+	"$(grep "^15${TAB}" "$T/got" | cut -f1-3)"
 
 # the socket answers as the file does
 start_fake_server "$T/sched-drops.db"
-for by in comm process cpu; do
+for by in comm process thread cpu; do
 	commq_ok "top_file $by" --db "$T/sched-drops.db" -csv top --by "$by" --from +5ms
 	cp "$T/got" "$T/file"
 	commq_ok "top_socket $by" --socket "$SOCK" -csv top --by "$by" --from +5ms

@@ -30,7 +30,8 @@
  * Output, one line per event:
  *   C <n> name:type ...          a columns frame
  *   R <nrows> v|v|...            a rows frame (values of its first row)
- *   E rows=<n>                   an end frame
+ *   E rows=<n>[ cut]             an end frame ("cut": the row limit left
+ *                                rows unsent)
  *   X code=<c> offset=<o> msg=<text>
  *   ? type=<t> len=<n>           a frame of an unknown type
  *   EOF | RESET | TIMEOUT | BADFRAME <why>
@@ -293,9 +294,10 @@ static int show(uint8_t type, const uint8_t *p, size_t n)
 		return type;
 	}
 	case 'E':
-		if (n != 16)
+		if (n != 17)
 			goto bad;
-		printf("E rows=%llu\n", (unsigned long long)get64(p));
+		printf("E rows=%llu%s\n", (unsigned long long)get64(p),
+		       p[16] & 1 ? " cut" : "");
 		return type;
 	case 'X':
 		if (n < 8)

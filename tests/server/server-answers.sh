@@ -12,7 +12,9 @@
 #     -noheader, -separator, -nullvalue) prints over the socket exactly
 #     what it prints with --db, for values of every type;
 #  4. several statements in one batch give every result set; --limit N
-#     gives the first N rows; a 'Q' frame's row_limit counts rows;
+#     gives the first N rows and says on stderr when it left rows out
+#     (not when there were no more); a 'Q' frame's row_limit counts rows
+#     and its end frame says whether rows were left;
 #  5. the same connection answers query after query (rawclient).
 #
 # Needs root and tracefs (FAILS without them).
@@ -107,6 +109,13 @@ sq "$sql" --limit 5 -csv -noheader
 check_eq "--limit 5: exit status" 0 "$SQ_RC"
 check_eq "--limit 5: rows" 5 "$(grep -c . <<< "$SQ_OUT")"
 check_eq "--limit 5: the first five rows" "$(q "$sql limit 5" | tr '|' ',')" "$SQ_OUT"
+check_match "--limit 5: stderr says rows were left out" "cut at --limit 5 rows" "$SQ_ERR"
+sq "select 1 union all select 2" --limit 2 -csv -noheader
+check_eq "--limit 2 on two rows: nothing said (nothing left out)" "" "$SQ_ERR"
+sq "select 1 union all select 2; select 3" --limit 2 -csv -noheader
+check_match "--limit 2 with a statement left unrun: cut" "cut at --limit 2 rows" "$SQ_ERR"
+sq "top" --limit 1 -csv
+check_match "a report cut by --limit says so" "the report was cut at --limit 1 rows" "$SQ_ERR"
 sq "select * from sched_switch" --limit 1 -list -noheader
 check_eq "--limit 1 on the whole table: rows" 1 "$(grep -c . <<< "$SQ_OUT")"
 sq "select x from (select 1 as x union all select 2 union all select 3) order by x" --limit 0 -list
@@ -114,7 +123,7 @@ check_eq "--limit 0: no limit" "1
 2
 3" "$SQ_OUT"
 out=$("$RAWCLIENT" "$SOCK" "q:3:0:select ts from ev_sched_switch where rowid <= $R" read:10 2>&1) || true
-check_match "'Q' frame with row_limit 3: the end frame counts 3 rows" "^E rows=3$" "$out"
+check_match "'Q' frame with row_limit 3: the end frame counts 3 rows, cut" "^E rows=3 cut$" "$out"
 check_match "'Q' frame with row_limit 3: 3 rows in the frames" "SUMMARY frames=[0-9]+ rows=3 " "$out"
 
 # --- 5. one connection, query after query ----------------------------------------
