@@ -84,7 +84,7 @@ for fixture in sched-v7 sched-drops; do
 			>"$T/latencies"
 		[[ -s $T/latencies ]] || fail "$name: the fixture has no wakeups"
 		expected_histogram <"$T/latencies" >"$T/expected"
-		commq_ok "$name" --db "$DB" -csv latency "${args[@]}"
+		commq_ok "$name" --db "$DB" -csv -noheader latency "${args[@]}"
 		# csv: the histogram's rows, then the statistics' row
 		head -n -1 "$T/got" >"$T/hist"
 		expect_same "$name: histogram" "$T/expected" "$T/hist"
@@ -127,10 +127,16 @@ grep -q '^\[{"wakeups":[0-9]*,"min_us":' "$T/part2.json" ||
 commq_ok latency_none --db "$DB" latency --comm no-such-comm
 grep -q distribution "$T/got" && fail "latency_none: a chart with no wakeups"
 commq_ok latency_none_csv --db "$DB" -csv latency --comm no-such-comm
-expect_eq latency_none_csv "0,,,,,," "$(cat "$T/got")"
+expect_eq latency_none_csv "wakeups,min_us,avg_us,p50_us,p90_us,p99_us,max_us
+0,,,,,," "$(cat "$T/got")"
 # a quote in the name is SQL-quoted, not SQL
-commq_ok latency_quote --db "$DB" -csv latency --comm "it's"
+commq_ok latency_quote --db "$DB" -csv -noheader latency --comm "it's"
 expect_eq latency_quote "0,,,,,," "$(cat "$T/got")"
+# csv: two results, each with its header (unless -noheader)
+commq_ok latency_csv_headers --db "$DB" -csv latency
+expect_eq "latency csv: a header line per result" \
+	"1:usecs_lo,usecs_hi,count $(( $(wc -l <"$T/got") - 1 )):wakeups,min_us,avg_us,p50_us,p90_us,p99_us,max_us" \
+	"$(grep -n '[a-z]' "$T/got" | tr '\n' ' ' | sed 's/ $//')"
 
 # the socket answers as the file does
 start_fake_server "$DB"

@@ -30,7 +30,7 @@ for r in "${reports[@]}"; do
 	ref -csv "$DB" <"$T/q.sql" >"$T/expected" 2>"$T/sqlite.err" ||
 		fail "sql $r: sqlite3 refused it: $(cat "$T/sqlite.err")"
 	# shellcheck disable=SC2086
-	commq_ok "run $r" --db "$DB" -csv $r
+	commq_ok "run $r" --db "$DB" -csv -noheader $r
 	expect_same "sql $r: sqlite3 gives what the report prints" \
 		"$T/expected" "$T/got"
 done

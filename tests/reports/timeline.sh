@@ -198,6 +198,11 @@ grep -q 'unknown (no event says who ran)' "$T/unknown.svg" || fail "timeline: un
 
 # refusals; an existing picture stays when a new one cannot be made
 expect_failure "timeline without -o" 2 "needs -o FILE" --db "$T/sched-v7.db" timeline
+expect_failure "timeline -o .png" 2 "writes .svg or .html (or SVG to stdout with -o -), not '.png'" \
+	--db "$T/sched-v7.db" timeline -o "$T/t.png"
+expect_failure "timeline -o without an extension" 2 "not a file without an extension" \
+	--db "$T/sched-v7.db" timeline -o "$T/t"
+[[ ! -e $T/t.png && ! -e $T/t ]] || fail "timeline: a refused -o FILE was written"
 expect_failure "timeline bad dir" 1 "No such file or directory" \
 	--db "$T/sched-v7.db" timeline -o "$T/no/such/dir.svg"
 expect_failure "timeline width" 1 "--width" --db "$T/sched-v7.db" timeline \
