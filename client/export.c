@@ -8,6 +8,7 @@
 #include "export.h"
 
 #include "log.h"
+#include "sqlfuncs.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +31,7 @@ struct exporter {
 
 	int64_t lo, hi;		/* the window */
 	char *source;		/* the capture's */
+	char *states;		/* its state letters (capture.states) */
 
 	int64_t *cpus;		/* CPUs whose track is named, sorted */
 	int ncpus, cpus_cap;
@@ -211,7 +213,9 @@ static void build_sql(struct sbuf *b, const struct report_args *a)
 	report_window_cte(b, a);
 	sbuf_printf(b, "\n"
 "SELECT w.lo, w.hi,\n"
-"       (SELECT source FROM capture ORDER BY id LIMIT 1) AS source\n"
+"       (SELECT source FROM capture ORDER BY id LIMIT 1) AS source,\n"
+"       (SELECT states FROM capture WHERE states IS NOT NULL\n"
+"        ORDER BY id DESC LIMIT 1) AS states\n"
 "FROM w;\n");
 	/* every task alive in the window, by its last name there */
 	report_window_cte(b, a);
@@ -242,7 +246,7 @@ static void build_sql(struct sbuf *b, const struct report_args *a)
 
 /* ---- the sinks ---- */
 
-static const int ncols[NQUERIES] = { 3, 3, 9, 3 };
+static const int ncols[NQUERIES] = { 4, 3, 9, 3 };
 static const char *const what[NQUERIES] = {
 	"window", "tasks", "slices", "losses",
 };
@@ -266,6 +270,9 @@ static int window_row(struct exporter *x, const struct output_value *v)
 	x->hi = report_int(&v[1], INT64_MAX);
 	if (v[2].type != OUTPUT_NULL && v[2].text &&
 	    !(x->source = strdup(v[2].text)))
+		return report_fail(&x->err, ENOMEM, "%s", strerror(ENOMEM));
+	if (v[3].type != OUTPUT_NULL && v[3].text &&
+	    !(x->states = strdup(v[3].text)))
 		return report_fail(&x->err, ENOMEM, "%s", strerror(ENOMEM));
 	return 0;
 }
@@ -318,6 +325,15 @@ static int slice_row(struct exporter *x, const struct output_value *v)
 	json_int(x->f, &v[6]);
 	fputs(",\"end_state\":", x->f);
 	json_int(x->f, &v[7]);
+	if (v[7].type != OUTPUT_NULL) {
+		char letters[64];
+
+		/* The kernel's letters, as the capture's format prints them. */
+		fputs(",\"state\":", x->f);
+		state_letters(x->states, (uint64_t)report_int(&v[7], 0), letters,
+			      sizeof(letters));
+		json_string(x->f, letters, strlen(letters));
+	}
 	fputs(report_int(&v[8], 0) ? ",\"lost\":true}}" : "}}", x->f);
 	return written(x);
 }
@@ -472,6 +488,7 @@ out:
 	}
 	free(tmp);
 	free(x.source);
+	free(x.states);
 	free(x.cpus);
 	sbuf_free(&sql);
 	return ret;

@@ -147,18 +147,17 @@ static const char *state_map_of(sqlite3_context *ctx)
 	return m->map;
 }
 
-static void state_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+const char *state_letters(const char *map, uint64_t v, char *out, size_t size)
 {
-	const char *map, *p;
-	char out[64], zero[8] = "R";
-	uint64_t v, preempt = 0;
+	const char *p;
+	char zero[8] = "R";
+	uint64_t preempt = 0;
 	size_t n = 0;
 
-	(void)argc;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-		return;
-	v = (uint64_t)sqlite3_value_int64(argv[0]);
-	map = state_map_of(ctx);
+	if (!map)
+		map = default_states;
+	if (size < 4)
+		return "";
 	out[0] = '\0';
 	for (p = map; *p; p += strcspn(p, ","), p += *p == ',') {
 		char *end;
@@ -177,15 +176,28 @@ static void state_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			snprintf(zero, sizeof(zero), "%.*s", (int)(k < 7 ? k : 7), end + 1);
 			continue;
 		}
-		if ((v & bit) && n + k + 2 < sizeof(out))
-			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%.*s",
+		if ((v & bit) && n + k + 2 < size)
+			n += (size_t)snprintf(out + n, size - n, "%s%.*s",
 					      n ? "|" : "", (int)k, end + 1);
 	}
 	if (!n)
-		n = (size_t)snprintf(out, sizeof(out), "%s", zero);
-	if (preempt && (v & preempt) && n + 1 < sizeof(out))
+		n = (size_t)snprintf(out, size, "%s", zero);
+	if (preempt && (v & preempt) && n + 1 < size)
 		out[n++] = '+', out[n] = '\0';
-	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+	return out;
+}
+
+static void state_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	char out[64];
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	sqlite3_result_text(ctx, state_letters(state_map_of(ctx),
+					       (uint64_t)sqlite3_value_int64(argv[0]),
+					       out, sizeof(out)),
+			    -1, SQLITE_TRANSIENT);
 }
 
 /* ---- printf()/format() with bounded work ----

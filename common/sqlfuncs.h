@@ -22,6 +22,8 @@
 #define COMMD_SQLFUNCS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <sqlite3.h>
 
@@ -33,6 +35,11 @@ int commd_sql_register(sqlite3 *db);
  * own spends seconds on a %c precision of 1e9 inside one VM step, where no
  * interrupt reaches). For the query server. */
 int commd_sql_register_bounded(sqlite3 *db);
+
+/* The letters of task state v (R, S, D|W, R+, ...) by map, a
+ * capture.states text ("1:S,2:D,...,0:R,+256"; NULL: recent kernels'),
+ * written to out (size bytes, at least 4); returns out. */
+const char *state_letters(const char *map, uint64_t v, char *out, size_t size);
 
 /* Whether the rest of a batch (after a statement's tail) holds more
  * than blanks and semicolons: a statement not run yet. */

@@ -65,6 +65,13 @@ grep -q '"lost":true' "$T/sched-drops.json" ||
 	fail "export sched-drops: no slice marked lost"
 # nothing idle
 grep -q '"tid":0,' "$T/sched-v7.json" && fail "export: an idle slice was exported"
+# each slice's end state also as the kernel's letters: state_name's
+commq_ok "export states" --db "$T/sched-v7.db" -list -separator , \
+	"select distinct end_state, state_name(end_state) from sched
+	 where pid <> 0 and end_state is not null order by 1"
+expect_eq "export: end states as letters (state_name)" "$(cat "$T/got")" \
+	"$(grep -o '"end_state":[0-9]*,"state":"[^"]*"' "$T/sched-v7.json" |
+	   sed 's/"end_state":\([0-9]*\),"state":"\(.*\)"/\1,\2/' | sort -t, -k1,1n -u)"
 
 # a window, relative and absolute: the same file
 base=$(ref "$T/sched-drops.db" "select min(start_ts) from capture")
@@ -164,7 +171,7 @@ fi
 # a query that fails keeps the old file
 cp "$T/sched-v7.json" "$T/keep.json"
 ref "$T/broken.db" "create table capture (id integer primary key, source text);"
-expect_failure "export without tables" 1 "no such table" \
+expect_failure "export without tables" 1 "no such" \
 	--db "$T/broken.db" export --chrome-json "$T/keep.json"
 cmp -s "$T/keep.json" "$T/sched-v7.json" || fail "export: a failed export touched the file"
 ls "$T"/keep.json.* >/dev/null 2>&1 && fail "export: a failed export left a temp file"
