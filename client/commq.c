@@ -48,7 +48,7 @@ enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   OPT_MODE, OPT_HEADER, OPT_SEPARATOR, OPT_NULLVALUE,
 		   OPT_HELP, OPT_QUIET,
 		   /* the reports' options from here on */
-		   OPT_BY, OPT_FROM, OPT_TO, OPT_COMM, OPT_OUTPUT, OPT_SQL,
+		   OPT_BY, OPT_FROM, OPT_TO, OPT_LAST, OPT_COMM, OPT_OUTPUT, OPT_SQL,
 		   OPT_WIDTH, OPT_CHROME_JSON };
 
 static const struct option_def {
@@ -82,6 +82,7 @@ static const struct option_def {
 	{ "by",        OPT_BY,        0,             true  },
 	{ "from",      OPT_FROM,      0,             true  },
 	{ "to",        OPT_TO,        0,             true  },
+	{ "last",      OPT_LAST,      0,             true  },
 	{ "comm",      OPT_COMM,      0,             true  },
 	{ "o",         OPT_OUTPUT,    0,             true  },
 	{ "output",    OPT_OUTPUT,    0,             true  },
@@ -139,12 +140,14 @@ static const char help_text[] =
 	"--limit and --timeout apply); --sql prints it instead of running it.\n"
 	"Tables print in the output mode chosen above.\n"
 	"\n"
-	"  top [--by comm|process|thread|cpu] [--from T] [--to T]\n"
+	"  top [--by comm|process|thread|cpu] [--from T] [--to T] [--last D]\n"
 	"        CPU time from the sched slices, the part of each slice inside\n"
 	"        the window: per comm (time_ms, share_pct of all CPU time\n"
-	"        seen, idle included, switches = slices), per process (named\n"
-	"        by its thread group leader), or per CPU (busy, idle)\n"
-	"  latency [--comm NAME] [--from T] [--to T]\n"
+	"        seen, idle included, switches = slices), per process (one per\n"
+	"        the thread group's lifetime, named by its leader, with its\n"
+	"        tgid), per thread (a pid's lifetime), or per CPU (busy, idle,\n"
+	"        unknown)\n"
+	"  latency [--comm NAME] [--from T] [--to T] [--last D]\n"
 	"        wakeup latency (wakeup_latency, by the time of the wakeup): a\n"
 	"        log2 histogram in microseconds as bcc's runqlat (a bar chart\n"
 	"        in column mode, rows in the others), then count, min, avg,\n"
@@ -175,7 +178,13 @@ static const char help_text[] =
 	"or more digits, which is a timestamp in ns as the ts columns print it\n"
 	"(171094783149).  A leading '+' counts from the capture start (the\n"
 	"earliest capture.start_ts, else the first sched slice): +2s, +150ms.\n"
-	"Without --from/--to a report covers the whole capture.\n";
+	"A date and time in ISO 8601 is the time of day, mapped to the trace\n"
+	"clock with the captures' clock readings (clock_map):\n"
+	"2026-12-01T13:02:00Z, 2026-12-01T14:02:00.5+01:00, or without a zone\n"
+	"the local time.  A time without '+' outside every capture is an\n"
+	"error.  --last D (instead of --from/--to): the D up to the newest\n"
+	"event, e.g. --last 10s.  Without them a report covers the whole\n"
+	"capture.\n";
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -300,12 +309,25 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 							      : &opt->report.to;
 		const char *why;
 
+		if (opt->report.from.last)
+			return usage_error("--last covers the window up to the newest "
+					   "event; it takes no --from or --to: ", arg);
 		if (report_parse_time(value, t, &why) < 0) {
 			char what[256];
 
 			snprintf(what, sizeof(what), "%s: %s: ", arg, why);
 			return usage_error(what, value);
 		}
+		break;
+	}
+	case OPT_LAST: {
+		const char *why;
+
+		if (opt->report.from.set || opt->report.to.set)
+			return usage_error("--last covers the window up to the newest "
+					   "event; it takes no --from or --to: ", arg);
+		if (report_parse_last(value, &opt->report.from, &why) < 0)
+			return usage_error("--last: ", why);
 		break;
 	}
 	case OPT_COMM:

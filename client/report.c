@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -134,6 +135,95 @@ int report_parse_by(const char *s, enum report_by *by)
  * more digits, which is a timestamp in ns as the ts columns print it.
  * A leading '+' makes it relative to the capture start.  Exact: the
  * digits are scaled as decimals, never through a double. */
+/* ISO 8601: YYYY-MM-DD, 'T' or a space, HH:MM[:SS[.fraction]], then Z,
+ * +HH[:MM] or -HH[:MM]; without a zone it is the local time. */
+static int parse_iso(const char *s, struct report_time *t, const char **why)
+{
+	struct tm tm = { 0 };
+	const char *p = s;
+	int64_t frac = 0, scale = 100000000, zone = 0, sec;
+	int n = 0, hh, mm, local = 1;
+	time_t secs;
+
+	*why = "a date and time is YYYY-MM-DDTHH:MM[:SS[.fraction]] with Z or "
+	       "+HH:MM for the zone (else local time)";
+	if (sscanf(p, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3 ||
+	    n != 10 || (p[n] != 'T' && p[n] != ' '))
+		return -1;
+	p += n + 1;
+	n = 0;
+	if (sscanf(p, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &n) != 2 || n != 5)
+		return -1;
+	p += n;
+	if (*p == ':') {
+		if (!isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]))
+			return -1;
+		tm.tm_sec = (p[1] - '0') * 10 + (p[2] - '0');
+		p += 3;
+		if (*p == '.' || *p == ',') {
+			if (!isdigit((unsigned char)*++p))
+				return -1;
+			for (; isdigit((unsigned char)*p); p++) {
+				if (!scale && *p != '0') {
+					*why = "a time is at most precise to the nanosecond";
+					return -1;
+				}
+				frac += (*p - '0') * scale;
+				scale /= 10;
+			}
+		}
+	}
+	if (*p == 'Z' || *p == 'z') {
+		local = 0;
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int sign = *p == '-' ? -1 : 1;
+
+		n = 0;
+		if (sscanf(p + 1, "%2d%n", &hh, &n) != 1 || n != 2)
+			return -1;
+		p += 3;
+		mm = 0;
+		if (*p == ':')
+			p++;
+		if (isdigit((unsigned char)*p)) {
+			if (sscanf(p, "%2d%n", &mm, &n) != 1 || n != 2)
+				return -1;
+			p += 2;
+		}
+		zone = sign * (hh * 3600 + mm * 60);
+		local = 0;
+	}
+	if (*p || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	tm.tm_isdst = -1;
+	secs = local ? mktime(&tm) : timegm(&tm);
+	if (secs == (time_t)-1) {
+		*why = "no such time";
+		return -1;
+	}
+	sec = (int64_t)secs - zone;
+	t->set = t->wall = true;
+	t->ns = sec * 1000000000 + frac;
+	return 0;
+}
+
+int report_parse_last(const char *s, struct report_time *t, const char **why)
+{
+	if (*s == '+' || strchr(s, '-') || strchr(s, ':') ||
+	    report_parse_time(s, t, why) < 0 || t->wall) {
+		*why = "--last takes a duration (10s, 500ms, 2.5s)";
+		memset(t, 0, sizeof(*t));
+		return -1;
+	}
+	t->last = true;
+	t->text = s;
+	return 0;
+}
+
 int report_parse_time(const char *s, struct report_time *t, const char **why)
 {
 	static const struct {
@@ -149,8 +239,16 @@ int report_parse_time(const char *s, struct report_time *t, const char **why)
 	uint64_t v = 0;
 
 	*why = "a time is a number with a unit (1.5s, 150ms, 20us, 123ns), "
-	       "optionally after '+' (from the capture start)";
+	       "optionally after '+' (from the capture start), or a date and "
+	       "time (2026-12-01T13:02:00Z)";
 	memset(t, 0, sizeof(*t));
+	t->text = s;
+	if (strlen(s) >= 10 && isdigit((unsigned char)s[0]) && s[4] == '-') {
+		int r = parse_iso(s, t, why);
+
+		t->text = s;
+		return r;
+	}
 	if (*p == '+') {
 		t->relative = true;
 		p++;
@@ -270,10 +368,48 @@ const char report_base_sql[] =
 	"coalesce((SELECT min(start_ts) FROM capture), "
 	"(SELECT min(ts) FROM sched))";
 
+/* The newest event: the latest of the last switches stored (rowid order
+ * is nearly ts order: a look at the table's end, not a scan) and the end
+ * of every finished capture. */
+#define NEWEST_TS_SQL							\
+	"(SELECT max(t) FROM (SELECT max(ts) AS t FROM (SELECT ts FROM "	\
+	"ev_sched_switch ORDER BY rowid DESC LIMIT 4096) UNION ALL "	\
+	"SELECT max(end_ts) FROM capture))"
+
+void report_wall_sql(struct sbuf *b, const char *ts)
+{
+	/* The newest capture holding ts, its latest reading at or before
+	 * it (its first when ts comes before them): wall()'s rule, in plain
+	 * SQL so that --sql runs in the sqlite3 shell. */
+	sbuf_printf(b,
+"(SELECT strftime('%%Y-%%m-%%dT%%H:%%M:%%S', (%s + m.realtime - m.ts) / 1000000000,\n"
+"                 'unixepoch')\n"
+"        || printf('.%%09dZ', (%s + m.realtime - m.ts) %% 1000000000)\n"
+"        FROM (SELECT (SELECT c.id FROM capture c\n"
+"                      WHERE c.start_ts <= %s AND (c.end_ts IS NULL\n"
+"                            OR c.end_ts >= %s)\n"
+"                      ORDER BY c.id DESC LIMIT 1) AS id) k\n"
+"        JOIN clock_map m ON m.capture = k.id\n"
+"        WHERE m.ts = coalesce((SELECT max(n.ts) FROM clock_map n\n"
+"                               WHERE n.capture = k.id AND n.ts <= %s),\n"
+"                              (SELECT min(n.ts) FROM clock_map n\n"
+"                               WHERE n.capture = k.id))\n"
+"        LIMIT 1)", ts, ts, ts, ts, ts);
+}
+
 void report_time_sql(struct sbuf *b, const struct report_time *t)
 {
 	if (t->relative)
 		sbuf_printf(b, "(%s + %" PRId64 ")", report_base_sql, t->ns);
+	else if (t->last)
+		sbuf_printf(b, "(" NEWEST_TS_SQL " - %" PRId64 ")", t->ns);
+	else if (t->wall)
+		/* The reading before it (the first, for a time before them
+		 * all): realtime - (realtime of the reading - its ts). */
+		sbuf_printf(b, "(%" PRId64 " - coalesce((SELECT realtime - ts FROM "
+			    "clock_map WHERE realtime <= %" PRId64 " ORDER BY realtime "
+			    "DESC LIMIT 1), (SELECT realtime - ts FROM clock_map "
+			    "ORDER BY realtime LIMIT 1)))", t->ns, t->ns);
 	else
 		sbuf_printf(b, "%" PRId64, t->ns);
 }
@@ -499,13 +635,17 @@ static void percentiles_sql(struct sbuf *b, const struct report_args *a)
 }
 
 /* Every name of pid, lifetime by lifetime (comm_history.life), with
- * the task that forked each lifetime where a fork showed it. */
+ * the task that forked each lifetime where a fork showed it, and when
+ * each began as the time of day where the capture knows it. */
 static void history_sql(struct sbuf *b, const struct report_args *a)
 {
 	sbuf_printf(b,
 "SELECT dense_rank() OVER (ORDER BY life) AS lifetime,\n"
 "       pid, tgid, comm, start_ts, end_ts,\n"
-"       round((end_ts - start_ts) / 1e6, 3) AS dur_ms, source, parent\n"
+"       round((end_ts - start_ts) / 1e6, 3) AS dur_ms, source, parent,\n"
+"       ");
+	report_wall_sql(b, "start_ts");
+	sbuf_printf(b, " AS start_wall\n"
 "FROM comm_history WHERE pid = %" PRId64 " ORDER BY start_ts, id;\n",
 		    a->pid);
 }
@@ -769,12 +909,87 @@ static int latency_run(const struct report_args *a, report_run_fn *run,
 	return report_query(run, ctx, sql, &histogram_sink, &h, &h.err);
 }
 
+/* A check's one row of integers (NULL as -1). */
+struct int_row {
+	int64_t v[4];
+	int n;
+};
+
+static int int_row_begin(void *ctx, const struct output_column *c, int n)
+{
+	(void)ctx;
+	(void)c;
+	(void)n;
+	return 0;
+}
+
+static int int_row_row(void *ctx, const struct output_value *v, int n)
+{
+	struct int_row *r = ctx;
+
+	for (int i = 0; i < n && i < 4; i++)
+		r->v[i] = report_int(&v[i], -1);
+	r->n = n;
+	return 0;
+}
+
+static int int_row_end(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static const struct output_sink int_row_sink = {
+	int_row_begin, int_row_row, int_row_end,
+};
+
+/* A time given as a timestamp or a time of day must fall inside a
+ * capture: outside every one the report would silently answer for
+ * nothing (or all). A time of day needs the clock readings to map it. */
+static int check_time(const char *opt, const struct report_time *t,
+		      report_run_fn *run, void *ctx)
+{
+	struct report_sink_error serr;
+	struct int_row r = { .n = 0 };
+	struct sbuf sql = { 0 };
+	int ret = 0;
+
+	if (!t->set || t->relative || t->last)
+		return 0;
+	sbuf_printf(&sql, "WITH x(t) AS (SELECT ");
+	report_time_sql(&sql, t);
+	sbuf_printf(&sql, ")\nSELECT x.t IS NULL, EXISTS (SELECT 1 FROM capture c\n"
+		    "  WHERE c.start_ts <= x.t AND (c.end_ts IS NULL OR c.end_ts >= x.t)),\n"
+		    "  (SELECT count(*) FROM capture), x.t FROM x;");
+	if (sql.oom) {
+		log_error("%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (report_query(run, ctx, sql.s, &int_row_sink, &r, &serr) < 0)
+		ret = -1;
+	else if (r.n == 4 && r.v[0] == 1)
+		ret = -1, log_error("%s %s: the database has no clock readings to map a "
+				    "time of day to the trace clock (a capture imported from "
+				    "a file recorded without trace-cmd record --date, or "
+				    "written before commd kept them)", opt, t->text);
+	else if (r.n == 4 && r.v[1] == 0 && r.v[2] > 0)
+		ret = -1, log_error("%s %s: outside every capture (ts %" PRId64 "; "
+				    "'commq \"select id, start_ts, end_ts from capture\"' "
+				    "lists them, and a leading '+' counts from the start)",
+				    opt, t->text, r.v[3]);
+	free(sql.s);
+	return ret;
+}
+
 int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 	       struct output *out, const struct output_spec *spec)
 {
 	struct sbuf sql = { 0 };
 	int ret = -1;
 
+	if (!a->print_sql && (check_time("--from", &a->from, run, ctx) ||
+			      check_time("--to", &a->to, run, ctx)))
+		return -1;
 	if (a->kind == REPORT_TIMELINE)
 		return timeline_run(a, run, ctx);
 	if (a->kind == REPORT_EXPORT)

@@ -36,11 +36,17 @@ enum report_by {
 };
 
 /* A time given to --from/--to.  Absolute: ns of the trace clock.
- * Relative ('+'): ns after the capture start, which the SQL looks up. */
+ * Relative ('+'): ns after the capture start, which the SQL looks up.
+ * Wall: an ISO 8601 time, ns since the epoch (UTC), which the SQL maps
+ * to the trace clock with clock_map.  Last (--last D): ns back from the
+ * newest event. */
 struct report_time {
 	bool set;
 	bool relative;
+	bool wall;
+	bool last;
 	int64_t ns;
+	const char *text;	/* as given, for messages */
 };
 
 struct report_args {
@@ -73,6 +79,9 @@ int report_results(enum report_kind kind);
 /* Parses a time for --from/--to (the rule is in commq --help).  Returns
  * 0, or -1 with *why saying what is wrong. */
 int report_parse_time(const char *s, struct report_time *t, const char **why);
+
+/* Parses --last DURATION (a time without '+', a timestamp or a date). */
+int report_parse_last(const char *s, struct report_time *t, const char **why);
 
 /* Parses --by's value.  Returns 0 or -1. */
 int report_parse_by(const char *s, enum report_by *by);
@@ -108,6 +117,10 @@ void sbuf_free(struct sbuf *b);
 extern const char report_base_sql[];
 
 /* Appends the SQL value of t (a literal, or base + offset). */
+/* SQL for the time of day of trace-clock time ts (an SQL expression) as
+ * ISO 8601 in UTC, NULL where the captures hold no clock reading for it:
+ * what wall(ts) gives, in plain SQL. */
+void report_wall_sql(struct sbuf *b, const char *ts);
 void report_time_sql(struct sbuf *b, const struct report_time *t);
 
 /* Runs sql through run into a sink built from cb and ctx; logs an error

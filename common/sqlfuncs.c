@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 /* The row whose interval holds ts (the newest where two meet at a
@@ -123,17 +124,32 @@ struct state_map {
 	char map[256];
 };
 
+/* Whether what a cache read from db may be stale: another connection's
+ * commits (SQLITE_FCNTL_DATA_VERSION) or this one's own writes since; the
+ * cache is marked fresh. */
+static bool db_changed(sqlite3 *db, unsigned int *version,
+		       sqlite3_int64 *changes, int *valid)
+{
+	unsigned int v = 0;
+
+	sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &v);
+	if (*valid && *version == v && *changes == sqlite3_total_changes64(db))
+		return false;
+	*version = v;
+	*changes = sqlite3_total_changes64(db);
+	*valid = 1;
+	return true;
+}
+
 static const char *state_map_of(sqlite3_context *ctx)
 {
 	struct state_map *m = sqlite3_user_data(ctx);
 	sqlite3 *db = sqlite3_context_db_handle(ctx);
 	sqlite3_stmt *st = NULL;
-	unsigned int v = 0;
 
 	if (!m)
 		return default_states;
-	sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &v);
-	if (m->valid && m->version == v && m->changes == sqlite3_total_changes64(db))
+	if (!db_changed(db, &m->version, &m->changes, &m->valid))
 		return m->map;
 	snprintf(m->map, sizeof(m->map), "%s", default_states);
 	if (sqlite3_prepare_v2(db, "SELECT states FROM capture WHERE states IS NOT NULL"
@@ -141,9 +157,6 @@ static const char *state_map_of(sqlite3_context *ctx)
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		snprintf(m->map, sizeof(m->map), "%s", sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
-	m->version = v;
-	m->changes = sqlite3_total_changes64(db);
-	m->valid = 1;
 	return m->map;
 }
 
@@ -198,6 +211,122 @@ static void state_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 					       (uint64_t)sqlite3_value_int64(argv[0]),
 					       out, sizeof(out)),
 			    -1, SQLITE_TRANSIENT);
+}
+
+/* ---- wall(ts): the time of day ---- */
+
+/* The clock readings (clock_map) with their captures' spans, newest
+ * capture first, each capture's readings by ts; read again only when the
+ * database changed, as the state letters are. */
+struct wall_reading {
+	sqlite3_int64 capture, lo, hi;	/* the capture's span (hi: INT64_MAX
+					 * while it runs) */
+	sqlite3_int64 ts, offset;	/* realtime - ts from ts on */
+};
+
+struct wall_map {
+	unsigned int version;
+	sqlite3_int64 changes;
+	int valid;
+	struct wall_reading *r;
+	size_t n;
+};
+
+static void wall_map_free(void *p)
+{
+	struct wall_map *m = p;
+
+	if (m)
+		free(m->r);
+	free(m);
+}
+
+static void wall_map_load(struct wall_map *m, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+
+	m->n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT c.id, c.start_ts, c.end_ts, m.ts,"
+			       " m.realtime - m.ts FROM clock_map m JOIN capture c"
+			       " ON c.id = m.capture ORDER BY c.id DESC, m.ts",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return;		/* a database older than clock_map */
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct wall_reading *w;
+
+		if (m->n == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			void *p = realloc(m->r, c * sizeof(*m->r));
+
+			if (!p)
+				break;
+			m->r = p;
+			cap = c;
+		}
+		w = &m->r[m->n++];
+		w->capture = sqlite3_column_int64(st, 0);
+		w->lo = sqlite3_column_int64(st, 1);
+		w->hi = sqlite3_column_type(st, 2) == SQLITE_NULL ? INT64_MAX
+								  : sqlite3_column_int64(st, 2);
+		w->ts = sqlite3_column_int64(st, 3);
+		w->offset = sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+}
+
+/* The offset for ts: the newest capture whose span holds it, its latest
+ * reading at or before ts (its first when ts comes before them all). */
+static bool wall_offset(const struct wall_map *m, sqlite3_int64 ts,
+			sqlite3_int64 *offset)
+{
+	for (size_t i = 0; i < m->n;) {
+		size_t j = i, k;
+
+		while (j < m->n && m->r[j].capture == m->r[i].capture)
+			j++;
+		if (ts >= m->r[i].lo && ts <= m->r[i].hi) {
+			for (k = i; k + 1 < j && m->r[k + 1].ts <= ts; k++)
+				;
+			*offset = m->r[k].offset;
+			return true;
+		}
+		i = j;
+	}
+	return false;
+}
+
+size_t commd_format_wall(sqlite3_int64 ns, char *out, size_t size)
+{
+	time_t sec = (time_t)(ns >= 0 ? ns / 1000000000 : (ns - 999999999) / 1000000000);
+	long frac = (long)(ns - (sqlite3_int64)sec * 1000000000);
+	struct tm tm;
+	size_t n;
+
+	if (!gmtime_r(&sec, &tm) ||
+	    !(n = strftime(out, size, "%Y-%m-%dT%H:%M:%S", &tm)) ||
+	    n + 12 > size)
+		return 0;
+	return n + (size_t)snprintf(out + n, size - n, ".%09ldZ", frac);
+}
+
+static void wall(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct wall_map *m = sqlite3_user_data(ctx);
+	sqlite3 *db = sqlite3_context_db_handle(ctx);
+	sqlite3_int64 ts, off;
+	char out[48];
+
+	(void)argc;
+	if (!m || sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	if (db_changed(db, &m->version, &m->changes, &m->valid))
+		wall_map_load(m, db);
+	ts = sqlite3_value_int64(argv[0]);
+	if (wall_offset(m, ts, &off) && commd_format_wall(ts + off, out, sizeof(out)))
+		sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
 /* ---- printf()/format() with bounded work ----
@@ -404,6 +533,10 @@ int commd_sql_register(sqlite3 *db)
 		rc = sqlite3_create_function_v2(db, "state_name", 1, SQLITE_UTF8,
 						calloc(1, sizeof(struct state_map)),
 						state_name, NULL, NULL, free);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(db, "wall", 1, SQLITE_UTF8,
+						calloc(1, sizeof(struct wall_map)),
+						wall, NULL, NULL, wall_map_free);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function(db, "process_comm", 2,
 					     SQLITE_UTF8 | SQLITE_DETERMINISTIC,

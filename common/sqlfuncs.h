@@ -15,9 +15,14 @@
  *                          I, T, t, X, Z, P, several joined by "|", as the
  *                          capture's own sched_switch format letters them
  *                          (capture.states), else as recent kernels do
+ *   wall(ts)               ts as the time of day: ISO 8601 in UTC to the
+ *                          ns ("2026-12-01T17:30:18.123456789Z"), mapped
+ *                          with the clock readings of the newest capture
+ *                          whose span holds ts (clock_map); NULL when none
+ *                          holds it or that capture has no reading
  *
- * They only read comm_history and capture, so they work on read-only
- * connections. */
+ * They only read comm_history, capture and clock_map, so they work on
+ * read-only connections. */
 #ifndef COMMD_SQLFUNCS_H
 #define COMMD_SQLFUNCS_H
 
@@ -40,6 +45,10 @@ int commd_sql_register_bounded(sqlite3 *db);
  * capture.states text ("1:S,2:D,...,0:R,+256"; NULL: recent kernels'),
  * written to out (size bytes, at least 4); returns out. */
 const char *state_letters(const char *map, uint64_t v, char *out, size_t size);
+
+/* ns since the epoch as ISO 8601 in UTC with nanoseconds; returns the
+ * length written (0 when size is too small). */
+size_t commd_format_wall(sqlite3_int64 ns, char *out, size_t size);
 
 /* Whether the rest of a batch (after a statement's tail) holds more
  * than blanks and semicolons: a statement not run yet. */

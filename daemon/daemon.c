@@ -71,7 +71,30 @@ struct capture {
 	int proc_is_hosts;		/* /proc numbers tasks as the trace does */
 	pid_t server;			/* the query server process */
 	uint64_t server_started;
+	int64_t clock_offset;		/* realtime - ts, the last stored */
+	int64_t clock_err;		/* its uncertainty */
+	int clock_stored;		/* a reading was stored */
 };
+
+/* A paired reading of the trace clock and CLOCK_REALTIME, stored when it
+ * is the first or the offset moved by a microsecond or more beyond the two
+ * readings' uncertainty (a step of the time of day, NTP's slewing). */
+static int clock_reading(struct capture *c)
+{
+	uint64_t ts;
+	int64_t rt, err, off;
+
+	if (live_clock_pair(c->live, &ts, &rt, &err))
+		return 0;
+	off = rt - (int64_t)ts;
+	if (c->clock_stored &&
+	    llabs(off - c->clock_offset) < 1000 + err + c->clock_err)
+		return 0;
+	c->clock_offset = off;
+	c->clock_err = err;
+	c->clock_stored = 1;
+	return store_clock(c->store, c->id, ts, rt, err);
+}
 
 /* The query server runs as its own unprivileged process; if it dies,
  * capture goes on and it is started again (at most once a second). */
@@ -315,6 +338,7 @@ static int commit(struct capture *c)
 	uint64_t now = live_now();
 
 	if (account_losses(c) || pipeline_sync_names(c->pipe) ||
+	    clock_reading(c) ||
 	    store_commit_async(c->store) || store_begin(c->store)) {
 		log_error("%s: %s", c->o->db, store_errmsg(c->store));
 		return -1;
@@ -654,7 +678,7 @@ int daemon_run(const struct daemon_opts *opts)
 	else if (seed_self_in_host_pidns() == 0)
 		log_info("running in a PID namespace other than the host's, with the "
 			 "host's /proc: names are taken from it");
-	if (pipeline_store_states(c.pipe, c.id)) {
+	if (pipeline_store_states(c.pipe, c.id) || clock_reading(&c)) {
 		log_error("%s: %s", o->db, store_errmsg(c.store));
 		goto out;
 	}

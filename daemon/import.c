@@ -336,7 +336,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	char err[1536], abs[PATH_MAX], buffers[1024], host[256], kernel[256];
 	const char *spec = NULL;
 	int64_t capture;
-	int rc = 1, fd, count_fd = -1;
+	int rc = 1, fd, count_fd = -1, date_fd = -1;
+	int64_t date_offset = 0;
 
 	im.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
 	/* What the parser needs, opened first: the file (twice with a
@@ -346,6 +347,9 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	fd = open(o->input, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && im.progress)
 		count_fd = open(o->input, O_RDONLY | O_CLOEXEC);
+	/* A third for the time-of-day offset, read apart from the records. */
+	if (fd >= 0)
+		date_fd = open(o->input, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		log_error("%s: %s", o->input, strerror(errno));
 		return 1;
@@ -371,6 +375,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 		log_error("%s: %s", o->input, err);
 		goto out;
 	}
+	tracedat_date_offset(im.td, date_fd, &date_offset);
+	date_fd = -1;		/* taken over */
 	if (count_fd >= 0) {
 		/* A first pass for the total: only when someone watches. */
 		struct tracedat *counter = tracedat_open_fd(count_fd, err, sizeof(err));
@@ -415,7 +421,11 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	    pipeline_write_stats(im.pipe, capture) ||
 	    buffer_stats(&im, capture) ||
 	    store_capture_end(im.store, capture, pipeline_first_ts(im.pipe),
-			      pipeline_last_ts(im.pipe)))
+			      pipeline_last_ts(im.pipe)) ||
+	    (date_offset && im.records &&
+	     store_clock(im.store, capture, pipeline_first_ts(im.pipe),
+			 (int64_t)pipeline_first_ts(im.pipe) + date_offset,
+			 1000 /* the file holds µs */)))
 		goto store_fail;
 	if (store_capture_events(im.store, capture, pipeline_events_seen(im.pipe)))
 		goto store_fail;
@@ -437,6 +447,8 @@ store_fail:
 out:
 	if (count_fd >= 0)
 		close(count_fd);
+	if (date_fd >= 0)
+		close(date_fd);
 	pipeline_free(im.pipe);
 	if (store_close(im.store) && rc == 0) {
 		log_error("%s: closing the database failed", tmp);

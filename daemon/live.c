@@ -113,6 +113,54 @@ uint64_t live_trace_now(struct live *l)
 	return l->trace_now;
 }
 
+static int64_t realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int live_clock_pair(struct live *l, uint64_t *ts, int64_t *realtime,
+		    int64_t *err)
+{
+	static const struct { const char *name; clockid_t id; } direct[] = {
+		{ "mono", CLOCK_MONOTONIC }, { "mono_raw", CLOCK_MONOTONIC_RAW },
+		{ "boot", CLOCK_BOOTTIME }, { "tai", CLOCK_TAI },
+	};
+	static const char *const by_stats[] = { "local", "global", "perf" };
+	struct live_cpu_stats st = { 0 };
+	int64_t r1, r2;
+	int k = -1, stats = 0;
+
+	for (size_t i = 0; i < sizeof(direct) / sizeof(*direct); i++)
+		if (!strcmp(l->clock, direct[i].name))
+			k = (int)i;
+	for (size_t i = 0; i < sizeof(by_stats) / sizeof(*by_stats); i++)
+		stats |= !strcmp(l->clock, by_stats[i]);
+	if (k < 0 && !stats)
+		return -1;	/* not in nanoseconds (counter, x86-tsc...) */
+	r1 = realtime_ns();
+	if (k >= 0) {
+		struct timespec t;
+
+		clock_gettime(direct[k].id, &t);
+		*ts = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	} else {
+		for (int cpu = 0; cpu < l->ncpus && !st.now_ts; cpu++)
+			if (l->cpus[cpu].fd >= 0)
+				live_cpu_stats(l, cpu, &st);
+		if (!st.now_ts)
+			return -1;
+		*ts = st.now_ts;
+	}
+	r2 = realtime_ns();
+	*realtime = r1 + (r2 - r1) / 2;
+	/* Half the bracket, and the stats file's microsecond. */
+	*err = (r2 - r1 + 1) / 2 + (k >= 0 ? 0 : 1000);
+	return 0;
+}
+
 const char *live_clock(const struct live *l)
 {
 	return l->clock;

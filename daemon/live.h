@@ -83,6 +83,13 @@ const char *live_clock(const struct live *l);
 
 int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out);
 
+/* Reads the trace clock (ts) and CLOCK_REALTIME (ns since the epoch) at
+ * one moment, err the uncertainty: the clock itself for mono, mono_raw,
+ * boot and tai, the stats file's "now ts" (to the µs) for local, global
+ * and perf. -1 for a clock not in nanoseconds or not readable. */
+int live_clock_pair(struct live *l, uint64_t *ts, int64_t *realtime,
+		    int64_t *err);
+
 /* Closes every CPU and removes the instance. */
 void live_close(struct live *l);
 

@@ -45,7 +45,7 @@ static const struct { const char *name; int ncols; } event_table[TABLE_COUNT] = 
 };
 
 enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
-       ST_BEGIN, ST_COMMIT, ST_COUNT };
+       ST_CLOCK, ST_BEGIN, ST_COMMIT, ST_COUNT };
 
 /* Names and history rows are plain one-row INSERTs (an interval that
  * changes later is an UPDATE of its row): INSERT OR REPLACE may delete,
@@ -61,6 +61,7 @@ static const char *const misc_sql[ST_COUNT] = {
 	[ST_TYPE] = "INSERT OR REPLACE INTO event_types VALUES (?,?,?)",
 	[ST_LOST] = "INSERT INTO lost_events VALUES (?,?,?)",
 	[ST_STAT] = "INSERT INTO stats VALUES (?,?,?,?)",
+	[ST_CLOCK] = "INSERT INTO clock_map VALUES (?,?,?,?)",
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -70,7 +71,7 @@ static const char *const misc_sql[ST_COUNT] = {
  * through SQLite, so on two CPUs decoding and storing overlap. An
  * operation copies everything it needs: the record it came from is gone
  * by the time it is written. */
-enum op_kind { OP_EVENT, OP_COMM, OP_HISTORY, OP_TYPE, OP_LOST, OP_BEGIN,
+enum op_kind { OP_EVENT, OP_COMM, OP_HISTORY, OP_TYPE, OP_LOST, OP_CLOCK, OP_BEGIN,
 	       OP_COMMIT };
 
 struct op {
@@ -692,6 +693,13 @@ static int run_op(struct store *s, const struct op *o, const struct batch *b)
 		else
 			sqlite3_bind_int64(st, 3, o->v[0]);
 		return step(s, st, "storing lost events");
+	case OP_CLOCK:
+		st = s->misc[ST_CLOCK];
+		sqlite3_bind_int64(st, 1, o->v[0]);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)o->ts);
+		sqlite3_bind_int64(st, 3, o->v[1]);
+		sqlite3_bind_int64(st, 4, o->v[2]);
+		return step(s, st, "storing a clock reading");
 	case OP_BEGIN:
 		return step(s, s->misc[ST_BEGIN], "BEGIN");
 	case OP_COMMIT: {
@@ -861,6 +869,13 @@ static void trim_finish(struct store *s, int64_t cutoff)
 	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld",
 		 (long long)(first - TRIM_HISTORY_SLACK_NS -
 			     __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED)));
+	if (exec(s, sql))
+		goto fail;
+	/* Clock readings before the first row kept, but the one that maps
+	 * it (each capture's latest before it). */
+	snprintf(sql, sizeof(sql), "DELETE FROM clock_map WHERE ts < (SELECT "
+		 "max(m.ts) FROM clock_map m WHERE m.capture = clock_map.capture"
+		 " AND m.ts <= %lld)", (long long)first);
 	if (exec(s, sql) || set_db_stat(s, "retention_cutoff_ts", cutoff) ||
 	    exec(s, "COMMIT"))
 		goto fail;
@@ -1513,6 +1528,20 @@ int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count)
 	o->cpu = cpu;
 	o->ts = ts;
 	o->v[0] = count;
+	return 0;
+}
+
+int store_clock(struct store *s, int64_t capture, uint64_t ts,
+		int64_t realtime, int64_t err)
+{
+	struct op *o = new_op(s, OP_CLOCK);
+
+	if (!o)
+		return -1;
+	o->ts = ts;
+	o->v[0] = capture;
+	o->v[1] = realtime;
+	o->v[2] = err;
 	return 0;
 }
 

@@ -68,6 +68,11 @@ int store_event_type(struct store *s, uint32_t id, const char *system,
  * resolver marked dirty, then clears the marks. */
 int store_sync_names(struct store *s, struct resolve *r);
 
+/* A paired reading of the capture's trace clock (ts) and CLOCK_REALTIME
+ * (ns since the epoch), err its uncertainty (clock_map); queued. */
+int store_clock(struct store *s, int64_t capture, uint64_t ts,
+		int64_t realtime, int64_t err);
+
 /* A loss: count < 0 when only the fact of a loss is known. */
 int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count);
 

@@ -206,6 +206,14 @@ static void read_cpustats(struct tracedat *t)
  * two), not declared in its header. */
 struct tracecmd_input *tracecmd_alloc_fd(int fd, int flags);
 int tracecmd_read_headers(struct tracecmd_input *handle, int state);
+void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
+
+/* libtracecmd's handle flag (trace-cmd-private.h, the same bit since its
+ * first versions) that keeps timestamps as recorded: without it a file
+ * recorded with `trace-cmd record --date` has every timestamp moved by
+ * the file's time-of-day offset. commd keeps the trace clock in ts and
+ * the offset apart (clock_map). */
+#define TRACEDAT_FL_IGNORE_DATE (1 << 0)
 
 struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 {
@@ -247,7 +255,8 @@ struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen)
 					  TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->handle)
 		close(fd);
-	else if (tracecmd_read_headers(t->handle, 0) < 0) {
+	else if (tracecmd_set_flag(t->handle, TRACEDAT_FL_IGNORE_DATE),
+		 tracecmd_read_headers(t->handle, 0) < 0) {
 		tracecmd_close(t->handle);
 		t->handle = NULL;
 	}
@@ -476,4 +485,44 @@ const char *tracedat_cmdline(void *ctx, int32_t pid)
 	if (pid <= 0 || !tep_is_pid_registered(tep, pid))
 		return NULL;
 	return tep_data_comm_from_pid(tep, pid);
+}
+
+int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
+{
+	struct tracecmd_input *h;
+	int ret = -1;
+
+	*offset = 0;
+	if (fd < 0)
+		return -1;
+	lseek(fd, 0, SEEK_SET);
+	h = tracecmd_alloc_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS |
+				  TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!h) {
+		close(fd);
+		return -1;
+	}
+	/* A failed half-way read is left to the process's exit, as in
+	 * tracedat_open_fd (the main handle read this file already). */
+	if (tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0)
+		return -1;
+	/* The same buffer with and without the offset: the first whose
+	 * records give a first timestamp. */
+	for (int i = 0; i < t->nbuf && ret; i++) {
+		struct tracecmd_input *b = i ? tracecmd_buffer_instance_handle(h, i - 1) : h;
+		unsigned long long with, without;
+
+		if (!b)
+			continue;
+		with = tracecmd_get_first_ts(b);
+		without = tracecmd_get_first_ts(t->buf[i].handle);
+		if (with && without) {
+			*offset = (int64_t)(with - without);
+			ret = 0;
+		}
+		if (i)
+			tracecmd_close(b);
+	}
+	tracecmd_close(h);
+	return ret;
 }

@@ -22,6 +22,12 @@ struct tracedat *tracedat_open(const char *path, char *err, size_t errlen);
 struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen);
 void tracedat_close(struct tracedat *t);
 
+/* The time-of-day offset `trace-cmd record --date` wrote into the file
+ * (ns to add to a timestamp for CLOCK_REALTIME; 0: none), read through fd
+ * (a second descriptor of the same file, taken over and closed). -1 when
+ * the file cannot tell. */
+int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset);
+
 /* The file's event formats (owned by t). */
 struct tep_handle *tracedat_tep(struct tracedat *t);
 

@@ -31,8 +31,9 @@ check_history() {
 	# dur_ms as printed by SQLite's round(): compare within 1 µs
 	awk -F'\t' -v OFS='\t' '{ $7 = $7 == "" ? "" : sprintf("%.0f", $7 * 1000); print }' \
 		"$T/expected" >"$T/e"
-	awk -F'\t' -v OFS='\t' '{ $7 = $7 == "" ? "" : sprintf("%.0f", $7 * 1000); print }' \
-		"$T/got" >"$T/g"
+	# (start_wall, the 10th column, is checked below)
+	cut -f1-9 "$T/got" | awk -F'\t' -v OFS='\t' \
+		'{ $7 = $7 == "" ? "" : sprintf("%.0f", $7 * 1000); print }' >"$T/g"
 	expect_same "$name" "$T/e" "$T/g"
 }
 
@@ -45,7 +46,7 @@ expect_eq history_names \
 	'trace-cmd sh "name one" two:2 br]ack[et last sh after-exec "x [001] 1.5: y"' \
 	"$(cut -d, -f4 "$T/got" | tr '\n' ' ' | sed 's/ $//')"
 commq_ok history_header --db "$DB" history "$pid"
-expect_eq history_header "lifetime pid tgid comm start_ts end_ts dur_ms source parent" \
+expect_eq history_header "lifetime pid tgid comm start_ts end_ts dur_ms source parent start_wall" \
 	"$(head -n 1 "$T/got" | tr -s ' ' | sed 's/ $//')"
 
 # A pid used again: a fork by pid 4000, then an exec'd name in the same
@@ -61,10 +62,24 @@ ref "$T/reuse.db" "insert into comm_history (id, pid, tgid, comm, start_ts, end_
 check_history history_lifetimes "$T/reuse.db" "$pid" \
 	"$(yes 1 | head -n "$rows" | tr '\n' ' ') 2 2 3"
 commq_ok history_open_row --db "$T/reuse.db" -csv history "$pid"
-expect_eq history_open_row "3,$pid,$pid,gap,$((last + 20000)),,,sched_waking," \
+expect_eq history_open_row "3,$pid,$pid,gap,$((last + 20000)),,,sched_waking,," \
 	"$(tail -n 1 "$T/got")"
 expect_eq history_parent "4000,4000" \
 	"$(grep -E ',(reborn|execd),' "$T/got" | cut -d, -f9 | paste -sd,)"
+
+# start_wall: the time of day of each row's start, from the capture's clock
+# reading (clock_map), as wall(ts) gives it; none without a reading.
+cap=$(ref "$T/reuse.db" "select max(id) from capture")
+ref "$T/reuse.db" "update capture set start_ts = 0, end_ts = NULL where id = $cap;
+	insert into clock_map values ($cap, $last, 1796146746351803329 - 5000, 1000)"
+t=$((last + 1000))
+sec=$(( (t + 1796146746351803329 - 5000 - last) / 1000000000 ))
+ns=$(( (t + 1796146746351803329 - 5000 - last) % 1000000000 ))
+want="$(date -u -d "@$sec" +%Y-%m-%dT%H:%M:%S).$(printf %09d "$ns")Z"
+commq_ok history_wall --db "$T/reuse.db" -csv history "$pid"
+expect_eq history_start_wall "$want" "$(grep ',reborn,' "$T/got" | cut -d, -f10)"
+commq_ok wall_function --db "$T/reuse.db" -list "select wall($t), quote(wall(-5))"
+expect_eq "wall(ts) = start_wall; NULL outside every capture" "$want|NULL" "$(cat "$T/got")"
 
 # comm_at(pid, ts): the name in the lifetime holding ts, NULL outside every
 # lifetime: before a birth, after an exit, between two lifetimes; a task

@@ -2,7 +2,9 @@
 # --sql prints each report's SQL without touching a database; that SQL
 # runs as it is in the sqlite3 shell and gives what the report prints.
 # Times for --from/--to: units, bare seconds, ns timestamps, '+' from the
-# capture start (else from the first slice), and clear refusals.
+# capture start (else from the first slice), ISO 8601 times of day mapped
+# with clock_map, --last, and clear refusals (a time outside every
+# capture among them).
 set -euo pipefail
 # shellcheck source=tests/reports/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -16,6 +18,8 @@ reports=(
 	"top --by cpu --from 181.1 --to 181.15s"
 	"latency"
 	"latency --comm sched-messaging --from +20ms"
+	"top --last 30ms"
+	"latency --last 1s"
 	"history $pid"
 	"lost"
 )
@@ -106,9 +110,61 @@ commq_ok abs_sched --db "$T/nocapture.db" -csv top --from "$((first + 10000000))
 	--to "$((first + 20000000))ns"
 expect_same "'+' from the first slice without a capture row" "$T/got" "$T/rel"
 
+# A time of day (ISO 8601), mapped with the clock readings: a reading
+# says trace-clock $base is 2026-12-01T10:00:00.000000000Z, so
+# 10:00:00.010Z is base + 10 ms, in every zone's spelling.
+cp "$DB" "$T/wall.db"
+cap=$(ref "$T/wall.db" "select max(id) from capture")
+epoch=$(date -u -d 2026-12-01T10:00:00Z +%s)
+ref "$T/wall.db" "insert into clock_map values ($cap, $base, ${epoch}000000000 - $base * 0, 500)"
+ref "$T/wall.db" "update clock_map set realtime = ${epoch}000000000"
+commq_ok wall_rel --db "$T/wall.db" -csv top --from +10ms --to +20ms
+cp "$T/got" "$T/rel"
+for spelling in "2026-12-01T10:00:00.010Z|2026-12-01T10:00:00.02Z" \
+	"2026-12-01T11:00:00.010+01:00|2026-12-01T11:00:00.020+0100" \
+	"2026-12-01 09:00:00.010-01|2026-12-01T10:00:00.020000000z"; do
+	IFS='|' read -r from to <<<"$spelling"
+	commq_ok "wall $from" --db "$T/wall.db" -csv top --from "$from" --to "$to"
+	expect_same "--from $from --to $to = +10ms..+20ms" "$T/rel" "$T/got"
+done
+# without a zone: the local time (TZ)
+TZ=EST5 commq_ok wall_local_est --db "$T/wall.db" -csv top \
+	--from "2026-12-01T05:00:00.010" --to "2026-12-01T05:00:00.020"
+expect_same "local time (TZ=EST5) 05:00:00.010 = 10:00:00.010Z" "$T/rel" "$T/got"
+# its SQL runs in the sqlite3 shell
+commq_ok wall_sql --sql top --from 2026-12-01T10:00:00.010Z --to 2026-12-01T10:00:00.020Z
+ref -csv "$T/wall.db" <"$T/got" >"$T/expected"
+commq_ok wall_run --db "$T/wall.db" -csv -q top --from 2026-12-01T10:00:00.010Z \
+	--to 2026-12-01T10:00:00.020Z
+expect_same "wall --sql in sqlite3" "$T/expected" "$T/got"
+# outside every capture, or no readings: an error that says so
+expect_failure "wall before the capture" 1 "outside every capture" \
+	--db "$T/wall.db" top --from 2026-11-30T10:00:00Z
+expect_failure "ns outside the capture" 1 "--to 5s: outside every capture" \
+	--db "$T/wall.db" top --to 5s
+expect_failure "no clock readings" 1 "no clock readings to map a time of day" \
+	--db "$DB" top --from 2026-12-01T10:00:00Z
+expect_failure "bad date" 2 "a date and time is YYYY-MM-DDTHH:MM" \
+	--sql top --from 2026-13-01T10:00:00Z
+expect_failure "bad zone" 2 "a date and time is" --sql top --from 2026-12-01T10:00:00+1
+# --last D: the D up to the newest event
+newest=$(ref "$DB" "select max(m) from (select max(ts) as m from sched_switch
+	union all select max(end_ts) from capture)")
+commq_ok last --db "$DB" -csv top --last 30ms
+cp "$T/got" "$T/last"
+commq_ok last_abs --db "$DB" -csv top --from "$((newest - 30000000))ns"
+expect_same "--last 30ms = --from newest - 30 ms" "$T/got" "$T/last"
+expect_failure "--last with --from" 2 "--last covers the window up to the newest event" \
+	--sql top --from +1s --last 1s
+expect_failure "--from after --last" 2 "it takes no --from or --to" \
+	--sql top --last 1s --to 5s
+expect_failure "--last a date" 2 "--last takes a duration" --sql top --last 2026-12-01T10:00:00Z
+expect_failure "--last relative" 2 "--last takes a duration" --sql top --last +1s
+
 # the rule is in --help
 "$COMMQ" --help >"$T/help"
 for word in "Times T" "+2s" "10" "capture start" "top [--by comm|process|thread|cpu]" \
+	"ISO 8601" "--last D" "outside every capture" \
 	"latency [--comm NAME]" "history PID" "timeline [--from T] [--to T] -o FILE"; do
 	grep -qF -- "$word" "$T/help" || fail "--help does not say [$word]"
 done
