@@ -53,6 +53,7 @@ install(CODE "
 ")
 install(FILES ${CMAKE_SOURCE_DIR}/man/commd.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
 install(FILES ${CMAKE_SOURCE_DIR}/man/commq.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${CMAKE_SOURCE_DIR}/man/commd-tables.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
 install(FILES ${CMAKE_SOURCE_DIR}/completion/commq.bash
         DESTINATION ${COMMD_BASHCOMPLETIONDIR} RENAME commq)
 install(FILES ${CMAKE_SOURCE_DIR}/completion/commd.bash
