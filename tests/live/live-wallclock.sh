@@ -39,26 +39,29 @@ err=$TMP/commd.err
 start_ready "wallclock" "$err" "$db" "$(inst 1)" --commit-ms 100
 sleep 0.3
 
+# marker NAME: runs a task called NAME between two readings of the time
+# of day: MARK_PID, MARK_T0, MARK_T1.
+marker() {
+	local mark
+	mark=$(sleeper_copy "$1")
+	MARK_T0=$(now_ns)
+	"$mark" 0.02 &
+	MARK_PID=$!
+	wait "$MARK_PID"
+	MARK_T1=$(now_ns)
+	sleep 0.3
+}
+
 # 1. A marker between two readings of the time of day.
-mark=$(sleeper_copy wallmark-a)
-a0=$(now_ns)
-"$mark" 0.02 &
-pa=$!
-wait "$pa"
-a1=$(now_ns)
-sleep 0.3
+marker wallmark-a
+pa=$MARK_PID a0=$MARK_T0 a1=$MARK_T1
 
 # 2. The same, with the time of day stepped by +5 s.
 step_clock 5
 STEPPED=1
 sleep 0.5
-mark=$(sleeper_copy wallmark-b)
-b0=$(now_ns)
-"$mark" 0.02 &
-pb=$!
-wait "$pb"
-b1=$(now_ns)
-sleep 0.3
+marker wallmark-b
+pb=$MARK_PID b0=$MARK_T0 b1=$MARK_T1
 unstep
 sleep 0.3
 stop_commd "$COMMD_PID" TERM
