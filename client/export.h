@@ -2,7 +2,7 @@
  * Chrome trace-event JSON file, which the Perfetto UI (ui.perfetto.dev)
  * and chrome://tracing open.
  *
- * The layout (DESIGN.md section 4 has the tables):
+ * The layout (commd-tables(5) has the tables):
  *
  *   - one process "CPUs" (pid EXPORT_CPUS_PID, which no Linux task can
  *     have) with one thread per CPU, named "CPU N" and sorted by N; its

@@ -1,7 +1,7 @@
 /* report.h — commq's reports: `commq top|latency|history|lost|timeline`,
  * and `commq export` (export.h).
  *
- * Every report is plain SQL over the tables of DESIGN.md section 4, sent
+ * Every report is plain SQL over the views of commd-tables(5), sent
  * the same way as a query typed by hand (--db file or the daemon's
  * socket), so a report works wherever a query does, under the same
  * --limit and --timeout.  With --sql the SQL is printed instead of run; it

@@ -1,4 +1,4 @@
--- 001-init: the table contract of DESIGN.md section 4.
+-- 001-init: the first tables and views (all of them: man/commd-tables.5).
 --
 -- Event rows are stored compactly in ev_* tables: the event's pid and comm
 -- are one integer, `hid`, the comm_history row valid for the event's pid at

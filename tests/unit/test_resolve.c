@@ -1,5 +1,5 @@
 /* Resolver tests: crafted sequences of what the trace says, one per way a
- * task's name changes (DESIGN.md section 3). */
+ * task's name changes (docs/architecture.md section 4). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
