@@ -21,6 +21,8 @@
 
 struct local {
 	sqlite3 *db;			/* opened read-only */
+	const char *path;		/* the file, the caller's string */
+	int version;			/* its PRAGMA user_version */
 	struct timespec deadline;	/* of the running batch */
 	bool has_deadline;		/* timeout_ms was not 0 */
 	bool timed_out;			/* the progress handler cut it off */
@@ -63,6 +65,17 @@ struct local *local_open(const char *path, struct query_error *err)
 	sqlite3_busy_timeout(l->db, BUSY_TIMEOUT_MS);
 	sqlite3_progress_handler(l->db, PROGRESS_STEPS, past_deadline, l);
 	commd_sql_register(l->db);
+	l->path = path;
+	l->version = commd_schema_count;
+	{
+		sqlite3_stmt *st = NULL;
+
+		if (sqlite3_prepare_v2(l->db, "PRAGMA user_version", -1, &st,
+				       NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW)
+			l->version = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
 	return l;
 }
 
@@ -155,6 +168,14 @@ static void sqlite_error(struct local *l, const struct query_limits *lim,
 	if (offset >= 0 && stmt_sql)
 		offset += (int)(stmt_sql - sql);
 	query_error_set(err, offset, "%s", sqlite3_errmsg(l->db));
+	/* A file an older commd wrote lacks what came since: say so. */
+	if (l->version < commd_schema_count &&
+	    !strncmp(sqlite3_errmsg(l->db), "no such ", 8))
+		query_error_set(err, offset, "%s (%s was written by an older commd, "
+				"schema %d of %d: `commd migrate %s` brings it up to date, "
+				"as the daemon does when it opens it)",
+				sqlite3_errmsg(l->db), l->path, l->version,
+				commd_schema_count, l->path);
 }
 
 /* Runs one prepared statement; *rows counts rows over the batch.  Returns

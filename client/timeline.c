@@ -63,6 +63,7 @@ struct timeline {
 	/* from the first two queries */
 	int64_t lo, hi, base;	/* window [lo, hi), capture start */
 	char *source;		/* the capture's source, for the title */
+	char *lo_wall;		/* the window's start as the time of day */
 	bool have_window;
 	int64_t *cpus;		/* sorted */
 	int nlanes, cpus_cap;
@@ -218,8 +219,10 @@ static void build_sql(struct sbuf *q, const struct report_args *a)
 	window_cte(q, a);
 	sbuf_printf(q,
 		    "SELECT w.lo, w.hi, %s AS base,\n"
-		    "  (SELECT source FROM capture ORDER BY id LIMIT 1) AS source\n"
-		    "FROM w;\n", report_base_sql);
+		    "  (SELECT source FROM capture ORDER BY id LIMIT 1) AS source,\n  ",
+		    report_base_sql);
+	report_wall_sql(q, "w.lo");
+	sbuf_printf(q, " AS lo_wall\nFROM w;\n");
 	sbuf_printf(q,
 		    "SELECT cpu FROM sched UNION\n"
 		    "SELECT cpu FROM lost_events WHERE cpu IS NOT NULL ORDER BY cpu;\n");
@@ -250,7 +253,7 @@ static int expect_cols(struct timeline *t, int n, int want, const char *what)
 static int window_begin(void *ctx, const struct output_column *c, int n)
 {
 	(void)c;
-	return expect_cols(ctx, n, 4, "window");
+	return expect_cols(ctx, n, 5, "window");
 }
 
 static int window_row(void *ctx, const struct output_value *v, int n)
@@ -264,6 +267,8 @@ static int window_row(void *ctx, const struct output_value *v, int n)
 	t->hi = report_int(&v[1], 0);
 	t->base = report_int(&v[2], t->lo);
 	if (v[3].type != OUTPUT_NULL && !(t->source = strdup(v[3].text)))
+		return report_fail(&t->err, ENOMEM, "%s", strerror(ENOMEM));
+	if (n > 4 && v[4].type != OUTPUT_NULL && !(t->lo_wall = strdup(v[4].text)))
 		return report_fail(&t->err, ENOMEM, "%s", strerror(ENOMEM));
 	t->have_window = true;
 	return 0;
@@ -999,8 +1004,9 @@ static int draw(FILE *f, const struct timeline *t, int width, bool html)
 		PRIu64 " loss records</text>\n", t->nlanes,
 		t->nlanes == 1 ? "" : "s", t->slices, t->wakeups, t->losses);
 	fprintf(f, "<text x=\"%d\" y=\"34\" fill=\"#555\">%" PRId64 " .. %"
-		PRId64 " ns (%s .. %s from the capture start)%s</text>\n",
+		PRId64 " ns (%s .. %s from the capture start%s%s)%s</text>\n",
 		L.plot_x, t->lo, t->hi, from, to,
+		t->lo_wall ? "; from " : "", t->lo_wall ? t->lo_wall : "",
 		html ? "; wheel: zoom, drag: pan, double-click: reset" : "");
 	for (int l = 0; l < t->nlanes; l++)
 		fprintf(f, "<rect class=\"bg\" x=\"%d\" y=\"%d\" width=\"%d\" "
@@ -1051,6 +1057,7 @@ static void timeline_free(struct timeline *t)
 	free(t->cells);
 	free(t->cpus);
 	free(t->source);
+	free(t->lo_wall);
 }
 
 int timeline_run(const struct report_args *a, report_run_fn *run, void *ctx)

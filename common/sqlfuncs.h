@@ -46,6 +46,12 @@ int commd_sql_register_bounded(sqlite3 *db);
  * written to out (size bytes, at least 4); returns out. */
 const char *state_letters(const char *map, uint64_t v, char *out, size_t size);
 
+/* The schema's migrations (schema/NNN-*.sql, embedded at build time): a
+ * database at PRAGMA user_version < commd_schema_count was written by an
+ * older commd and lacks what the later ones add. */
+extern const char *const commd_schema_sql[];
+extern const int commd_schema_count;
+
 /* ns since the epoch as ISO 8601 in UTC with nanoseconds; returns the
  * length written (0 when size is too small). */
 size_t commd_format_wall(sqlite3_int64 ns, char *out, size_t size);

@@ -12,12 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "daemon.h"
 #include "server.h"
 #include "import.h"
 #include "log.h"
+#include "store.h"
 
 static void usage(FILE *f)
 {
@@ -28,6 +31,7 @@ static void usage(FILE *f)
 		"             [--log-level LEVEL] [--query-timeout-ms N] [--query-max-conns N]\n"
 		"             [--query-max-result-mb N] [--query-max-mem-mb N]\n"
 		"       commd check-config [FILE] [OPTIONS]\n"
+		"       commd migrate DB\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
 		"                    [--no-derived] [--buffer NAME|top|all]\n"
 		"       commd --help | --version\n"
@@ -369,9 +373,40 @@ static int cmd_serve(int argc, char **argv)
 	return server_run(&o);
 }
 
+/* `commd migrate DB`: brings a database an older commd wrote up to this
+ * version's schema (what the daemon does when it opens one), so that
+ * commq --db, which opens files read-only, can read it. */
+static int cmd_migrate(int argc, char **argv)
+{
+	char err[1024];
+	struct store *s;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		log_error("usage: commd migrate DB");
+		return 2;
+	}
+	if (access(argv[1], F_OK)) {
+		log_error("%s: %s", argv[1], strerror(errno));
+		return 1;
+	}
+	s = store_open(argv[1], STORE_LIVE, err, sizeof(err));
+	if (!s) {
+		log_error("%s: %s", argv[1], err);
+		return 1;
+	}
+	if (store_close(s)) {
+		log_error("%s: closing the database failed", argv[1]);
+		return 1;
+	}
+	printf("%s: schema %d\n", argv[1], store_schema_version());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	log_set_program("commd");
+	if (argc >= 2 && !strcmp(argv[1], "migrate"))
+		return cmd_migrate(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "import"))
 		return cmd_import(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "serve"))

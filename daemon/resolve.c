@@ -603,6 +603,46 @@ hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 	return hid;
 }
 
+/* How far before its birth a task's first event may be stamped: the
+ * "local" trace clock is each CPU's own and not kept in step, so a child
+ * that runs at once on another CPU can show up stamped a little before
+ * the task_newtask that made it, and is seen (and merged) first. */
+#define BIRTH_SKEW_NS 1000000ull
+
+/* Whether pid's current lifetime is the child of a birth at ts, seen first
+ * through a CPU whose clock runs behind: events began it (not a snapshot,
+ * not a birth), it has not exited, and it began no earlier than
+ * BIRTH_SKEW_NS before ts. Then the
+ * birth's facts go to its rows instead of a lifetime of their own. */
+static int adopt_birth(struct resolve *r, struct resolve_entry *e,
+		       int32_t tgid, int32_t parent, uint64_t ts)
+{
+	struct resolve_row *cur = &r->hot.rows[e->hid];
+	uint32_t life = cur->life;
+	struct resolve_row *first = &r->hot.rows[life];
+
+	if (e->exited || first->born || first->start_ts + BIRTH_SKEW_NS < ts ||
+	    first->source == RESOLVE_SRC_PROC ||
+	    first->source == RESOLVE_SRC_SAVED_CMDLINES)
+		return 0;		/* a snapshot's task, not a new one */
+	for (uint32_t hid = life; hid <= e->hid; hid++) {
+		struct resolve_row *row = &r->hot.rows[hid];
+
+		if (row->pid != cur->pid || row->life != life)
+			continue;
+		if (tgid != RESOLVE_TGID_UNKNOWN && row->tgid == RESOLVE_TGID_UNKNOWN)
+			row->tgid = tgid;
+		if (parent > 0 && !row->parent)
+			row->parent = parent;
+		mark_dirty(r, hid);
+	}
+	first->born = 1;
+	if (ts < first->start_ts)
+		first->start_ts = ts;
+	e->fresh = 1;
+	return 1;
+}
+
 void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 		   uint64_t clone_flags, int flags_known, uint64_t ts,
 		   enum resolve_source src)
@@ -640,11 +680,15 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
 		}
 		return;
 	}
+	if (e->state == E_ALIVE && e->hid && adopt_birth(r, e, tgid, parent, ts))
+		return;
 	if (e->state == E_ALIVE)
 		end_row(r, e->hid, ts);
 	e->hid = new_row(r, pid, tgid, 0, RESOLVE_SRC_NONE, ts);
-	if (e->hid && parent > 0)
-		r->hot.rows[e->hid].parent = parent;
+	if (e->hid) {
+		r->hot.rows[e->hid].parent = parent > 0 ? parent : 0;
+		r->hot.rows[e->hid].born = 1;
+	}
 	e->comm_id = 0;
 	e->state = E_ALIVE;
 	e->fresh = 1;

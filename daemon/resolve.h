@@ -49,6 +49,7 @@ struct resolve_row {
 	uint32_t comm_id;	/* 0 while the lifetime has no name */
 	uint8_t source;		/* enum resolve_source that named it */
 	uint8_t dirty;		/* changed since resolve_clear_dirty */
+	uint8_t born;		/* a fork or task_newtask began the lifetime */
 	uint64_t start_ts;
 	uint64_t end_ts;	/* RESOLVE_OPEN while valid */
 	uint64_t events;	/* events fired by the pid in this row */

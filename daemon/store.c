@@ -1,5 +1,6 @@
 /* store.c — see store.h. */
 #include "store.h"
+#include "sqlfuncs.h"
 
 #include <errno.h>
 #include <time.h>
@@ -12,8 +13,6 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
-extern const char *const commd_schema_sql[];
-extern const int commd_schema_count;
 
 /* Tables written through the event path: one per decode kind, then the
  * derived ones. OR FAIL: an INSERT of many rows that may ABORT halfway (the

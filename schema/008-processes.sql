@@ -11,7 +11,8 @@
 --
 -- Rows written before this get their lifetime from the rows themselves: a
 -- row starts one when it was made by a fork or does not continue the row
--- before it (the same rule `commq history` used).
+-- before it (the same rule `commq history` used). Their parent stays
+-- NULL: the fork events are not read again.
 ALTER TABLE comm_history ADD COLUMN life INTEGER;
 ALTER TABLE comm_history ADD COLUMN parent INTEGER;
 

@@ -126,12 +126,13 @@ static void resolve_reuse_without_free_event(void)
 	struct resolve *r = resolve_new(16);
 	uint32_t a, b;
 
+	/* (a birth more than BIRTH_SKEW_NS after the pid was seen) */
 	NAME(r, 500, "first", 1);
 	a = resolve_hid(r, 500, 0, 1);
-	resolve_birth(r, 500, 1, 0, 1, 50, RESOLVE_SRC_NEWTASK);
-	b = resolve_hid(r, 500, 0, 51);
+	resolve_birth(r, 500, 1, 0, 1, 5000000, RESOLVE_SRC_NEWTASK);
+	b = resolve_hid(r, 500, 0, 5000001);
 	CHECK(a != b);
-	CHECK_INT(resolve_row(r, a)->end_ts, 50);
+	CHECK_INT(resolve_row(r, a)->end_ts, 5000000);
 	resolve_free(r);
 }
 
@@ -344,8 +345,64 @@ static void resolve_exec_sets_leader_tgid(void)
 	resolve_free(r);
 }
 
+/* comm_history.life and .parent: a rename keeps the lifetime, a birth
+ * starts one and records who forked it; lifetimes no one told the thread
+ * group of are counted. */
+static void resolve_lifetimes_and_parents(void)
+{
+	struct resolve *r = resolve_new(16);
+	const struct resolve_row *a, *b, *c;
+
+	resolve_birth(r, 500, 42, 0, 1, 10, RESOLVE_SRC_NEWTASK);
+	NAME(r, 500, "first", 11);
+	NAME(r, 500, "second", 20);
+	a = resolve_row(r, resolve_hid(r, 500, 0, 12));
+	b = resolve_row(r, resolve_hid(r, 500, 0, 21));
+	CHECK_INT(a->life, b->life);
+	CHECK_INT(b->parent, 42);
+	CHECK_INT(b->tgid, 500);
+	resolve_exit(r, 500, 30);
+	resolve_death(r, 500, 31, 1);
+	resolve_birth(r, 500, 43, 0, 1, 40, RESOLVE_SRC_NEWTASK);
+	c = resolve_row(r, resolve_hid(r, 500, 0, 41));
+	CHECK(c->life != a->life);
+	CHECK_INT(c->parent, 43);
+	NAME(r, 600, "pre-existing", 50);	/* no birth, no snapshot: no tgid */
+	CHECK_INT((int)resolve_tasks_without_tgid(r), 1);
+	resolve_free(r);
+}
+
+/* The local trace clock is per CPU: a child running at once on another
+ * CPU may be stamped (and merged) before the task_newtask that made it.
+ * That first sighting is the birth's child, not a lifetime of its own;
+ * a lifetime seen long before a birth of its pid is another task. */
+static void resolve_child_seen_before_its_birth(void)
+{
+	struct resolve *r = resolve_new(16);
+	const struct resolve_row *row;
+	uint32_t early;
+
+	NAME(r, 700, "parent", 1000000);
+	early = resolve_hid(r, 701, 1, 2000000);	/* 20 µs early */
+	resolve_birth(r, 701, 700, 0x00010000, 1, 2000020, RESOLVE_SRC_NEWTASK);
+	resolve_birth(r, 701, 700, 0, 0, 2000030, RESOLVE_SRC_FORK);
+	row = resolve_row(r, resolve_hid(r, 701, 0, 2000040));
+	CHECK_INT(resolve_hid(r, 701, 0, 2000040), early);
+	CHECK_INT(row->tgid, RESOLVE_TGID_UNKNOWN);	/* the parent's is unknown */
+	CHECK_INT(row->parent, 700);
+	CHECK_INT(row->start_ts, 2000000);
+	/* seen 5 ms before a birth of its pid, with no exit: another task */
+	early = resolve_hid(r, 800, 0, 10000000);
+	resolve_birth(r, 800, 700, 0, 1, 15000000, RESOLVE_SRC_NEWTASK);
+	CHECK(resolve_hid(r, 800, 0, 15000010) != early);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 800, 0, 15000010))->tgid, 800);
+	resolve_free(r);
+}
+
 int main(void)
 {
+	RUN(resolve_lifetimes_and_parents);
+	RUN(resolve_child_seen_before_its_birth);
 	RUN(resolve_free_after_reuse_keeps_new_lifetime);
 	RUN(resolve_lifetime_ends_at_exit_not_free);
 	RUN(resolve_late_old_name_after_rename_moves_boundary);
