@@ -682,10 +682,17 @@ int daemon_run(const struct daemon_opts *opts)
 		log_error("%s: %s", o->db, store_errmsg(c.store));
 		goto out;
 	}
+	/* Tracing first, then the snapshots: a task born in between is in
+	 * /proc and has its birth traced (resolve_birth adopts the
+	 * snapshot's row), where the other order would miss it in both. */
+	if (store_begin(c.store) || live_start(c.live)) {
+		log_error("cannot start capture: %s", store_errmsg(c.store));
+		goto out;
+	}
 	if (c.proc_is_hosts)
 		seed_from_proc(pipeline_resolver(c.pipe), now);
 	seed_from_saved_cmdlines(pipeline_resolver(c.pipe), tracefs_tracing_dir(), now);
-	if (store_begin(c.store) || pipeline_sync_names(c.pipe) || live_start(c.live)) {
+	if (pipeline_sync_names(c.pipe)) {
 		log_error("cannot start capture: %s", store_errmsg(c.store));
 		goto out;
 	}

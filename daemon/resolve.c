@@ -609,10 +609,16 @@ hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
  * the task_newtask that made it, and is seen (and merged) first. */
 #define BIRTH_SKEW_NS 1000000ull
 
-/* Whether pid's current lifetime is the child of a birth at ts, seen first
- * through a CPU whose clock runs behind: events began it (not a snapshot,
- * not a birth), it has not exited, and it began no earlier than
- * BIRTH_SKEW_NS before ts. Then the
+/* The /proc snapshot is read just after tracing starts: a task in it may
+ * have been born after the start, its birth traced and read after the
+ * snapshot. Within this long after the snapshot's time a birth of a
+ * snapshot's task that did not exit is that task's. */
+#define SNAPSHOT_BIRTH_NS 5000000000ull
+
+/* Whether pid's current lifetime is the child of a birth at ts, seen
+ * first: through a CPU whose clock runs behind (it began no earlier than
+ * BIRTH_SKEW_NS before ts), or in the /proc snapshot taken after tracing
+ * started (SNAPSHOT_BIRTH_NS); no birth began it and it has not exited. Then the
  * birth's facts go to its rows instead of a lifetime of their own. */
 static int adopt_birth(struct resolve *r, struct resolve_entry *e,
 		       int32_t tgid, int32_t parent, uint64_t ts)
@@ -621,10 +627,11 @@ static int adopt_birth(struct resolve *r, struct resolve_entry *e,
 	uint32_t life = cur->life;
 	struct resolve_row *first = &r->hot.rows[life];
 
-	if (e->exited || first->born || first->start_ts + BIRTH_SKEW_NS < ts ||
-	    first->source == RESOLVE_SRC_PROC ||
-	    first->source == RESOLVE_SRC_SAVED_CMDLINES)
-		return 0;		/* a snapshot's task, not a new one */
+	if (e->exited || first->born ||
+	    first->source == RESOLVE_SRC_SAVED_CMDLINES ||	/* a dead pid's */
+	    first->start_ts + (first->source == RESOLVE_SRC_PROC ? SNAPSHOT_BIRTH_NS
+								  : BIRTH_SKEW_NS) < ts)
+		return 0;
 	for (uint32_t hid = life; hid <= e->hid; hid++) {
 		struct resolve_row *row = &r->hot.rows[hid];
 

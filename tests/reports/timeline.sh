@@ -140,7 +140,9 @@ synthetic() {
 	create table lost_events (cpu integer, ts integer, count integer);
 	create table comm_history (id integer primary key, pid integer,
 		tgid integer, comm text, start_ts integer, end_ts integer,
-		source text);"
+		source text);
+	create table clock_map (capture integer, ts integer, realtime integer,
+		err integer);"
 }
 
 # a trace a thousand times bigger than sched-v7.dat: 1000 comms on 16
@@ -184,6 +186,14 @@ expect_same "timeline -o -" "$T/sched-v7.svg" "$T/got"
 start_fake_server "$T/sched-drops.db"
 commq_ok timeline_socket --socket "$SOCK" timeline -o "$T/socket.svg"
 expect_same "timeline socket same as file" "$T/sched-drops.svg" "$T/socket.svg"
+# the window's start as the time of day, where a clock reading maps it
+cp "$T/sched-v7.db" "$T/wall.db"
+ref "$T/wall.db" "insert into clock_map select id, start_ts, 1796140000000000000, 500 from capture"
+commq_ok timeline_wall --db "$T/wall.db" timeline -o -
+grep -q 'from the capture start; from 2026-12-01T15:46:40.000000000Z)' "$T/got" ||
+	fail "timeline: no time of day in the subtitle: $(grep -o 'y="34"[^<]*' "$T/got")"
+grep -q 'from the capture start)' "$T/sched-v7.svg" ||
+	fail "timeline: a time of day without a clock reading"
 
 # unknown time (in no slice: CPU 1 of sched-v7 has switches nobody traced)
 # is drawn apart from idle and from losses, only on the lanes that have it

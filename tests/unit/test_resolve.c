@@ -391,6 +391,16 @@ static void resolve_child_seen_before_its_birth(void)
 	CHECK_INT(row->tgid, RESOLVE_TGID_UNKNOWN);	/* the parent's is unknown */
 	CHECK_INT(row->parent, 700);
 	CHECK_INT(row->start_ts, 2000000);
+	/* in the /proc snapshot read just after tracing started, its birth
+	 * (traced after the start) read later: the same task */
+	resolve_seed(r, 900, 900, "born-late", 9, 3000000, RESOLVE_SRC_PROC);
+	early = resolve_hid(r, 900, 0, 3000001);
+	resolve_birth(r, 900, 700, 0, 1, 2003000000, RESOLVE_SRC_NEWTASK);
+	CHECK_INT(resolve_hid(r, 900, 0, 2003000001), early);
+	CHECK_INT(resolve_row(r, early)->parent, 700);
+	/* ... but a birth long after the snapshot is a new task's */
+	resolve_birth(r, 900, 700, 0, 1, 9003000000ull, RESOLVE_SRC_NEWTASK);
+	CHECK(resolve_hid(r, 900, 0, 9003000001ull) != early);
 	/* seen 5 ms before a birth of its pid, with no exit: another task */
 	early = resolve_hid(r, 800, 0, 10000000);
 	resolve_birth(r, 800, 700, 0, 1, 15000000, RESOLVE_SRC_NEWTASK);
