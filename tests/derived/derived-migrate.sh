@@ -10,7 +10,8 @@
 # The old database is built the way commd at schema 3 built it: from
 # schema/001-003 with the sqlite3 shell, filled with an import's rows (the
 # inline columns moved back into dv_*). commd then opens it for a short
-# live capture (only exec events: no switch is added), which migrates it.
+# live capture (only exec events: no switch is added), which migrates it;
+# the lifetimes schema 8 adds are computed for the old rows.
 # Needs root and tracefs: it FAILS (does not skip) without them.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -99,5 +100,21 @@ for v in sched wakeup state; do
 	expect_same "after the migration, $v reads as before" \
 		"$TMPDIR_TEST/want.$v" "$TMPDIR_TEST/after.$v"
 done
+# Schema 8: each comm_history row's lifetime (life) computed from the
+# rows, the same lifetimes the import writes; the parent is not known.
+n=$(q "$new" "select max(id) from comm_history")
+lives="select pid, start_ts, comm, dense_rank() over (partition by pid order by life)
+	from comm_history where id <= $n order by pid, start_ts, id"
+q "$new" "$lives" > "$TMPDIR_TEST/lives.new"
+q "$old" "$lives" > "$TMPDIR_TEST/lives.old"
+expect_same "after the migration, comm_history.life gives the import's lifetimes" \
+	"$TMPDIR_TEST/lives.new" "$TMPDIR_TEST/lives.old"
+check_eq "... and no parent (the forks are not read again)" 0 \
+	"$(q "$old" "select count(parent) from comm_history where id <= $n")"
+COMMQ=${COMMQ:-$(dirname "$COMMD")/commq}
+"$COMMQ" -q --db "$new" -csv top --by process > "$TMPDIR_TEST/top.new"
+"$COMMQ" -q --db "$old" -csv top --by process > "$TMPDIR_TEST/top.old"
+expect_same "after the migration, top --by process reads as the import's" \
+	"$TMPDIR_TEST/top.new" "$TMPDIR_TEST/top.old"
 check_eq "integrity_check after the migration" ok "$(q "$old" "pragma integrity_check")"
 finish
