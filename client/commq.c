@@ -10,6 +10,7 @@
 #include "log.h"
 #include "losswarn.h"
 #include "output.h"
+#include "protocol.h"
 #include "remote.h"
 #include "report.h"
 #include "shell.h"
@@ -27,7 +28,7 @@
 
 /* The daemon's socket unless --socket or COMMD_SOCKET say otherwise; the
  * same path as the daemon's DAEMON_DEFAULT_SOCKET. */
-#define DEFAULT_SOCKET "/run/commd/commd.sock"
+#define DEFAULT_SOCKET PROTO_DEFAULT_SOCKET
 #define HISTORY_FILE ".commq_history"
 
 struct options {

@@ -30,7 +30,7 @@
 #ifndef COMMQ_EXPORT_H
 #define COMMQ_EXPORT_H
 
-#include "report.h"
+#include "reportsql.h"
 
 /* PID_MAX_LIMIT (4 * 1024 * 1024): above every Linux pid. */
 #define EXPORT_CPUS_PID 4194304

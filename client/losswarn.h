@@ -27,7 +27,7 @@
 #define COMMQ_LOSSWARN_H
 
 #include "output.h"
-#include "report.h"
+#include "reportsql.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
  *   - durations are shown in ms and latencies in µs, rounded to the ns
  *     they were measured in (3 decimals).
  */
-#define _GNU_SOURCE		/* asprintf, mkostemp */
+#define _GNU_SOURCE		/* timegm */
 #include "report.h"
 
 #include "export.h"
@@ -20,70 +20,13 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- strings ---- */
-
-void sbuf_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->oom)
-		return;
-	for (;;) {
-		size_t room = b->cap - b->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0,
-			      fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->oom = true;
-			return;
-		}
-		if (b->s && (size_t)n < room) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t cap = b->cap ? b->cap : 256;
-		char *s;
-
-		while (cap < b->len + (size_t)n + 1)
-			cap *= 2;
-		s = realloc(b->s, cap);
-		if (!s) {
-			b->oom = true;
-			return;
-		}
-		if (!b->s)
-			s[0] = '\0';
-		b->s = s;
-		b->cap = cap;
-	}
-}
-
-void sbuf_sql_string(struct sbuf *b, const char *s)
-{
-	sbuf_printf(b, "'");
-	for (const char *q; (q = strchr(s, '\'')); s = q + 1)
-		sbuf_printf(b, "%.*s''", (int)(q - s), s);
-	sbuf_printf(b, "%s'", s);
-}
-
-void sbuf_free(struct sbuf *b)
-{
-	free(b->s);
-	memset(b, 0, sizeof(*b));
-}
 
 /* ---- names and arguments ---- */
 
@@ -362,110 +305,6 @@ int report_check(const struct report_args *a)
 	return 0;
 }
 
-/* ---- SQL pieces ---- */
-
-const char report_base_sql[] =
-	"coalesce((SELECT min(start_ts) FROM capture), "
-	"(SELECT min(ts) FROM sched))";
-
-/* The newest event: the latest of the last switches stored (rowid order
- * is nearly ts order: a look at the table's end, not a scan) and the end
- * of every finished capture. */
-#define NEWEST_TS_SQL							\
-	"(SELECT max(t) FROM (SELECT max(ts) AS t FROM (SELECT ts FROM "	\
-	"ev_sched_switch ORDER BY rowid DESC LIMIT 4096) UNION ALL "	\
-	"SELECT max(end_ts) FROM capture))"
-
-void report_wall_sql(struct sbuf *b, const char *ts)
-{
-	/* The newest capture holding ts, its latest reading at or before
-	 * it (its first when ts comes before them): wall()'s rule, in plain
-	 * SQL so that --sql runs in the sqlite3 shell. */
-	sbuf_printf(b,
-"(SELECT strftime('%%Y-%%m-%%dT%%H:%%M:%%S', (%s + m.realtime - m.ts) / 1000000000,\n"
-"                 'unixepoch')\n"
-"        || printf('.%%09dZ', (%s + m.realtime - m.ts) %% 1000000000)\n"
-"        FROM (SELECT (SELECT c.id FROM capture c\n"
-"                      WHERE c.start_ts <= %s AND (c.end_ts IS NULL\n"
-"                            OR c.end_ts >= %s)\n"
-"                      ORDER BY c.id DESC LIMIT 1) AS id) k\n"
-"        JOIN clock_map m ON m.capture = k.id\n"
-"        WHERE m.ts = coalesce((SELECT max(n.ts) FROM clock_map n\n"
-"                               WHERE n.capture = k.id AND n.ts <= %s),\n"
-"                              (SELECT min(n.ts) FROM clock_map n\n"
-"                               WHERE n.capture = k.id))\n"
-"        LIMIT 1)", ts, ts, ts, ts, ts);
-}
-
-void report_time_sql(struct sbuf *b, const struct report_time *t)
-{
-	if (t->relative)
-		sbuf_printf(b, "(%s + %" PRId64 ")", report_base_sql, t->ns);
-	else if (t->last)
-		sbuf_printf(b, "(" NEWEST_TS_SQL " - %" PRId64 ")", t->ns);
-	else if (t->wall)
-		/* The reading before it (the first, for a time before them
-		 * all): realtime - (realtime of the reading - its ts). */
-		sbuf_printf(b, "(%" PRId64 " - coalesce((SELECT realtime - ts FROM "
-			    "clock_map WHERE realtime <= %" PRId64 " ORDER BY realtime "
-			    "DESC LIMIT 1), (SELECT realtime - ts FROM clock_map "
-			    "ORDER BY realtime LIMIT 1)))", t->ns, t->ns);
-	else
-		sbuf_printf(b, "%" PRId64, t->ns);
-}
-
-/* WITH w(lo, hi): the window, whole when --from/--to are not given. */
-void report_window_cte(struct sbuf *b, const struct report_args *a)
-{
-	report_window_cte_range(b, &a->from, &a->to);
-}
-
-/* The part of slice s inside the window; and the slices that have one. */
-#define CLIPPED "min(s.ts + s.dur, w.hi) - max(s.ts, w.lo)"
-#define IN_WINDOW "s.ts < w.hi AND s.ts + s.dur > w.lo"
-
-void report_window_cte_range(struct sbuf *b, const struct report_time *from,
-			     const struct report_time *to)
-{
-	sbuf_printf(b, "WITH w(lo, hi) AS (SELECT ");
-	if (from && from->set)
-		report_time_sql(b, from);
-	else
-		sbuf_printf(b, "0");
-	sbuf_printf(b, ", ");
-	if (to && to->set)
-		report_time_sql(b, to);
-	else
-		sbuf_printf(b, "9223372036854775807");
-	sbuf_printf(b, ")");
-}
-
-/* After WITH w: per CPU of the window, its busy (tasks), idle (pid 0) and
- * unknown ns (in no slice: before the CPU's first switch, a switch nobody
- * recorded, a loss), out of the window's part of the captures (a capture
- * still running ends, per CPU, at its last stored slice), its slices and
- * tasks: cu(cpu, busy, idle, unknown, span, slices, tasks). */
-void report_cpu_use_cte(struct sbuf *b)
-{
-	sbuf_printf(b, ",\n"
-"cw AS (SELECT max(w.lo, coalesce((SELECT min(start_ts) FROM capture),\n"
-"                                 (SELECT min(ts) FROM sched))) AS lo,\n"
-"              CASE WHEN (SELECT count(*) - count(end_ts) FROM capture) > 0\n"
-"                   THEN NULL ELSE min(w.hi, (SELECT max(end_ts) FROM capture))\n"
-"              END AS hi, w.hi AS whi FROM w),\n"
-"cs AS (SELECT s.cpu, s.pid, min(s.ts + s.dur, w.hi) - max(s.ts, w.lo) AS t,\n"
-"              s.ts + s.dur AS e\n"
-"       FROM sched s, w WHERE s.ts < w.hi AND s.ts + s.dur > w.lo),\n"
-"cu AS (SELECT cs.cpu,\n"
-"              sum(CASE WHEN cs.pid <> 0 THEN cs.t ELSE 0 END) AS busy,\n"
-"              sum(CASE WHEN cs.pid = 0 THEN cs.t ELSE 0 END) AS idle,\n"
-"              max(0, coalesce(cw.hi, min(cw.whi, max(cs.e))) - cw.lo) AS span,\n"
-"              count(*) AS slices, count(DISTINCT nullif(cs.pid, 0)) AS tasks\n"
-"       FROM cs, cw GROUP BY cs.cpu),\n"
-"cpu_use AS (SELECT cpu, busy, idle, max(0, span - busy - idle) AS unknown,\n"
-"                   max(span, busy + idle) AS span, slices, tasks FROM cu)");
-}
-
 /* The window's slices per comm_history row of their pid at their start
  * (the pid's first row when the slice began before any; none for the
  * idle task): g(hid, pid, comm, t, n, last), last the latest slice's
@@ -703,68 +542,6 @@ static void lost_sql(struct sbuf *b)
 "             coalesce(sum(break_unknown_ns), 0)\n"
 "      FROM per)\n"
 "ORDER BY o, cpu;\n");
-}
-
-/* ---- output files ---- */
-
-FILE *report_open_temp(const char *path, char **tmp)
-{
-	mode_t mask = umask(0);
-	FILE *f;
-	int fd;
-
-	umask(mask);
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
-		*tmp = NULL;
-		errno = ENOMEM;
-		return NULL;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		free(*tmp);
-		*tmp = NULL;
-		return NULL;
-	}
-	if (fchmod(fd, 0666 & ~mask) < 0 || !(f = fdopen(fd, "w"))) {
-		int e = errno;
-
-		close(fd);
-		unlink(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-		errno = e;
-		return NULL;
-	}
-	return f;
-}
-
-/* ---- running ---- */
-
-int64_t report_int(const struct output_value *v, int64_t def)
-{
-	if (v->type == OUTPUT_NULL || !v->text)
-		return def;
-	return strtoll(v->text, NULL, 10);
-}
-
-int report_query(report_run_fn *run, void *run_ctx, const char *sql,
-		 const struct output_sink *cb, void *ctx,
-		 struct report_sink_error *serr)
-{
-	struct query_error err = { .offset = -1 };
-	struct output *o = output_new_sink(cb, ctx);
-	int ret;
-
-	if (!o) {
-		log_error("%s", strerror(errno));
-		return -1;
-	}
-	serr->msg[0] = '\0';
-	ret = run(run_ctx, sql, o, &err);
-	output_free(o);
-	if (ret < 0)
-		log_error("%s", serr->msg[0] ? serr->msg : err.msg);
-	return ret;
 }
 
 static int run_tabular(report_run_fn *run, void *ctx, const char *sql,
@@ -1045,15 +822,4 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 out:
 	sbuf_free(&sql);
 	return ret;
-}
-
-int report_fail(struct report_sink_error *e, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	errno = err;
-	return -1;
 }

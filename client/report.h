@@ -15,57 +15,7 @@
 #ifndef COMMQ_REPORT_H
 #define COMMQ_REPORT_H
 
-#include "output.h"
-#include "query.h"
-
-#include <stdbool.h>
-#include <stdint.h>
-
-enum report_kind {
-	REPORT_NONE,
-	REPORT_TOP,
-	REPORT_LATENCY,
-	REPORT_HISTORY,
-	REPORT_LOST,
-	REPORT_TIMELINE,
-	REPORT_EXPORT,
-};
-
-enum report_by {
-	REPORT_BY_COMM, REPORT_BY_PROCESS, REPORT_BY_THREAD, REPORT_BY_CPU
-};
-
-/* A time given to --from/--to.  Absolute: ns of the trace clock.
- * Relative ('+'): ns after the capture start, which the SQL looks up.
- * Wall: an ISO 8601 time, ns since the epoch (UTC), which the SQL maps
- * to the trace clock with clock_map.  Last (--last D): ns back from the
- * newest event. */
-struct report_time {
-	bool set;
-	bool relative;
-	bool wall;
-	bool last;
-	int64_t ns;
-	const char *text;	/* as given, for messages */
-};
-
-struct report_args {
-	enum report_kind kind;
-	enum report_by by;		/* top --by */
-	struct report_time from, to;	/* top, latency, timeline, export */
-	const char *comm;		/* latency --comm */
-	int64_t pid;			/* history PID */
-	bool has_pid;
-	const char *output;		/* timeline -o FILE ('-': stdout) */
-	int width;			/* timeline --width, 0: default */
-	const char *chrome_json;	/* export --chrome-json FILE ('-': stdout) */
-	bool print_sql;			/* --sql */
-};
-
-/* Runs one batch of SQL, printing its results to out, without logging:
- * returns 0, or -1 with err set. */
-typedef int report_run_fn(void *ctx, const char *sql, struct output *out,
-			  struct query_error *err);
+#include "reportsql.h"
 
 /* The report named name, or REPORT_NONE. */
 enum report_kind report_kind(const char *name);
@@ -96,61 +46,5 @@ int report_check(const struct report_args *a);
  * that is worth a non-zero status (history of an unknown pid). */
 int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 	       struct output *out, const struct output_spec *spec);
-
-/* ---- shared with timeline.c and export.c ---- */
-
-/* A growing NUL-terminated string; on allocation failure it keeps what
- * it had and sets oom. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-void sbuf_printf(struct sbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* Appends s as an SQL string literal ('it''s'). */
-void sbuf_sql_string(struct sbuf *b, const char *s);
-void sbuf_free(struct sbuf *b);
-
-/* SQL for the capture start: the base of '+' times. */
-extern const char report_base_sql[];
-
-/* Appends the SQL value of t (a literal, or base + offset). */
-/* SQL for the time of day of trace-clock time ts (an SQL expression) as
- * ISO 8601 in UTC, NULL where the captures hold no clock reading for it:
- * what wall(ts) gives, in plain SQL. */
-void report_wall_sql(struct sbuf *b, const char *ts);
-void report_time_sql(struct sbuf *b, const struct report_time *t);
-
-/* Runs sql through run into a sink built from cb and ctx; logs an error
- * (the sink's own message when it set one).  Returns 0 or -1. */
-struct report_sink_error {
-	char msg[256];			/* set by a callback that fails */
-};
-int report_query(report_run_fn *run, void *run_ctx, const char *sql,
-		 const struct output_sink *cb, void *ctx,
-		 struct report_sink_error *serr);
-
-/* A sink callback's failure: the message into e, errno = err; returns -1. */
-int report_fail(struct report_sink_error *e, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* WITH w(lo, hi): the window of --from/--to, the whole time line when
- * they are not given. */
-void report_window_cte(struct sbuf *b, const struct report_args *a);
-/* The same for a window [from, to] (NULL or unset: unbounded). */
-void report_window_cte_range(struct sbuf *b, const struct report_time *from,
-			     const struct report_time *to);
-/* After one of those: the CTE cpu_use(cpu, busy, idle, unknown, span,
- * slices, tasks), ns per CPU of the window (report.c says how). */
-void report_cpu_use_cte(struct sbuf *b);
-
-/* A new file beside path, to be renamed over it when complete; its mode
- * is what fopen would give.  Returns the stream, or NULL with errno. */
-FILE *report_open_temp(const char *path, char **tmp);
-
-/* The value of an integer column, or def when NULL. */
-int64_t report_int(const struct output_value *v, int64_t def);
 
 #endif

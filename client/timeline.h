@@ -15,7 +15,7 @@
 #ifndef COMMQ_TIMELINE_H
 #define COMMQ_TIMELINE_H
 
-#include "report.h"
+#include "reportsql.h"
 
 /* Draws the timeline for a (or prints its SQL).  Logs its errors.
  * Returns 0 or -1. */

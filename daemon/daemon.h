@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "protocol.h"
 #include "server.h"
 
 /* The settings (config.h fills them: defaults < file < environment <
@@ -33,7 +34,7 @@ struct daemon_opts {
 #define DAEMON_DEFAULT_DB "/var/lib/commd/commd.db"
 #define DAEMON_DEFAULT_INSTANCE "commd"
 #define DAEMON_DEFAULT_CLOCK "local"
-#define DAEMON_DEFAULT_SOCKET "/run/commd/commd.sock"
+#define DAEMON_DEFAULT_SOCKET PROTO_DEFAULT_SOCKET
 #define DAEMON_MAX_AUTO_BUFFER_KB 16384	/* --buffer-kb auto: at most this */
 #define DAEMON_DEFAULT_COMMIT_MS 1000
 #define DAEMON_DEFAULT_MAX_DB_MB 2048

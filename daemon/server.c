@@ -45,23 +45,18 @@ static volatile int stopping;
 #define OUT_LOW (256u << 10)
 
 /* At most one log line a second for each kind of refusal, with the count
- * of those not logged in between. Loop thread only. */
-struct ratelimit {
-	time_t last;
-	unsigned long quiet;
-};
-
-static int ratelimit_ok(struct ratelimit *r, unsigned long *quiet)
+ * of those not logged in between (log_ratelimit). Loop thread only. */
+static int ratelimit_ok(struct log_ratelimit *r, unsigned long *quiet)
 {
-	time_t t = time(NULL);
+	struct timespec t;
+	uint64_t held = 0;
 
-	if (t == r->last) {
-		r->quiet++;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	r->interval_ns = 1000000000ull;
+	if (!log_ratelimit(r, (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec,
+			   &held))
 		return 0;
-	}
-	r->last = t;
-	*quiet = r->quiet;
-	r->quiet = 0;
+	*quiet = (unsigned long)held;
 	return 1;
 }
 
@@ -357,7 +352,7 @@ struct server {
 	int stop;
 	gid_t group;		/* members may query */
 	int nconns;		/* open connections (loop thread only) */
-	struct ratelimit log_refused, log_full;
+	struct log_ratelimit log_refused, log_full;
 };
 
 static uint64_t now_ns(void)
