@@ -6,6 +6,7 @@
  * when its first event comes, so no statement has to list the CPUs.
  */
 #include "export.h"
+#include "grow.h"
 
 #include "log.h"
 #include "sqlfuncs.h"
@@ -34,7 +35,8 @@ struct exporter {
 	char *states;		/* its state letters (capture.states) */
 
 	int64_t *cpus;		/* CPUs whose track is named, sorted */
-	int ncpus, cpus_cap;
+	int ncpus;
+	size_t cpus_cap;
 
 	uint64_t slices, threads, losses;
 };
@@ -172,15 +174,8 @@ static int cpu_track(struct exporter *x, int64_t cpu)
 	}
 	if (lo < x->ncpus && x->cpus[lo] == cpu)
 		return 0;
-	if (x->ncpus == x->cpus_cap) {
-		int cap = x->cpus_cap ? x->cpus_cap * 2 : 16;
-		int64_t *c = realloc(x->cpus, (size_t)cap * sizeof(*c));
-
-		if (!c)
-			return report_fail(&x->err, ENOMEM, "%s", strerror(ENOMEM));
-		x->cpus = c;
-		x->cpus_cap = cap;
-	}
+	if (grow_array(&x->cpus, &x->cpus_cap, sizeof(*x->cpus), (size_t)x->ncpus + 1, 0))
+		return report_fail(&x->err, ENOMEM, "%s", strerror(ENOMEM));
 	memmove(x->cpus + lo + 1, x->cpus + lo,
 		(size_t)(x->ncpus - lo) * sizeof(*x->cpus));
 	x->cpus[lo] = cpu;

@@ -11,6 +11,7 @@
  * costs at most one rect per column of each kind, whatever the trace.
  */
 #include "timeline.h"
+#include "grow.h"
 
 #include "log.h"
 
@@ -66,7 +67,8 @@ struct timeline {
 	char *lo_wall;		/* the window's start as the time of day */
 	bool have_window;
 	int64_t *cpus;		/* sorted */
-	int nlanes, cpus_cap;
+	int nlanes;
+	size_t cpus_cap;
 
 	/* the grid */
 	int ncols;
@@ -75,7 +77,8 @@ struct timeline {
 
 	/* interned comms: open addressing on hash, into comms[] */
 	struct comm *comms;
-	uint32_t ncomms, comms_cap;
+	uint32_t ncomms;
+	size_t comms_cap;
 	uint32_t *table;	/* index + 1, 0: empty */
 	uint32_t table_size;	/* a power of two */
 
@@ -176,15 +179,8 @@ static int64_t intern(struct timeline *t, const char *name)
 		if (c->hash == h && !strcmp(c->name, name))
 			return t->table[k] - 1;
 	}
-	if (t->ncomms == t->comms_cap) {
-		uint32_t cap = t->comms_cap ? t->comms_cap * 2 : 64;
-		struct comm *v = realloc(t->comms, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		t->comms = v;
-		t->comms_cap = cap;
-	}
+	if (grow_array(&t->comms, &t->comms_cap, sizeof(*t->comms), (size_t)t->ncomms + 1, 0))
+		return -1;
 	t->comms[t->ncomms] = (struct comm){ .name = strdup(name), .hash = h };
 	if (!t->comms[t->ncomms].name)
 		return -1;
@@ -288,15 +284,8 @@ static int cpus_row(void *ctx, const struct output_value *v, int n)
 	(void)n;
 	if (v[0].type == OUTPUT_NULL)
 		return 0;
-	if (t->nlanes == t->cpus_cap) {
-		int cap = t->cpus_cap ? t->cpus_cap * 2 : 16;
-		int64_t *c = realloc(t->cpus, cap * sizeof(*c));
-
-		if (!c)
-			return report_fail(&t->err, ENOMEM, "%s", strerror(ENOMEM));
-		t->cpus = c;
-		t->cpus_cap = cap;
-	}
+	if (grow_array(&t->cpus, &t->cpus_cap, sizeof(*t->cpus), (size_t)t->nlanes + 1, 0))
+		return report_fail(&t->err, ENOMEM, "%s", strerror(ENOMEM));
 	t->cpus[t->nlanes++] = report_int(&v[0], 0);
 	return 0;
 }

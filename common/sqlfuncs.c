@@ -1,5 +1,6 @@
 /* sqlfuncs.c — see sqlfuncs.h. */
 #include "sqlfuncs.h"
+#include "grow.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -257,15 +258,8 @@ static void wall_map_load(struct wall_map *m, sqlite3 *db)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct wall_reading *w;
 
-		if (m->n == cap) {
-			size_t c = cap ? cap * 2 : 64;
-			void *p = realloc(m->r, c * sizeof(*m->r));
-
-			if (!p)
-				break;
-			m->r = p;
-			cap = c;
-		}
+		if (grow_array(&m->r, &cap, sizeof(*m->r), m->n + 1, 0))
+			break;
 		w = &m->r[m->n++];
 		w->capture = sqlite3_column_int64(st, 0);
 		w->lo = sqlite3_column_int64(st, 1);

@@ -1,5 +1,6 @@
 /* derive.c — see derive.h. */
 #include "derive.h"
+#include "grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,7 +34,7 @@ struct wake {			/* a pending wakeup of a pid */
 struct derive {
 	struct derive_ops ops;
 	struct running *cpus;
-	int ncpus;
+	size_t ncpus;
 	struct wake **chunks;
 	size_t nchunks;
 };
@@ -63,19 +64,9 @@ static struct running *cpu_state(struct derive *d, int cpu)
 {
 	if (cpu < 0 || cpu >= MAX_CPUS)
 		return NULL;
-	if (cpu >= d->ncpus) {
-		int n = d->ncpus ? d->ncpus : 8;
-		struct running *q;
-
-		while (n <= cpu)
-			n *= 2;
-		q = realloc(d->cpus, (size_t)n * sizeof(*q));
-		if (!q)
-			return NULL;
-		memset(q + d->ncpus, 0, (size_t)(n - d->ncpus) * sizeof(*q));
-		d->cpus = q;
-		d->ncpus = n;
-	}
+	if ((size_t)cpu >= d->ncpus &&
+	    grow_array(&d->cpus, &d->ncpus, sizeof(*d->cpus), (size_t)cpu + 1, 1))
+		return NULL;
 	return &d->cpus[cpu];
 }
 
@@ -87,17 +78,8 @@ static struct wake *wake_of(struct derive *d, int32_t pid)
 		return NULL;
 	c = (uint32_t)pid >> CHUNK_SHIFT;
 	if (c >= d->nchunks) {
-		size_t n = d->nchunks ? d->nchunks : 64;
-		struct wake **q;
-
-		while (n <= c)
-			n *= 2;
-		q = realloc(d->chunks, n * sizeof(*q));
-		if (!q)
+		if (grow_array(&d->chunks, &d->nchunks, sizeof(*d->chunks), c + 1, 1))
 			return NULL;
-		memset(q + d->nchunks, 0, (n - d->nchunks) * sizeof(*q));
-		d->chunks = q;
-		d->nchunks = n;
 	}
 	if (!d->chunks[c] && !(d->chunks[c] = calloc(CHUNK, sizeof(struct wake))))
 		return NULL;
@@ -213,7 +195,7 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 {
-	for (int cpu = 0; cpu < d->ncpus; cpu++) {
+	for (int cpu = 0; (size_t)cpu < d->ncpus; cpu++) {
 		struct running *r = &d->cpus[cpu];
 		struct derive_slice s;
 		int rc;
@@ -316,7 +298,7 @@ int derive_finish(struct derive *d, uint64_t ts)
 {
 	int rc = 0;
 
-	for (int cpu = 0; cpu < d->ncpus && !rc; cpu++) {
+	for (int cpu = 0; (size_t)cpu < d->ncpus && !rc; cpu++) {
 		struct running *r = &d->cpus[cpu];
 
 		if (r->active)

@@ -1,6 +1,7 @@
 /* import.c — see import.h. */
 #define _GNU_SOURCE
 #include "import.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +30,8 @@ struct import {
 	struct tracedat *td;
 	struct store *store;
 	struct pipeline *pipe;
-	uint64_t *cpu_last;		/* per CPU: its last record's ts */
-	int ncpus;
+	uint64_t *cpu_last;		/* per CPU: its last record's ts (0: none) */
+	size_t ncpus;			/* ... slots allocated */
 	uint64_t records, total;	/* total known only with progress */
 	int progress;
 	struct timespec start, last_draw;
@@ -91,17 +92,11 @@ static int on_record(void *ctx, const void *data, int size, int cpu,
 		goto fail;
 	if (pipeline_record(im->pipe, data, size, cpu, ts))
 		goto fail;
-	if (cpu >= 0 && cpu < im->ncpus)
-		im->cpu_last[cpu] = ts;
-	else if (cpu >= 0 && cpu < 1 << 16) {
-		uint64_t *l = realloc(im->cpu_last, ((size_t)cpu + 1) * sizeof(*l));
-
-		if (!l)
+	if (cpu >= 0 && cpu < 1 << 16) {
+		if (grow_array(&im->cpu_last, &im->ncpus, sizeof(*im->cpu_last),
+			       (size_t)cpu + 1, 1))
 			goto fail;
-		memset(l + im->ncpus, 0, ((size_t)cpu + 1 - (size_t)im->ncpus) * sizeof(*l));
-		im->cpu_last = l;
-		im->ncpus = cpu + 1;
-		l[cpu] = ts;
+		im->cpu_last[cpu] = ts;
 	}
 	if (++im->records % PROGRESS_EVERY == 0) {
 		if (interrupted)
@@ -190,7 +185,7 @@ static int on_dropped(void *ctx, const char *buffer, int cpu, uint64_t count)
 {
 	struct file_drops *fd = ctx;
 	struct import *im = fd->im;
-	uint64_t ts = cpu < im->ncpus && im->cpu_last[cpu] ? im->cpu_last[cpu] :
+	uint64_t ts = cpu >= 0 && (size_t)cpu < im->ncpus && im->cpu_last[cpu] ? im->cpu_last[cpu] :
 		      pipeline_last_ts(im->pipe);
 	size_t len = strlen(fd->list);
 	int top = !strcmp(buffer, "top");

@@ -1,5 +1,6 @@
 /* tracedat.c — see tracedat.h. */
 #include "tracedat.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +38,8 @@ struct buffer {
 	int stats_ns;			/* its clock counts ns (CPU stats);
 					 * -1 unknown */
 	uint64_t *dropped;		/* per CPU, from the CPU stats */
-	int ndropped;
+	int ndropped;			/* CPUs in it */
+	size_t dropped_cap;
 };
 
 struct tracedat {
@@ -154,12 +156,9 @@ static void set_dropped(struct buffer *b, long cpu, const char *v)
 	if (cpu < 0 || cpu >= 1 << 16 || end == v || *end)
 		return;
 	if (cpu >= b->ndropped) {
-		uint64_t *d = realloc(b->dropped, ((size_t)cpu + 1) * sizeof(*d));
-
-		if (!d)
+		if (grow_array(&b->dropped, &b->dropped_cap, sizeof(*b->dropped),
+			       (size_t)cpu + 1, 1))
 			return;
-		memset(d + b->ndropped, 0, ((size_t)cpu + 1 - (size_t)b->ndropped) * sizeof(*d));
-		b->dropped = d;
 		b->ndropped = (int)cpu + 1;
 	}
 	b->dropped[cpu] = n;

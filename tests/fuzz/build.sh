@@ -25,7 +25,7 @@ cmake -DOUT="$OUT/schema_sql.c" "-DFILES=$files" -P "$SRC/cmake/embed-schema.cma
 
 D=$SRC/daemon
 PIPE=("$D/decode.c" "$D/resolve.c" "$D/store.c" "$D/derive.c" "$D/pipeline.c"
-      "$OUT/schema_sql.c" "$SRC/common/log.c")
+      "$OUT/schema_sql.c" "$SRC/common/log.c" "$SRC/common/grow.c")
 # FUZZ_EXTRA_CFLAGS: added last, e.g. -fsanitize-recover=CHECK to go on
 # past a known finding while fuzzing for others.
 # shellcheck disable=SC2206
@@ -38,7 +38,7 @@ for h in "${HARNESSES[@]}"; do
 	tracedat) srcs=("${PIPE[@]}" "$D/import.c" "$D/privs.c" "$D/tracedat.c")
 		  pkgs="libtracecmd libtraceevent sqlite3" ;;
 	request)  srcs=("$D/server.c" "$D/privs.c" "$SRC/common/protocol.c" "$SRC/common/log.c"
-			"$SRC/common/sqlfuncs.c")
+			"$SRC/common/sqlfuncs.c" "$SRC/common/grow.c")
 		  pkgs="libevent libevent_pthreads sqlite3" ;;
 	response) srcs=("$SRC/client/wire.c" "$SRC/common/protocol.c"); pkgs="sqlite3" ;;
 	*) echo "build.sh: no harness '$h'" >&2; exit 2 ;;

@@ -25,7 +25,7 @@ set(_c ${CMAKE_SOURCE_DIR}/common)
 # The schema is generated at the top (commd_core depends on it).
 set_source_files_properties(${CMAKE_BINARY_DIR}/schema_sql.c PROPERTIES GENERATED TRUE)
 set(_fz_pipeline ${_d}/decode.c ${_d}/resolve.c ${_d}/store.c ${_d}/derive.c
-    ${_d}/pipeline.c ${CMAKE_BINARY_DIR}/schema_sql.c ${_c}/log.c)
+    ${_d}/pipeline.c ${CMAKE_BINARY_DIR}/schema_sql.c ${_c}/log.c ${_c}/grow.c)
 
 # commd_fuzz_replay(harness SOURCES... LIBS...): the harness and the
 # sources it exercises compiled together (not linked from commd_core, so
@@ -51,7 +51,7 @@ commd_fuzz_replay(pages SOURCES ${_fz_pipeline}
   LIBS PkgConfig::TRACEFS PkgConfig::TRACEEVENT PkgConfig::SQLITE)
 commd_fuzz_replay(tracedat SOURCES ${_fz_pipeline} ${_d}/import.c ${_d}/privs.c ${_d}/tracedat.c
   LIBS PkgConfig::TRACECMD PkgConfig::TRACEEVENT PkgConfig::SQLITE)
-commd_fuzz_replay(request SOURCES ${_d}/server.c ${_d}/privs.c ${_c}/protocol.c ${_c}/log.c ${_c}/sqlfuncs.c
+commd_fuzz_replay(request SOURCES ${_d}/server.c ${_d}/privs.c ${_c}/protocol.c ${_c}/log.c ${_c}/sqlfuncs.c ${_c}/grow.c
   LIBS PkgConfig::LIBEVENT PkgConfig::SQLITE)
 commd_fuzz_replay(response SOURCES ${CMAKE_SOURCE_DIR}/client/wire.c ${_c}/protocol.c
   LIBS PkgConfig::SQLITE)
