@@ -6,6 +6,7 @@
  * when its first event comes, so no statement has to list the CPUs.
  */
 #include "export.h"
+#include "json.h"
 #include "grow.h"
 
 #include "log.h"
@@ -53,64 +54,16 @@ static int written(struct exporter *x)
 
 /* ---- JSON ---- */
 
-/* The length of the valid UTF-8 sequence at p (of at most n bytes), or 0:
- * no overlong forms, surrogates, or code points above U+10FFFF. */
-static size_t utf8_len(const unsigned char *p, size_t n)
+static void put_file(void *ctx, const char *p, size_t n)
 {
-	size_t len;
-	uint32_t cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, cp = p[0] & 0x1f;
-	else if ((p[0] & 0xf0) == 0xe0)
-		len = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
+	fwrite(p, 1, n, ctx);
 }
 
-/* s (n bytes, NULs allowed) as a JSON string: '"' and '\' escaped,
- * control bytes as \u00XX, and every byte that is not part of valid UTF-8
- * replaced by U+FFFD, so the file is valid UTF-8 whatever the comm. */
+/* s (n bytes, NULs allowed) as a JSON string (common/json.h): the file is
+ * valid JSON whatever the comm. */
 static void json_string(FILE *f, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-
-	fputc('"', f);
-	while (p < end) {
-		size_t len = utf8_len(p, (size_t)(end - p));
-
-		if (!len) {
-			fputs("\\ufffd", f);
-			p++;
-		} else if (len > 1) {
-			fwrite(p, 1, len, f);
-			p += len;
-		} else {
-			if (*p == '"' || *p == '\\')
-				fprintf(f, "\\%c", *p);
-			else if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-			p++;
-		}
-	}
-	fputc('"', f);
+	json_string_to(put_file, f, s, n, 0);
 }
 
 static void json_value_string(FILE *f, const struct output_value *v,

@@ -5,6 +5,7 @@
  * 3.40 shell, so that what people already pipe sqlite3 into keeps working.
  */
 #include "output.h"
+#include "json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -372,40 +373,15 @@ static void csv_field(struct output *o, const char *s)
 	fputc('"', o->out);
 }
 
+static void put_file(void *ctx, const char *p, size_t n)
+{
+	fwrite(p, 1, n, ctx);
+}
+
+/* common/json.h's rules; on a terminal the C1 controls are escaped too. */
 static void json_string(FILE *out, const char *s, size_t len, bool tty)
 {
-	fputc('"', out);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = s[i];
-
-		/* On a terminal, DEL and the C1 controls as escapes too. */
-		if (tty && c == 0x7f) {
-			fputs("\\u007f", out);
-			continue;
-		}
-		if (tty && i + 1 < len && c == 0xc2 && (unsigned char)s[i + 1] >= 0x80 &&
-		    (unsigned char)s[i + 1] <= 0x9f) {
-			fprintf(out, "\\u%04x", (unsigned char)s[++i]);
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c == '\r')
-			fputs("\\r", out);
-		else if (c == '\b')
-			fputs("\\b", out);
-		else if (c == '\f')
-			fputs("\\f", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	json_string_to(put_file, out, s, len, tty ? JSON_TTY : 0);
 }
 
 static void json_value(FILE *out, const struct output_value *v, bool tty)

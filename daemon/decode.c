@@ -4,6 +4,7 @@
  * by name in its format; per record, decoding is a type lookup in an array
  * and a few bounds-checked loads. */
 #include "decode.h"
+#include "json.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -451,68 +452,18 @@ static void jputs(struct jbuf *j, const char *s)
 		jputc(j, *s++);
 }
 
-/* The length of the well-formed UTF-8 sequence (RFC 3629) starting at
- * s[0], a byte of 0x80 or more, within n bytes; 0 when there is none
- * there: a stray continuation byte, an overlong form, a surrogate, a code
- * point past U+10FFFF, a sequence cut short. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+static void jput(void *ctx, const char *p, size_t n)
 {
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;		/* overlong */
-	else if (s[0] == 0xed)
-		hi = 0x9f;		/* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90;		/* overlong */
-	else if (s[0] == 0xf4)
-		hi = 0x8f;		/* past U+10FFFF */
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
+	while (n--)
+		jputc(ctx, *p++);
 }
 
-/* A JSON string of the bytes up to n or a NUL. Text is kept as it is,
- * UTF-8 included (a comm, a path, a marker written in any language), so
- * that json_extract() gives back the kernel's string; what is not text
- * (control characters, bytes that are no UTF-8) is escaped byte by byte
- * as \u00XX, keeping the JSON valid whatever the kernel wrote. */
+/* A JSON string of the bytes up to n or a NUL, as common/json.h writes
+ * them: text kept as it is, so that json_extract() gives back the
+ * kernel's string; what is not text escaped byte by byte. */
 static void jstr(struct jbuf *j, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-
-	n = strnlen(s, n);
-	jputc(j, '"');
-	for (size_t i = 0, k; i < n; i++) {
-		if (u[i] == '"' || u[i] == '\\') {
-			jputc(j, '\\');
-			jputc(j, s[i]);
-		} else if (u[i] >= 0x80 && (k = utf8_seq(u + i, n - i))) {
-			while (k--)
-				jputc(j, s[i++]);
-			i--;
-		} else if (u[i] < 0x20 || u[i] >= 0x7f) {
-			jputs(j, "\\u00");
-			jputc(j, hex[u[i] >> 4]);
-			jputc(j, hex[u[i] & 15]);
-		} else {
-			jputc(j, s[i]);
-		}
-	}
-	jputc(j, '"');
+	json_string_to(jput, j, s, strnlen(s, n), 0);
 }
 
 static void jnum(struct jbuf *j, int64_t v, bool is_signed)

@@ -25,7 +25,7 @@ cmake -DOUT="$OUT/schema_sql.c" "-DFILES=$files" -P "$SRC/cmake/embed-schema.cma
 
 D=$SRC/daemon
 PIPE=("$D/decode.c" "$D/resolve.c" "$D/store.c" "$D/derive.c" "$D/pipeline.c"
-      "$OUT/schema_sql.c" "$SRC/common/log.c" "$SRC/common/grow.c")
+      "$OUT/schema_sql.c" "$SRC/common/log.c" "$SRC/common/grow.c" "$SRC/common/json.c")
 # FUZZ_EXTRA_CFLAGS: added last, e.g. -fsanitize-recover=CHECK to go on
 # past a known finding while fuzzing for others.
 # shellcheck disable=SC2206

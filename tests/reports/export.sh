@@ -107,8 +107,8 @@ commq_ok "export --sql order" export --sql --chrome-json x.json --from +15ms
 expect_same "export --sql anywhere" "$T/export.sql" "$T/got"
 
 # hostile names: a quote, a backslash, control bytes, a byte that is not
-# UTF-8, a NUL inside, and multi-byte UTF-8 kept as it is; and a loss on
-# no known CPU (a global instant)
+# UTF-8 (\u00XX of the byte, common/json.h), a NUL inside, and multi-byte
+# UTF-8 kept as it is; and a loss on no known CPU (a global instant)
 cp "$T/sched-rename.db" "$T/hostile.db"
 ref "$T/hostile.db" "update comm_history set comm = 'a\"b\\c' || char(1) || char(10) ||
 	cast(x'ff' as text) || 'é' || char(9) || '</script>' where comm = 'sleep';
@@ -120,18 +120,18 @@ commq_ok "export hostile" --db "$T/hostile.db" export --chrome-json "$T/hostile.
 rm -f "$T/sums" "$T/summary"
 python3 "$CHECK" "$T/hostile.json" "$T/sums" >"$T/summary" 2>"$T/check.err" ||
 	fail "export hostile: $(head -n 5 "$T/check.err")"
-grep -qF '"name":"a\"b\\c\u0001\u000a\ufffdé\u0009</script>"' "$T/hostile.json" ||
+grep -qF '"name":"a\"b\\c\u0001\n\u00ffé\t</script>"' "$T/hostile.json" ||
 	fail "export hostile: not escaped as expected: $(grep -o '"name":"a[^,]*' \
 		"$T/hostile.json" | head -n 1)"
-grep -qF '"name":"n\u0000u\ufffd"' "$T/hostile.json" ||
+grep -qF '"name":"n\u0000u\u00c3"' "$T/hostile.json" ||
 	fail "export hostile: NUL or a cut sequence not escaped: $(grep -o \
 		'"name":"n[^,]*' "$T/hostile.json" | head -n 1)"
 python3 - "$T/hostile.json" >"$T/decoded" <<'EOF' || fail "export hostile: json.load: $(cat "$T/decoded")"
 import json, sys
 names = {e["name"] for e in json.load(open(sys.argv[1], encoding="utf-8"))["traceEvents"]
          if e["ph"] == "X"}
-want = 'a"b\\c\x01\n\ufffd\u00e9\t</script>'
-print("ok" if want in names and "n\x00u\ufffd" in names else "missing: %r" % sorted(names))
+want = 'a"b\\c\x01\n\u00ff\u00e9\t</script>'
+print("ok" if want in names and "n\x00u\u00c3" in names else "missing: %r" % sorted(names))
 EOF
 expect_eq "export hostile: names decode" ok "$(cat "$T/decoded")"
 expect_eq "export hostile: slices" \

@@ -315,7 +315,7 @@ static void decode_json_array_without_size_to_record_end(void)
 	put16(rec, 5);
 	put64(rec + 8, 0x1234);
 	memcpy(rec + 16, "hello marker\n", 14);	/* then NULs */
-	CHECK_STR(json_of(d, rec, 36), "{\"ip\":4660,\"buf\":\"hello marker\\u000a\"}");
+	CHECK_STR(json_of(d, rec, 36), "{\"ip\":4660,\"buf\":\"hello marker\\n\"}");
 	/* A record ending where the text starts: an empty text. */
 	CHECK_STR(json_of(d, rec, 16), "{\"ip\":4660,\"buf\":\"\"}");
 	decode_free(d);
@@ -324,7 +324,7 @@ static void decode_json_array_without_size_to_record_end(void)
 
 /* Text keeps its UTF-8; bytes that are no UTF-8 (a stray continuation
  * byte, 0xff, an overlong form, a surrogate, a cut sequence) and control
- * characters are escaped one by one. */
+ * characters are escaped one by one; DEL is kept (JSON allows it). */
 static void decode_json_utf8_kept_invalid_bytes_escaped(void)
 {
 	const char *f[] = { print_fmt, NULL }, *s[] = { "ftrace" };
@@ -340,7 +340,7 @@ static void decode_json_utf8_kept_invalid_bytes_escaped(void)
 	CHECK_STR(json_of(d, rec, 16 + (int)sizeof(text) - 1),
 		  "{\"ip\":0,\"buf\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7|"
 		  "\\u0080\\u00ff|\\u00c0\\u00af|\\u00ed\\u00a0\\u0080|"
-		  "\\u00f4\\u0090\\u0080\\u0080|\\u007f\\u0001|\\u00e2\\u0082\"}");
+		  "\\u00f4\\u0090\\u0080\\u0080|\x7f\\u0001|\\u00e2\\u0082\"}");
 	decode_free(d);
 	tep_free(tep);
 }
