@@ -23,27 +23,32 @@ struct optdef {
 	enum kind kind;
 	int reload;		/* SIGHUP applies it */
 	const char *help;
+	uint64_t min, max;	/* a number's range (config_range) */
+	const char *unit;	/* ... and its unit, for messages */
 };
 
 static const struct optdef defs[] = {
-	{ "db", "COMMD_DB", K_PATH, 0, "the database file" },
-	{ "instance", "COMMD_INSTANCE", K_INSTANCE, 0, "the tracefs instance commd owns" },
-	{ "buffer-kb", "COMMD_BUFFER_KB", K_KB, 0, "ring buffer per CPU, KiB, or auto" },
-	{ "events", "COMMD_EVENTS", K_EVENTS, 0, "system:event,... to capture" },
-	{ "clock", "COMMD_CLOCK", K_CLOCK, 0, "trace clock: local, mono, global, ..." },
-	{ "commit-ms", "COMMD_COMMIT_MS", K_MS, 1, "commit interval, ms" },
-	{ "socket", "COMMD_SOCKET", K_SOCKET, 0, "the query socket, or none" },
-	{ "max-db-mb", "COMMD_MAX_DB_MB", K_MB, 1, "retention by size, MiB (0: off)" },
-	{ "max-age", "COMMD_MAX_AGE", K_AGE, 1, "retention by age, N[s|m|h|d] (0: off)" },
-	{ "log-level", "COMMD_LOG_LEVEL", K_LEVEL, 1, "error|warning|notice|info|debug" },
+	{ "db", "COMMD_DB", K_PATH, 0, "the database file", 0, 0, NULL },
+	{ "instance", "COMMD_INSTANCE", K_INSTANCE, 0, "the tracefs instance commd owns", 0, 0, NULL },
+	{ "buffer-kb", "COMMD_BUFFER_KB", K_KB, 0, "ring buffer per CPU, KiB, or auto",
+	  4, 16ull << 20, "KiB per CPU" },
+	{ "events", "COMMD_EVENTS", K_EVENTS, 0, "system:event,... to capture", 0, 0, NULL },
+	{ "clock", "COMMD_CLOCK", K_CLOCK, 0, "trace clock: local, mono, global, ...", 0, 0, NULL },
+	{ "commit-ms", "COMMD_COMMIT_MS", K_MS, 1, "commit interval, ms",
+	  1, 3600000, "milliseconds" },
+	{ "socket", "COMMD_SOCKET", K_SOCKET, 0, "the query socket, or none", 0, 0, NULL },
+	{ "max-db-mb", "COMMD_MAX_DB_MB", K_MB, 1, "retention by size, MiB (0: off)",
+	  0, 1ull << 30, "MiB; 0 keeps everything" },
+	{ "max-age", "COMMD_MAX_AGE", K_AGE, 1, "retention by age, N[s|m|h|d] (0: off)", 0, 0, NULL },
+	{ "log-level", "COMMD_LOG_LEVEL", K_LEVEL, 1, "error|warning|notice|info|debug", 0, 0, NULL },
 	{ "query-timeout-ms", "COMMD_QUERY_TIMEOUT_MS", K_QTIMEOUT, 0,
-	  "a query's deadline unless it asks for less, ms" },
+	  "a query's deadline unless it asks for less, ms", 1, 3600000, "milliseconds" },
 	{ "query-max-conns", "COMMD_QUERY_MAX_CONNS", K_QCONNS, 0,
-	  "query connections open at once" },
+	  "query connections open at once", 1, 65536, "connections" },
 	{ "query-max-result-mb", "COMMD_QUERY_MAX_RESULT_MB", K_QRESULT, 0,
-	  "result bytes one query may send, MiB" },
+	  "result bytes one query may send, MiB", 1, 1 << 20, "MiB" },
 	{ "query-max-mem-mb", "COMMD_QUERY_MAX_MEM_MB", K_QMEM, 0,
-	  "SQLite memory one query may use, MiB" },
+	  "SQLite memory one query may use, MiB", 1, 1 << 16, "MiB" },
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -206,6 +211,9 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 	if (!d)
 		return 1;
 #define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+#define RANGE(more) BAD("expected %llu..%llu (%s)%s, got '%s'",		\
+			(unsigned long long)d->min, (unsigned long long)d->max,	\
+			d->unit, more, value)
 	switch (d->kind) {
 	case K_PATH:
 		if (!*value)
@@ -234,18 +242,18 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 	case K_KB:
 		if (!strcmp(value, "auto"))
 			v = 0;
-		else if (number(value, 4, 16ull << 20, &v, NULL))
-			BAD("expected 4..16777216 (KiB per CPU) or auto, got '%s'", value);
+		else if (number(value, d->min, d->max, &v, NULL))
+			RANGE(" or auto");
 		o->buffer_kb = (size_t)v;
 		return 0;
 	case K_MS:
-		if (number(value, 1, 3600000, &v, NULL))
-			BAD("expected 1..3600000 (milliseconds), got '%s'", value);
+		if (number(value, d->min, d->max, &v, NULL))
+			RANGE("");
 		o->commit_ms = (int)v;
 		return 0;
 	case K_MB:
-		if (number(value, 0, 1ull << 30, &v, NULL))
-			BAD("expected 0..1073741824 (MiB; 0 keeps everything), got '%s'", value);
+		if (number(value, d->min, d->max, &v, NULL))
+			RANGE("");
 		o->max_db_mb = (size_t)v;
 		return 0;
 	case K_AGE:
@@ -254,23 +262,23 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 		o->max_age_s = v;
 		return 0;
 	case K_QTIMEOUT:
-		if (number(value, 1, 3600000, &v, NULL))
-			BAD("expected 1..3600000 (milliseconds), got '%s'", value);
+		if (number(value, d->min, d->max, &v, NULL))
+			RANGE("");
 		o->serve.timeout_ms = (int)v;
 		return 0;
 	case K_QCONNS:
-		if (number(value, 1, 65536, &v, NULL))
-			BAD("expected 1..65536 (connections), got '%s'", value);
+		if (number(value, d->min, d->max, &v, NULL))
+			RANGE("");
 		o->serve.max_conns = (int)v;
 		return 0;
 	case K_QRESULT:
-		if (number(value, 1, 1 << 20, &v, NULL))
-			BAD("expected 1..1048576 (MiB), got '%s'", value);
+		if (number(value, d->min, d->max, &v, NULL))
+			RANGE("");
 		o->serve.result_mb = (int)v;
 		return 0;
 	case K_QMEM:
-		if (number(value, 1, 1 << 16, &v, NULL))
-			BAD("expected 1..65536 (MiB), got '%s'", value);
+		if (number(value, d->min, d->max, &v, NULL))
+			RANGE("");
 		o->serve.query_mem_mb = (int)v;
 		return 0;
 	case K_LEVEL:
@@ -282,6 +290,7 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 		BAD("expected error, warning, notice, info or debug, got '%s'", value);
 	}
 #undef BAD
+#undef RANGE
 	if (set_str(d->kind == K_PATH ? &o->db : d->kind == K_INSTANCE ? &o->instance :
 		    d->kind == K_EVENTS ? &o->events : d->kind == K_CLOCK ? &o->clock :
 		    &o->socket, value)) {
@@ -516,4 +525,15 @@ void config_print_help(FILE *f)
 	for (size_t i = 0; i < NDEFS; i++)
 		fprintf(f, "  %-19s %-25s %s%s\n", defs[i].name, defs[i].env, defs[i].help,
 			defs[i].reload ? " [SIGHUP]" : "");
+}
+
+int config_range(const char *name, uint64_t *min, uint64_t *max)
+{
+	for (size_t i = 0; i < NDEFS; i++)
+		if (!strcmp(defs[i].name, name) && defs[i].unit) {
+			*min = defs[i].min;
+			*max = defs[i].max;
+			return 0;
+		}
+	return -1;
 }

@@ -69,4 +69,9 @@ const char *config_age_text(uint64_t secs, char *buf, size_t len);
 /* log-level's name for a syslog priority ("info"). */
 const char *config_level_name(int level);
 
+/* The range of the numeric setting name (its file key, "commit-ms"), for
+ * whatever else takes it (commd serve's options): 0, or -1 when name is
+ * no such setting. */
+int config_range(const char *name, uint64_t *min, uint64_t *max);
+
 #endif

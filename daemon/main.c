@@ -300,6 +300,17 @@ static int cmd_import(int argc, char **argv)
 	return import_run(&o);
 }
 
+/* A serve option that carries a setting: the setting's range
+ * (config.c's table, the one place ranges are kept). */
+static int setting(const char *opt, const char *key, const char *s, long *out)
+{
+	uint64_t min = 0, max = 0;
+
+	if (config_range(key, &min, &max))
+		return -1;
+	return number(opt, s, (long)min, (long)max, out);
+}
+
 /* `commd serve`: the query server, started by the daemon itself. */
 static int cmd_serve(int argc, char **argv)
 {
@@ -344,22 +355,22 @@ static int cmd_serve(int argc, char **argv)
 			o.workers = (int)v;
 			break;
 		case 't':
-			if (number("--timeout-ms", optarg, 1, 3600000, &v))
+			if (setting("--timeout-ms", "query-timeout-ms", optarg, &v))
 				return 2;
 			o.default_timeout_ms = (int)v;
 			break;
 		case 'n':
-			if (number("--max-conns", optarg, 1, 65536, &v))
+			if (setting("--max-conns", "query-max-conns", optarg, &v))
 				return 2;
 			o.max_conns = (int)v;
 			break;
 		case 'r':
-			if (number("--max-result-mb", optarg, 1, 1 << 20, &v))
+			if (setting("--max-result-mb", "query-max-result-mb", optarg, &v))
 				return 2;
 			o.max_result_bytes = (uint64_t)v << 20;
 			break;
 		case 'm':
-			if (number("--max-mem-mb", optarg, 1, 1 << 16, &v))
+			if (setting("--max-mem-mb", "query-max-mem-mb", optarg, &v))
 				return 2;
 			o.max_query_mem = (uint64_t)v << 20;
 			break;
