@@ -493,31 +493,79 @@ int config_env(struct daemon_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* Setting d's value in o, as the file writes it. */
+static const char *value_text(const struct optdef *d, const struct daemon_opts *o,
+			      char *buf, size_t len)
+{
+	switch (d->kind) {
+	case K_PATH: return o->db;
+	case K_INSTANCE: return o->instance;
+	case K_EVENTS: return o->events ? o->events : DAEMON_DEFAULT_EVENTS;
+	case K_CLOCK: return o->clock;
+	case K_SOCKET: return o->socket;
+	case K_KB:
+		if (!o->buffer_kb)
+			return "auto";
+		snprintf(buf, len, "%zu", o->buffer_kb);
+		return buf;
+	case K_MS: snprintf(buf, len, "%d", o->commit_ms); return buf;
+	case K_MB: snprintf(buf, len, "%zu", o->max_db_mb); return buf;
+	case K_AGE: return config_age_text(o->max_age_s, buf, len);
+	case K_LEVEL: return config_level_name(o->log_level);
+	case K_QTIMEOUT:
+		snprintf(buf, len, "%d", o->serve.timeout_ms ? o->serve.timeout_ms
+							     : SERVER_DEFAULT_TIMEOUT_MS);
+		return buf;
+	case K_QCONNS:
+		snprintf(buf, len, "%d", o->serve.max_conns ? o->serve.max_conns
+							    : SERVER_DEFAULT_MAX_CONNS);
+		return buf;
+	case K_QRESULT:
+		snprintf(buf, len, "%d", o->serve.result_mb ? o->serve.result_mb
+							    : SERVER_DEFAULT_RESULT_MB);
+		return buf;
+	case K_QMEM:
+		snprintf(buf, len, "%d", o->serve.query_mem_mb ? o->serve.query_mem_mb
+							       : SERVER_DEFAULT_QUERY_MEM_MB);
+		return buf;
+	}
+	return "";
+}
+
 void config_print(const struct daemon_opts *o, FILE *f)
 {
-	char a[32];
+	char buf[64];
 
-	fprintf(f, "db = %s\n", o->db);
-	fprintf(f, "instance = %s\n", o->instance);
-	if (o->buffer_kb)
-		fprintf(f, "buffer-kb = %zu\n", o->buffer_kb);
-	else
-		fprintf(f, "buffer-kb = auto\n");
-	fprintf(f, "events = %s\n", o->events ? o->events : DAEMON_DEFAULT_EVENTS);
-	fprintf(f, "clock = %s\n", o->clock);
-	fprintf(f, "commit-ms = %d\n", o->commit_ms);
-	fprintf(f, "socket = %s\n", o->socket);
-	fprintf(f, "max-db-mb = %zu\n", o->max_db_mb);
-	fprintf(f, "max-age = %s\n", config_age_text(o->max_age_s, a, sizeof(a)));
-	fprintf(f, "log-level = %s\n", config_level_name(o->log_level));
-	fprintf(f, "query-timeout-ms = %d\n",
-		o->serve.timeout_ms ? o->serve.timeout_ms : SERVER_DEFAULT_TIMEOUT_MS);
-	fprintf(f, "query-max-conns = %d\n",
-		o->serve.max_conns ? o->serve.max_conns : SERVER_DEFAULT_MAX_CONNS);
-	fprintf(f, "query-max-result-mb = %d\n",
-		o->serve.result_mb ? o->serve.result_mb : SERVER_DEFAULT_RESULT_MB);
-	fprintf(f, "query-max-mem-mb = %d\n",
-		o->serve.query_mem_mb ? o->serve.query_mem_mb : SERVER_DEFAULT_QUERY_MEM_MB);
+	for (size_t i = 0; i < NDEFS; i++)
+		fprintf(f, "%s = %s\n", defs[i].name, value_text(&defs[i], o, buf, sizeof(buf)));
+}
+
+int config_reload(struct daemon_opts *o, const struct daemon_opts *n,
+		  config_change_fn *fn, void *ctx)
+{
+	char a[64], b[64];
+	int applied = 0;
+
+	for (size_t i = 0; i < NDEFS; i++) {
+		const struct optdef *d = &defs[i];
+		const char *was = value_text(d, o, a, sizeof(a));
+		const char *now = value_text(d, n, b, sizeof(b));
+
+		if (!strcmp(was, now))
+			continue;
+		if (d->reload) {
+			switch (d->kind) {
+			case K_MS: o->commit_ms = n->commit_ms; break;
+			case K_MB: o->max_db_mb = n->max_db_mb; break;
+			case K_AGE: o->max_age_s = n->max_age_s; break;
+			case K_LEVEL: o->log_level = n->log_level; break;
+			default: break;	/* (reload is set on these alone) */
+			}
+			applied++;
+		}
+		fn(ctx, d->name, was, now, d->reload);
+	}
+	return applied;
 }
 
 void config_print_help(FILE *f)

@@ -58,6 +58,15 @@ int config_env(struct daemon_opts *o, char *err, size_t errlen);
 /* The settings as a configuration file would give them, every option. */
 void config_print(const struct daemon_opts *o, FILE *f);
 
+/* SIGHUP: for each setting whose value differs between o (running) and n
+ * (read again), the settings the table marks reloadable are copied into
+ * o, and fn is told (name, old and new value as the file writes them,
+ * whether it was applied). Returns how many were applied. */
+typedef void config_change_fn(void *ctx, const char *name, const char *was,
+			      const char *now, int applied);
+int config_reload(struct daemon_opts *o, const struct daemon_opts *n,
+		  config_change_fn *fn, void *ctx);
+
 /* The options (every one, in file order) with their environment variables
  * and whether SIGHUP applies them, for --help. */
 void config_print_help(FILE *f);

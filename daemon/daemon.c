@@ -269,7 +269,6 @@ static int check_instance(struct capture *c)
 static int pause_ingestion(struct capture *c)
 {
 	char msg[600];
-	int status;
 
 	log_warning("%s: %s; ingestion paused, retrying every second",
 		    c->o->db, store_errmsg(c->store));
@@ -282,9 +281,7 @@ static int pause_ingestion(struct capture *c)
 		notify_send("WATCHDOG=1");
 		if (hup_signal)
 			reload(c);
-		if (c->listen_fd >= 0 && c->server > 0 &&
-		    waitpid(c->server, &status, WNOHANG) == c->server)
-			c->server = 0;
+		/* (watch_server reaps a dead query server and says so) */
 		watch_server(c, live_now());
 		store_retry(c->store);
 		/* The writer runs the held batches again; give it a moment
@@ -356,11 +353,32 @@ static void apply_retention(struct capture *c)
 /* SIGHUP: the settings are computed again (file, environment, command
  * line). What can change at run time changes, each change logged; what
  * needs a restart is logged when it differs; a bad file changes nothing. */
+/* One setting that SIGHUP found changed: applied, or for the next start. */
+static void reload_said(void *ctx, const char *name, const char *was,
+			const char *now, int applied)
+{
+	const int *level = ctx;	/* the old log level, the new one */
+
+	if (!applied) {
+		log_warning("reload: %s changed from '%s' to '%s': takes effect at the "
+			    "next restart", name, was, now);
+		return;
+	}
+	if (!strcmp(name, "log-level")) {
+		/* Said at the more verbose of the two levels, so it shows. */
+		log_set_max_priority(level[1] > level[0] ? level[1] : level[0]);
+		log_notice("reload: %s %s -> %s", name, was, now);
+		log_set_max_priority(level[1]);
+		return;
+	}
+	log_notice("reload: %s %s -> %s", name, was, now);
+}
+
 static void reload(struct capture *c)
 {
 	struct daemon_opts n, *o = c->o;
-	char err[1024], a[32], b[32];
-	int changed = 0;
+	char err[1024];
+	int changed, level[2];
 
 	hup_signal = 0;
 	if (!o->reload) {
@@ -371,52 +389,9 @@ static void reload(struct capture *c)
 		log_error("reloading the configuration: %s; keeping the current settings", err);
 		return;
 	}
-#define RESTART_STR(field, name) \
-	if (strcmp(o->field ? o->field : "(default)", n.field ? n.field : "(default)")) \
-		log_warning("reload: %s changed from '%s' to '%s': takes effect at the next " \
-			    "restart", name, o->field ? o->field : "(default)", \
-			    n.field ? n.field : "(default)")
-	RESTART_STR(db, "db");
-	RESTART_STR(instance, "instance");
-	RESTART_STR(events, "events");
-	RESTART_STR(clock, "clock");
-	RESTART_STR(socket, "socket");
-#undef RESTART_STR
-	if (n.buffer_kb != o->buffer_kb) {
-		char a[24] = "auto", b[24] = "auto";
-
-		if (o->buffer_kb)
-			snprintf(a, sizeof(a), "%zu", o->buffer_kb);
-		if (n.buffer_kb)
-			snprintf(b, sizeof(b), "%zu", n.buffer_kb);
-		log_warning("reload: buffer-kb changed from %s to %s: takes effect at the "
-			    "next restart", a, b);
-	}
-	if (n.commit_ms != o->commit_ms) {
-		log_notice("reload: commit-ms %d -> %d", o->commit_ms, n.commit_ms);
-		o->commit_ms = n.commit_ms;
-		changed = 1;
-	}
-	if (n.max_db_mb != o->max_db_mb) {
-		log_notice("reload: max-db-mb %zu -> %zu", o->max_db_mb, n.max_db_mb);
-		o->max_db_mb = n.max_db_mb;
-		changed = 1;
-	}
-	if (n.max_age_s != o->max_age_s) {
-		log_notice("reload: max-age %s -> %s", config_age_text(o->max_age_s, a, sizeof(a)),
-			   config_age_text(n.max_age_s, b, sizeof(b)));
-		o->max_age_s = n.max_age_s;
-		changed = 1;
-	}
-	if (n.log_level != o->log_level) {
-		/* Said at the more verbose of the two levels, so it shows. */
-		log_set_max_priority(n.log_level > o->log_level ? n.log_level : o->log_level);
-		log_notice("reload: log-level %s -> %s", config_level_name(o->log_level),
-			   config_level_name(n.log_level));
-		log_set_max_priority(n.log_level);
-		o->log_level = n.log_level;
-		changed = 1;
-	}
+	level[0] = o->log_level;
+	level[1] = n.log_level;
+	changed = config_reload(o, &n, reload_said, level);
 	if (changed)
 		apply_retention(c);
 	else
