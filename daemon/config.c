@@ -493,6 +493,13 @@ int config_env(struct daemon_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* A query setting: 0 is its default. */
+static const char *number_text(int v, int def, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", v ? v : def);
+	return buf;
+}
+
 /* Setting d's value in o, as the file writes it. */
 static const char *value_text(const struct optdef *d, const struct daemon_opts *o,
 			      char *buf, size_t len)
@@ -512,22 +519,10 @@ static const char *value_text(const struct optdef *d, const struct daemon_opts *
 	case K_MB: snprintf(buf, len, "%zu", o->max_db_mb); return buf;
 	case K_AGE: return config_age_text(o->max_age_s, buf, len);
 	case K_LEVEL: return config_level_name(o->log_level);
-	case K_QTIMEOUT:
-		snprintf(buf, len, "%d", o->serve.timeout_ms ? o->serve.timeout_ms
-							     : SERVER_DEFAULT_TIMEOUT_MS);
-		return buf;
-	case K_QCONNS:
-		snprintf(buf, len, "%d", o->serve.max_conns ? o->serve.max_conns
-							    : SERVER_DEFAULT_MAX_CONNS);
-		return buf;
-	case K_QRESULT:
-		snprintf(buf, len, "%d", o->serve.result_mb ? o->serve.result_mb
-							    : SERVER_DEFAULT_RESULT_MB);
-		return buf;
-	case K_QMEM:
-		snprintf(buf, len, "%d", o->serve.query_mem_mb ? o->serve.query_mem_mb
-							       : SERVER_DEFAULT_QUERY_MEM_MB);
-		return buf;
+	case K_QTIMEOUT: return number_text(o->serve.timeout_ms, SERVER_DEFAULT_TIMEOUT_MS, buf, len);
+	case K_QCONNS: return number_text(o->serve.max_conns, SERVER_DEFAULT_MAX_CONNS, buf, len);
+	case K_QRESULT: return number_text(o->serve.result_mb, SERVER_DEFAULT_RESULT_MB, buf, len);
+	case K_QMEM: return number_text(o->serve.query_mem_mb, SERVER_DEFAULT_QUERY_MEM_MB, buf, len);
 	}
 	return "";
 }
