@@ -48,6 +48,7 @@ struct tracedat {
 	int nbuf;
 	struct tracecmd_input **iter;	/* the selected buffers' handles */
 	int version;
+	uint64_t date_offset;		/* record --date's, taken back off */
 	tracedat_record_fn fn;
 	void *ctx;
 };
@@ -211,8 +212,13 @@ void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
  * first versions) that keeps timestamps as recorded: without it a file
  * recorded with `trace-cmd record --date` has every timestamp moved by
  * the file's time-of-day offset. commd keeps the trace clock in ts and
- * the offset apart (clock_map). */
+ * the offset apart (clock_map): tracedat_date_offset measures it with a
+ * second handle that has the flag, and the records are moved back. */
 #define TRACEDAT_FL_IGNORE_DATE (1 << 0)
+
+/* Timestamps past 2000-01-01 in ns: the date offset was applied (a trace
+ * clock counting from boot is nowhere near); below it no offset was. */
+#define TRACEDAT_WALL_MIN_NS 946684800000000000ull
 
 struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 {
@@ -254,8 +260,7 @@ struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen)
 					  TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->handle)
 		close(fd);
-	else if (tracecmd_set_flag(t->handle, TRACEDAT_FL_IGNORE_DATE),
-		 tracecmd_read_headers(t->handle, 0) < 0) {
+	else if (tracecmd_read_headers(t->handle, 0) < 0) {
 		tracecmd_close(t->handle);
 		t->handle = NULL;
 	}
@@ -458,7 +463,7 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	/* Over several buffers the callback's cpu is offset by the buffers
 	 * before it; the record knows its real CPU. */
 	(void)cpu;
-	return t->fn(t->ctx, rec->data, rec->size, rec->cpu, rec->ts,
+	return t->fn(t->ctx, rec->data, rec->size, rec->cpu, rec->ts - t->date_offset,
 		     rec->missed_events);
 }
 
@@ -494,6 +499,17 @@ int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
 	*offset = 0;
 	if (fd < 0)
 		return -1;
+	/* Most files have no offset: the first timestamps say so, and the
+	 * second handle (which decompresses a compressed file's first
+	 * pages again) is spared. */
+	for (int i = 0; i < t->nbuf; i++)
+		if (tracecmd_get_first_ts(t->buf[i].handle) >= TRACEDAT_WALL_MIN_NS)
+			ret = 0;
+	if (ret) {
+		close(fd);
+		return 0;
+	}
+	ret = -1;
 	lseek(fd, 0, SEEK_SET);
 	h = tracecmd_alloc_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS |
 				  TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
@@ -503,6 +519,7 @@ int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
 	}
 	/* A failed half-way read is left to the process's exit, as in
 	 * tracedat_open_fd (the main handle read this file already). */
+	tracecmd_set_flag(h, TRACEDAT_FL_IGNORE_DATE);
 	if (tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0)
 		return -1;
 	/* The same buffer with and without the offset: the first whose
@@ -513,8 +530,8 @@ int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
 
 		if (!b)
 			continue;
-		with = tracecmd_get_first_ts(b);
-		without = tracecmd_get_first_ts(t->buf[i].handle);
+		without = tracecmd_get_first_ts(b);
+		with = tracecmd_get_first_ts(t->buf[i].handle);
 		if (with && without) {
 			*offset = (int64_t)(with - without);
 			ret = 0;
@@ -523,5 +540,7 @@ int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
 			tracecmd_close(b);
 	}
 	tracecmd_close(h);
+	if (ret == 0)
+		t->date_offset = *offset;
 	return ret;
 }

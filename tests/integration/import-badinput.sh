@@ -90,10 +90,13 @@ if [ "$(id -u)" = 0 ]; then
 	d=$(mktemp -d "$W/case.XXXXXX")
 	strace -f -o "$d/st" -e trace=openat,setuid,pread64,read \
 		"$COMMD" import --no-progress "$TESTDATA/sched-v7.dat" -o "$d/OUT.db" > /dev/null 2>&1 || true
-	# the fd the file got, then: no read of it before setuid(nobody)
-	order=$(awk '/openat\(.*sched-v7\.dat/ { split($0, a, "= "); fd = a[2] + 0 }
+	# the fds the file got (it is opened more than once), then: no read
+	# of any of them before setuid(nobody)
+	order=$(awk '/openat\(.*sched-v7\.dat/ { split($0, a, "= "); fds[a[2] + 0] = 1 }
 		/setuid\(65534\) += 0/ && !dropped { dropped = 1; print "drop" }
-		fd && ($2 ~ "^(pread64|read)\\(" fd ",") && !seen { seen = 1; print "read" }' "$d/st" | tr '\n' ' ')
+		match($2, "^(pread64|read)\\([0-9]+,") && !seen {
+			f = substr($2, index($2, "(") + 1) + 0
+			if (f in fds) { seen = 1; print "read" } }' "$d/st" | tr '\n' ' ')
 	check_eq "commd import: the parsing child becomes nobody before it reads the file" \
 		"drop read " "$order" || true
 	db_sound "commd import as nobody" "$d/OUT.db"
