@@ -15,23 +15,10 @@ fi
 # directory $TMP and the EXIT trap that removes it.
 # shellcheck source=../lib/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
-T=$TMP
+# T, ref, start_fake_server, stop_fake_server, finish
+# shellcheck source=../lib/commq.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/commq.sh"
 DB=$T/t.db
-SOCK=
-FAKE_PID=
-
-stop_fake_server() {
-	if [[ -n $FAKE_PID ]]; then
-		kill "$FAKE_PID" 2>/dev/null || true
-		wait "$FAKE_PID" 2>/dev/null || true
-	fi
-}
-CLEANUP_HOOKS+=(stop_fake_server)
-
-# The reference: sqlite3 with no ~/.sqliterc to change its habits.
-ref() {
-	sqlite3 -init /dev/null -batch "$@"
-}
 
 # commq_ok NAME ARGS... — runs commq with stdout to $T/got (stdin is the
 # caller's); a failure is reported with its stderr rather than silently
@@ -58,23 +45,6 @@ same_as_sqlite3() {
 		commq_ok "$name (socket)" --socket "$SOCK" "$@" "$sql"
 		expect_same "$name (socket)" "$T/expected" "$T/got"
 	fi
-}
-
-# start_fake_server — serves $DB on the socket $SOCK with fake-server
-# (tests/client/fake-server.c); it logs a line per connection and per
-# query in $T/server.log.
-start_fake_server() {
-	: "${FAKE_SERVER:?FAKE_SERVER must name the fake-server binary}"
-	SOCK=$T/sock
-	"$FAKE_SERVER" "$SOCK" "$DB" 2>>"$T/server.log" &
-	FAKE_PID=$!
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[[ -S $SOCK ]] && return 0
-		sleep 0.05
-	done
-	echo "fake-server did not start: $(cat "$T/server.log")" >&2
-	exit 1
 }
 
 # expect_failure NAME STATUS MESSAGE [ARGS...] — commq ARGS (stdin empty)
@@ -107,12 +77,3 @@ insert into b values (1, x'414243'), (2, x''), (3, x'00'), (4, NULL);
 SQL
 }
 
-# finish: in place of check.sh's, which counts checks; these tests also
-# fail() directly, so they report failures only.
-finish() {
-	if ((FAILURES)); then
-		echo "$FAILURES check(s) failed" >&2
-		exit 1
-	fi
-	echo "all checks passed"
-}

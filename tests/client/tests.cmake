@@ -26,9 +26,6 @@ set(_client_tests
   client_terminal_escapes terminal)
 while(_client_tests)
   list(POP_FRONT _client_tests _name _script)
-  add_test(NAME ${_name}
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${_script}.sh)
-  set_tests_properties(${_name} PROPERTIES
-    ENVIRONMENT "${COMMD_TEST_ENV};FAKE_SERVER=$<TARGET_FILE:commq_fake_server>"
-    LABELS client SKIP_RETURN_CODE 77)
+  commd_script_test(${_name} ${CMAKE_CURRENT_LIST_DIR}/${_script}.sh client SKIP77
+    ENV FAKE_SERVER=$<TARGET_FILE:commq_fake_server>)
 endwhile()

@@ -25,6 +25,9 @@ MAX_SHOWN=15		# mismatching rows printed per failed comparison
 # shellcheck source=../lib/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 TMPDIR_TEST=$TMP
+# fixtures, import_ok
+# shellcheck source=../lib/import.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/import.sh"
 trap 'exit 130' INT TERM
 
 command -v trace-cmd > /dev/null || abort "trace-cmd in PATH" "found" "missing"
@@ -35,29 +38,7 @@ q() {
 	sqlite3 -readonly -batch -noheader -separator $'\t' "$1" "$2"
 }
 
-fixtures() {
-	local f found=0
-	for f in "$TESTDATA"/*.dat; do
-		[ -e "$f" ] || continue
-		found=1
-		printf '%s\n' "$f"
-	done
-	[ "$found" = 1 ] || abort "fixtures in $TESTDATA" "at least one *.dat" "none"
-}
 
-# import_ok DAT DB: import; a failure (with stderr) returns non-zero.
-import_ok() {
-	local dat=$1 db=$2 rc=0
-	"$COMMD" import "$dat" -o "$db" --force --no-progress \
-		2> "$TMPDIR_TEST/import.err" || rc=$?
-	CHECKS=$((CHECKS + 1))
-	if [ "$rc" -ne 0 ] || [ ! -f "$db" ]; then
-		fail "commd import $(basename "$dat")" "exit 0 and $db created" \
-			"exit $rc, stderr: $(head -c 2000 "$TMPDIR_TEST/import.err")"
-		return 1
-	fi
-	return 0
-}
 
 # reference DAT PREFIX LABEL: runs reference.awk over `trace-cmd report -t`.
 # Writes PREFIX.slices (cpu pid comm ts dur lost), PREFIX.wakeups (ts pid

@@ -8,23 +8,10 @@
 
 foreach(t derived-cpu-time derived-latency derived-losses derived-thread-state)
 	string(REPLACE "-" "_" name "${t}")
-	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${t}.sh)
-	set_tests_properties(${name} PROPERTIES
-		ENVIRONMENT "${COMMD_TEST_ENV}" LABELS import TIMEOUT 600)
+	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh import TIMEOUT 600)
 endforeach()
-
-add_test(NAME derived_live COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/derived-live.sh)
-set_tests_properties(derived_live PROPERTIES
-	ENVIRONMENT "${COMMD_TEST_ENV}" LABELS live TIMEOUT 600 RUN_SERIAL TRUE)
-
-add_test(NAME derived_processes COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/derived-processes.sh)
-set_tests_properties(derived_processes PROPERTIES
-	ENVIRONMENT "${COMMD_TEST_ENV}" LABELS live TIMEOUT 600 RUN_SERIAL TRUE)
-
-add_test(NAME derived_runtime COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/derived-runtime.sh)
-set_tests_properties(derived_runtime PROPERTIES
-	ENVIRONMENT "${COMMD_TEST_ENV}" LABELS live TIMEOUT 600 RUN_SERIAL TRUE)
-
-add_test(NAME derived_migrate COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/derived-migrate.sh)
-set_tests_properties(derived_migrate PROPERTIES
-	ENVIRONMENT "${COMMD_TEST_ENV}" LABELS live TIMEOUT 300)
+foreach(t derived-live derived-processes derived-runtime)
+	string(REPLACE "-" "_" name "${t}")
+	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh live SERIAL TIMEOUT 600)
+endforeach()
+commd_script_test(derived_migrate ${CMAKE_CURRENT_LIST_DIR}/derived-migrate.sh live)

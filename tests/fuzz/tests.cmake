@@ -56,6 +56,4 @@ commd_fuzz_replay(request SOURCES ${_d}/server.c ${_d}/privs.c ${_c}/protocol.c 
 commd_fuzz_replay(response SOURCES ${CMAKE_SOURCE_DIR}/client/wire.c ${_c}/protocol.c
   LIBS PkgConfig::SQLITE)
 
-add_test(NAME fuzz_smoke COMMAND bash ${_fz}/smoke.sh)
-set_tests_properties(fuzz_smoke PROPERTIES
-  ENVIRONMENT "${COMMD_TEST_ENV}" LABELS fuzz TIMEOUT 900 SKIP_RETURN_CODE 77)
+commd_script_test(fuzz_smoke ${_fz}/smoke.sh fuzz SKIP77 TIMEOUT 900)

@@ -27,6 +27,9 @@ VIEWS=(sched_switch sched_wakeup sched_wakeup_new sched_waking
 # shellcheck source=../lib/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 TMPDIR_TEST=$TMP
+# fixtures, import_ok
+# shellcheck source=../lib/import.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/import.sh"
 trap 'exit 130' INT TERM
 
 # q DB SQL: one query through the sqlite3 shell (read-only), '|' separated.
@@ -34,32 +37,7 @@ q() {
 	sqlite3 -readonly -batch -noheader "$1" "$2"
 }
 
-fixtures() {
-	local f found=0
-	for f in "$TESTDATA"/*.dat; do
-		[ -e "$f" ] || continue
-		found=1
-		printf '%s\n' "$f"
-	done
-	[ "$found" = 1 ] || abort "fixtures in $TESTDATA" "at least one *.dat" "none"
-}
 
-# import_ok DAT DB [OPTION...]: import (with the extra options), recording
-# a failure (with stderr) if it fails. Returns non-zero when there is no
-# database to check.
-import_ok() {
-	local dat=$1 db=$2 rc=0
-	shift 2
-	"$COMMD" import "$dat" -o "$db" --force --no-progress "$@" \
-		2> "$TMPDIR_TEST/import.err" || rc=$?
-	CHECKS=$((CHECKS + 1))
-	if [ "$rc" -ne 0 ] || [ ! -f "$db" ]; then
-		fail "commd import $(basename "$dat")" "exit 0 and $db created" \
-			"exit $rc, stderr: $(head -c 2000 "$TMPDIR_TEST/import.err")"
-		return 1
-	fi
-	return 0
-}
 
 is_view() {
 	local v

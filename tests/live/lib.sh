@@ -31,25 +31,9 @@ CHECK_KEEP=${LIVE_KEEP:-0}
 COMMD_PIDS=()		# every commd this test started
 HELPER_PIDS=()		# every other background process it started
 INST_PREFIX=commd-test-$$
-
-_alive() {	# PID: running (not gone, not a zombie)
-	local st
-	st=$(awk '{print $3}' "/proc/$1/stat" 2> /dev/null) || return 1
-	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
-}
-
-# serve_pids DB: pids of `commd serve ... --db DB` (the query server
-# processes commd spawned for DB), one a line.
-serve_pids() {
-	local p c
-	for p in /proc/[0-9]*; do
-		c=$( { tr '\0' ' ' < "$p/cmdline"; } 2> /dev/null) || continue
-		case $c in
-		# shellcheck disable=SC2027 # $1 unquoted: a pattern for the cleanup
-		"commd serve "*"--db "$1" "*) printf '%s\n' "${p#/proc/}" ;;
-		esac
-	done
-}
+# _alive, serve_pids, inst, need_tracefs
+# shellcheck source=../lib/daemon.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/daemon.sh"
 
 # _live_cleanup: the first of the EXIT trap's CLEANUP_HOOKS (check.sh
 # then removes $TMP, or keeps it with LIVE_KEEP=1).
@@ -75,23 +59,9 @@ CLEANUP_HOOKS+=(_live_cleanup)
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# inst N: the name of this test's instance number N.
-inst() { printf '%s-%s' "$INST_PREFIX" "$1"; }
-
 # need_live: root and a usable tracefs, or the test fails.
 need_live() {
-	local probe=$T/instances/$INST_PREFIX-probe
-	[ "$(id -u)" = 0 ] || abort "running as root (live tests need uid 0)" "uid 0" "uid $(id -u)"
-	if [ ! -d "$T/instances" ]; then
-		mount -t tracefs nodev "$T" 2> "$TMP/mount.err" || true
-	fi
-	[ -d "$T/instances" ] || abort "tracefs at $T" "mounted (or mountable) with instances/" \
-		"no $T/instances; mount -t tracefs: $(cat "$TMP/mount.err" 2> /dev/null)"
-	if ! mkdir "$probe" 2> "$TMP/probe.err"; then
-		abort "creating a tracefs instance ($probe)" "mkdir succeeds" "$(cat "$TMP/probe.err")"
-	fi
-	rmdir "$probe" || abort "removing the probe instance $probe" "rmdir succeeds" "failed"
-	command -v sqlite3 > /dev/null || abort "sqlite3 shell" "in PATH" "missing"
+	need_tracefs "$T" "live tests need uid 0"
 }
 
 # need_perf: perf bench sched messaging works.

@@ -13,10 +13,8 @@ foreach(t live-lifecycle live-notify live-errors live-sigkill live-heavy live-fr
 	  live-fulldisk live-loss live-side-by-side live-retention live-maxage live-hotplug
 	  live-tampered live-pidns live-processes live-wallclock)
 	string(REPLACE "-" "_" name "${t}")
-	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${t}.sh)
-	set_tests_properties(${name} PROPERTIES
-		ENVIRONMENT "${COMMD_TEST_ENV};NOTIFY_LISTEN=$<TARGET_FILE:notify-listen>"
-		LABELS live RUN_SERIAL TRUE TIMEOUT 300)
+	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh live SERIAL
+		ENV NOTIFY_LISTEN=$<TARGET_FILE:notify-listen>)
 endforeach()
 
 # Where no CPU can go offline (one CPU, no hotplug) live_hotplug exits 77.

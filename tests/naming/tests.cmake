@@ -9,10 +9,5 @@
 add_executable(namer ${CMAKE_CURRENT_LIST_DIR}/namer.c)
 target_link_libraries(namer PRIVATE Threads::Threads)
 
-add_test(NAME live_names
-	COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/live-names.sh)
-# RUN_SERIAL: it records into its own instance, but checks the global
-# set_event, which import_live_record changes while it runs.
-set_tests_properties(live_names PROPERTIES
-	ENVIRONMENT "${COMMD_TEST_ENV};NAMER=$<TARGET_FILE:namer>"
-	LABELS live TIMEOUT 600 RUN_SERIAL TRUE)
+commd_script_test(live_names ${CMAKE_CURRENT_LIST_DIR}/live-names.sh live SERIAL TIMEOUT 600
+	ENV NAMER=$<TARGET_FILE:namer>)

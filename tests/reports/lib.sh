@@ -17,17 +17,9 @@
 # scratch directory $TMP and the EXIT trap that removes it.
 # shellcheck source=../lib/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
-T=$TMP
-SOCK=
-FAKE_PID=
-
-stop_fake_server() {
-	if [[ -n $FAKE_PID ]]; then
-		kill "$FAKE_PID" 2>/dev/null || true
-		wait "$FAKE_PID" 2>/dev/null || true
-	fi
-}
-CLEANUP_HOOKS+=(stop_fake_server)
+# T, ref, start_fake_server, stop_fake_server, finish
+# shellcheck source=../lib/commq.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/commq.sh"
 
 # need TOOL PACKAGE — a tool the test cannot do without.
 need() {
@@ -38,11 +30,6 @@ need() {
 }
 need sqlite3 sqlite3
 need awk mawk
-
-# ref DB SQL... — the sqlite3 shell with no ~/.sqliterc.
-ref() {
-	sqlite3 -init /dev/null -batch "$@"
-}
 
 # commq_ok NAME ARGS... — commq's stdout to $T/got; a failure is recorded
 # with its stderr.
@@ -75,22 +62,6 @@ import() {
 	fi
 }
 
-# start_fake_server DB — serves DB on $SOCK (any SQL is run on it, as
-# commd's server would).
-start_fake_server() {
-	: "${FAKE_SERVER:?FAKE_SERVER must name the fake-server of tests/client}"
-	SOCK=$T/sock
-	"$FAKE_SERVER" "$SOCK" "$1" 2>>"$T/server.log" &
-	FAKE_PID=$!
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[[ -S $SOCK ]] && return 0
-		sleep 0.05
-	done
-	echo "FAIL fake-server did not start: $(cat "$T/server.log")" >&2
-	exit 1
-}
-
 # near NAME EXPECTED GOT TOLERANCE — numbers equal within TOLERANCE.
 near() {
 	if ! awk -v a="$2" -v b="$3" -v t="$4" \
@@ -99,12 +70,3 @@ near() {
 	fi
 }
 
-# finish: in place of check.sh's, which counts checks; these tests also
-# fail() directly, so they report failures only.
-finish() {
-	if ((FAILURES)); then
-		echo "$TEST_NAME: $FAILURES check(s) failed" >&2
-		exit 1
-	fi
-	echo "$TEST_NAME: all checks passed"
-}

@@ -19,9 +19,6 @@ set(_report_tests
   reports_loss_warning loss-warning)
 while(_report_tests)
   list(POP_FRONT _report_tests _name _script)
-  add_test(NAME ${_name}
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/${_script}.sh)
-  set_tests_properties(${_name} PROPERTIES
-    ENVIRONMENT "${COMMD_TEST_ENV};FAKE_SERVER=$<TARGET_FILE:commq_fake_server>"
-    LABELS client TIMEOUT 300)
+  commd_script_test(${_name} ${CMAKE_CURRENT_LIST_DIR}/${_script}.sh client
+    ENV FAKE_SERVER=$<TARGET_FILE:commq_fake_server>)
 endwhile()

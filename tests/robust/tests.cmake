@@ -12,12 +12,6 @@
 
 add_executable(tracedat-mutate ${CMAKE_CURRENT_LIST_DIR}/tracedat-mutate.c)
 
-add_test(NAME robust_mutate_tracedat
-         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/mutate-tracedat.sh)
-set_tests_properties(robust_mutate_tracedat PROPERTIES
-  ENVIRONMENT "${COMMD_TEST_ENV};MUTATE=$<TARGET_FILE:tracedat-mutate>"
-  LABELS robust TIMEOUT 600 SKIP_RETURN_CODE 77)
-
-add_test(NAME robust_kill_loop COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/kill-loop.sh)
-set_tests_properties(robust_kill_loop PROPERTIES
-  ENVIRONMENT "${COMMD_TEST_ENV}" LABELS live RUN_SERIAL TRUE TIMEOUT 900)
+commd_script_test(robust_mutate_tracedat ${CMAKE_CURRENT_LIST_DIR}/mutate-tracedat.sh robust
+  SKIP77 TIMEOUT 600 ENV MUTATE=$<TARGET_FILE:tracedat-mutate>)
+commd_script_test(robust_kill_loop ${CMAKE_CURRENT_LIST_DIR}/kill-loop.sh live SERIAL TIMEOUT 900)

@@ -51,28 +51,13 @@ COMMD_PIDS=()		# every commd this test started
 HELPER_PIDS=()		# every other background process it started
 NS_NEXT_ID=64000	# ids for ns_add_group/ns_add_user
 INST_PREFIX=commd-srvtest-$$
+# _alive, serve_pids, inst, need_tracefs
+# shellcheck source=../lib/daemon.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/daemon.sh"
 
 # Runaway SQL: never ends by itself.
 RUNAWAY="with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c"
 
-_alive() {	# PID: running (not gone, not a zombie)
-	local st
-	st=$(awk '{print $3}' "/proc/$1/stat" 2> /dev/null) || return 1
-	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
-}
-
-# serve_pids DB: pids of `commd serve ... --db DB` (DB may be a pattern).
-serve_pids() {
-	local p c
-	for p in /proc/[0-9]*; do
-		c=$( { tr '\0' ' ' < "$p/cmdline"; } 2> /dev/null) || continue
-		# $1 unquoted: a pattern (the cleanup passes "$TMP/*")
-		# shellcheck disable=SC2053,SC2027
-		if [[ $c == "commd serve "*"--db "$1" "* ]]; then
-			printf '%s\n' "${p#/proc/}"
-		fi
-	done
-}
 
 # serve_pid DB: the one query server of DB ("" when none, "a b" when several).
 serve_pid() {
@@ -131,23 +116,12 @@ trap 'exit 143' TERM
 HELPER_PIDS+=($!)
 disown $!	# no "Killed" notice when the trap ends it
 
-inst() { printf '%s-%s' "$INST_PREFIX" "$1"; }
 
-# need_live: root and a usable tracefs, or the test fails.
+# need_live: root, a usable tracefs, rawclient, sqlite3 and setpriv, or
+# the test fails.
 need_live() {
-	local probe=$TRACEFS/instances/$INST_PREFIX-probe
-	[ "$(id -u)" = 0 ] || abort "running as root (the server tests start commd, which needs uid 0)" "uid 0" "uid $(id -u)"
-	if [ ! -d "$TRACEFS/instances" ]; then
-		mount -t tracefs nodev "$TRACEFS" 2> "$TMP/mount.err" || true
-	fi
-	[ -d "$TRACEFS/instances" ] || abort "tracefs at $TRACEFS" "mounted (or mountable) with instances/" \
-		"no $TRACEFS/instances; mount -t tracefs: $(cat "$TMP/mount.err" 2> /dev/null)"
-	if ! mkdir "$probe" 2> "$TMP/probe.err"; then
-		abort "creating a tracefs instance ($probe)" "mkdir succeeds" "$(cat "$TMP/probe.err")"
-	fi
-	rmdir "$probe" || abort "removing the probe instance $probe" "rmdir succeeds" "failed"
+	need_tracefs "$TRACEFS" "the server tests start commd, which needs uid 0"
 	[ -x "$RAWCLIENT" ] || abort "rawclient" "executable at \$RAWCLIENT" "'$RAWCLIENT'"
-	command -v sqlite3 > /dev/null || abort "sqlite3 shell" "in PATH" "missing"
 	command -v setpriv > /dev/null || abort "setpriv (util-linux)" "in PATH" "missing"
 }
 

@@ -12,8 +12,6 @@ add_executable(rawclient ${CMAKE_CURRENT_LIST_DIR}/rawclient.c)
 foreach(t answers refusals concurrency bad-frames stalled-clients streaming privileges group sigterm safety resets
 	  hardening quotas)
 	string(REPLACE "-" "_" name "server_${t}")
-	add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/server-${t}.sh)
-	set_tests_properties(${name} PROPERTIES
-		ENVIRONMENT "${COMMD_TEST_ENV};RAWCLIENT=$<TARGET_FILE:rawclient>"
-		LABELS live RUN_SERIAL TRUE TIMEOUT 300)
+	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/server-${t}.sh live SERIAL
+		ENV RAWCLIENT=$<TARGET_FILE:rawclient>)
 endforeach()

@@ -6,8 +6,6 @@
 # binaries would need the sanitizer runtimes inside the container.
 # Included from tests/CMakeLists.txt.
 if(NOT COMMD_SANITIZE)
-	add_test(NAME system_service
-		COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/service.sh ${CMAKE_BINARY_DIR})
-	set_tests_properties(system_service PROPERTIES
-		LABELS system RUN_SERIAL TRUE TIMEOUT 900)
+	commd_script_test(system_service ${CMAKE_CURRENT_LIST_DIR}/service.sh system SERIAL
+		TIMEOUT 900 ARGS ${CMAKE_BINARY_DIR})
 endif()
