@@ -44,3 +44,25 @@ need_tracefs() {
 	rmdir "$probe" || abort "removing the probe instance $probe" "rmdir succeeds" "failed"
 	command -v sqlite3 > /dev/null || abort "sqlite3 shell" "in PATH" "missing"
 }
+
+# stop_commd PID SIGNAL [SECONDS]: sends SIGNAL, waits for the exit and
+# sets STOP_RC to its status ("timeout" if it did not exit, then SIGKILLs
+# it) and STOP_MS to how long the stop took.
+stop_commd() {
+	local pid=$1 sig=$2 limit=$(( ${3:-120} * 20 )) i t0
+	t0=$(date +%s%N)
+	kill "-$sig" "$pid"
+	for ((i = 0; i < limit; i++)); do
+		_alive "$pid" || break
+		sleep 0.05
+	done
+	if _alive "$pid"; then
+		kill -KILL "$pid" 2> /dev/null || true
+		wait "$pid" 2> /dev/null || true
+		STOP_RC=timeout
+	else
+		STOP_RC=0
+		wait "$pid" 2> /dev/null || STOP_RC=$?
+	fi
+	STOP_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+}

@@ -164,26 +164,6 @@ start_ready() {
 		"one process" "'$(serve_pid "$DB")'"
 }
 
-# stop_commd PID SIGNAL [SECONDS]: sends SIGNAL, waits (120 s) for the
-# exit; STOP_RC its status or "timeout" (then SIGKILLed), STOP_MS the time.
-stop_commd() {
-	local pid=$1 sig=$2 limit=$(( ${3:-120} * 20 )) i t0
-	t0=$(date +%s%N)
-	kill "-$sig" "$pid"
-	for ((i = 0; i < limit; i++)); do
-		_alive "$pid" || break
-		sleep 0.05
-	done
-	STOP_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
-	if _alive "$pid"; then
-		kill -KILL "$pid" 2> /dev/null || true
-		wait "$pid" 2> /dev/null || true
-		STOP_RC=timeout
-	else
-		STOP_RC=0
-		wait "$pid" 2> /dev/null || STOP_RC=$?
-	fi
-}
 
 # sq SQL [OPTIONS...]: commq over the socket $SOCK; sets SQ_RC, SQ_OUT,
 # SQ_ERR, SQ_MS (never fails the script).
