@@ -241,3 +241,41 @@ void proto_get_value(struct proto_reader *r, struct proto_value *v)
 		break;
 	}
 }
+
+int proto_parse_request(const uint8_t *data, size_t len,
+			 struct proto_request *q)
+{
+	const uint8_t *payload;
+	struct proto_reader r;
+	size_t plen, flen;
+	uint8_t type;
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	rc = proto_frame_peek(data, len, &type, &payload, &plen, &flen);
+	if (rc < 0) {
+		q->error = "bad frame length";
+		return -1;
+	}
+	if (rc > 0) {
+		if (len >= 4)
+			q->frame_len = 4 + (size_t)((uint32_t)data[0] << 24 |
+						    (uint32_t)data[1] << 16 |
+						    (uint32_t)data[2] << 8 | data[3]);
+		return 1;
+	}
+	if (type != PROTO_QUERY) {
+		q->error = "unexpected frame type";
+		return -1;
+	}
+	proto_reader_init(&r, payload, plen);
+	q->row_limit = proto_get_u32(&r);
+	q->timeout_ms = proto_get_u32(&r);
+	proto_get_rest(&r, &q->sql, &q->sql_len);
+	if (r.bad) {
+		q->error = "malformed query frame";
+		return -1;
+	}
+	q->frame_len = flen;
+	return 0;
+}

@@ -148,4 +148,20 @@ struct proto_value {
 };
 void proto_get_value(struct proto_reader *r, struct proto_value *v);
 
+/* One client request at the start of data[0..len) (pure: the query server's
+ * on_read and tests/fuzz use it). 0: a whole query frame, q filled (sql
+ * points into data, frame_len bytes make the frame); 1: more bytes are
+ * needed (q->frame_len is the frame's whole length once the 4-byte
+ * header is there, else 0); -1: malformed, q->error says why (the
+ * connection is then closed). */
+struct proto_request {
+	uint32_t row_limit, timeout_ms;
+	const char *sql;	/* not NUL-terminated */
+	size_t sql_len;
+	size_t frame_len;
+	const char *error;
+};
+int proto_parse_request(const uint8_t *data, size_t len,
+			 struct proto_request *q);
+
 #endif

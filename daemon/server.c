@@ -966,44 +966,6 @@ static void protocol_error(struct conn *c, const char *msg)
 	bufferevent_disable(c->bev, EV_READ);
 }
 
-int server_parse_request(const uint8_t *data, size_t len,
-			 struct server_request *q)
-{
-	const uint8_t *payload;
-	struct proto_reader r;
-	size_t plen, flen;
-	uint8_t type;
-	int rc;
-
-	memset(q, 0, sizeof(*q));
-	rc = proto_frame_peek(data, len, &type, &payload, &plen, &flen);
-	if (rc < 0) {
-		q->error = "bad frame length";
-		return -1;
-	}
-	if (rc > 0) {
-		if (len >= 4)
-			q->frame_len = 4 + (size_t)((uint32_t)data[0] << 24 |
-						    (uint32_t)data[1] << 16 |
-						    (uint32_t)data[2] << 8 | data[3]);
-		return 1;
-	}
-	if (type != PROTO_QUERY) {
-		q->error = "unexpected frame type";
-		return -1;
-	}
-	proto_reader_init(&r, payload, plen);
-	q->row_limit = proto_get_u32(&r);
-	q->timeout_ms = proto_get_u32(&r);
-	proto_get_rest(&r, &q->sql, &q->sql_len);
-	if (r.bad) {
-		q->error = "malformed query frame";
-		return -1;
-	}
-	q->frame_len = flen;
-	return 0;
-}
-
 static void on_read(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
@@ -1011,7 +973,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 
 	while (!c->closing) {
 		size_t have = evbuffer_get_length(in);
-		struct server_request q;
+		struct proto_request q;
 		uint8_t hdr[4], *data;
 		struct job *j;
 		int rc;
@@ -1019,7 +981,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 		if (have < 4)
 			return;
 		evbuffer_copyout(in, hdr, 4);
-		rc = server_parse_request(hdr, 4, &q);
+		rc = proto_parse_request(hdr, 4, &q);
 		if (rc < 0) {
 			protocol_error(c, q.error);
 			return;
@@ -1027,7 +989,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 		if (have < q.frame_len)
 			return;
 		data = evbuffer_pullup(in, (ssize_t)q.frame_len);
-		rc = data ? server_parse_request(data, q.frame_len, &q) : 1;
+		rc = data ? proto_parse_request(data, q.frame_len, &q) : 1;
 		if (rc) {
 			protocol_error(c, rc < 0 ? q.error : "bad frame");
 			return;

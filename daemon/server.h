@@ -47,22 +47,6 @@ struct server_limits {
  * the exit status. */
 int server_run(const struct server_opts *o);
 
-/* One client request at the start of data[0..len) (pure: the server's
- * on_read and tests/fuzz use it). 0: a whole query frame, q filled (sql
- * points into data, frame_len bytes make the frame); 1: more bytes are
- * needed (q->frame_len is the frame's whole length once the 4-byte
- * header is there, else 0); -1: malformed, q->error says why (the
- * connection is then closed). */
-struct server_request {
-	uint32_t row_limit, timeout_ms;
-	const char *sql;	/* not NUL-terminated */
-	size_t sql_len;
-	size_t frame_len;
-	const char *error;
-};
-int server_parse_request(const uint8_t *data, size_t len,
-			 struct server_request *q);
-
 /* Capture side helpers. */
 
 /* Binds `path` (mode 0660, group commd when it exists; a directory it

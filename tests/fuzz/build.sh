@@ -37,9 +37,7 @@ for h in "${HARNESSES[@]}"; do
 	pages)    srcs=("${PIPE[@]}"); pkgs="libtracefs libtraceevent sqlite3" ;;
 	tracedat) srcs=("${PIPE[@]}" "$D/import.c" "$D/privs.c" "$D/tracedat.c")
 		  pkgs="libtracecmd libtraceevent sqlite3" ;;
-	request)  srcs=("$D/server.c" "$D/privs.c" "$SRC/common/protocol.c" "$SRC/common/log.c"
-			"$SRC/common/sqlfuncs.c" "$SRC/common/grow.c")
-		  pkgs="libevent libevent_pthreads sqlite3" ;;
+	request)  srcs=("$SRC/common/protocol.c"); pkgs="sqlite3" ;;
 	response) srcs=("$SRC/client/wire.c" "$SRC/common/protocol.c"); pkgs="sqlite3" ;;
 	*) echo "build.sh: no harness '$h'" >&2; exit 2 ;;
 	esac

@@ -1,5 +1,5 @@
 /* fuzz-request.c — the query server's request parser (proto_frame_peek
- * and the 'Q' frame's payload, server_parse_request) on any bytes.
+ * and the 'Q' frame's payload, proto_parse_request) on any bytes.
  *
  * The input is a client's byte stream. It is cut into frames the way
  * on_read does it (the 4-byte header first, then the whole frame) until
@@ -12,7 +12,6 @@
 
 #include "fuzz.h"
 #include "protocol.h"
-#include "server.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -24,7 +23,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void round_trip(const uint8_t *data, size_t size)
 {
 	struct proto_buf b = { 0 };
-	struct server_request q;
+	struct proto_request q;
 	uint32_t limit = 0, timeout = 0;
 
 	if (size >= 8) {
@@ -39,7 +38,7 @@ static void round_trip(const uint8_t *data, size_t size)
 		proto_buf_free(&b);
 		return;
 	}
-	FUZZ_CHECK(server_parse_request(b.data, b.len, &q) == 0,
+	FUZZ_CHECK(proto_parse_request(b.data, b.len, &q) == 0,
 		   "a written query does not parse: %s", q.error ? q.error : "more?");
 	FUZZ_CHECK(q.row_limit == limit && q.timeout_ms == timeout &&
 		   q.sql_len == size && !memcmp(q.sql, data, size) &&
@@ -55,10 +54,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (at < size) {
 		const uint8_t *p = data + at;
 		size_t len = size - at;
-		struct server_request q, h;
+		struct proto_request q, h;
 		int rc, hrc;
 
-		rc = server_parse_request(p, len, &q);
+		rc = proto_parse_request(p, len, &q);
 		switch (rc) {
 		case 0:
 			FUZZ_CHECK(q.frame_len >= PROTO_HEADER + 8 && q.frame_len <= len &&
@@ -71,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_touch(q.sql, q.sql_len);
 			/* Every prefix of the frame wants more. */
 			for (size_t k = 0; k < q.frame_len; k += 1 + k / 3) {
-				FUZZ_CHECK(server_parse_request(p, k, &h) == 1,
+				FUZZ_CHECK(proto_parse_request(p, k, &h) == 1,
 					   "a %zu-byte prefix of a %zu-byte frame parsed",
 					   k, q.frame_len);
 				FUZZ_CHECK(k < 4 ? h.frame_len == 0 : h.frame_len == q.frame_len,
@@ -87,16 +86,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(q.error && *q.error, "a bad frame without a reason");
 			break;
 		default:
-			FUZZ_CHECK(0, "server_parse_request returned %d", rc);
+			FUZZ_CHECK(0, "proto_parse_request returned %d", rc);
 		}
 		/* on_read's way: the header alone, then the whole frame. */
 		if (len >= 4) {
-			hrc = server_parse_request(p, 4, &h);
+			hrc = proto_parse_request(p, 4, &h);
 			FUZZ_CHECK(hrc != 0, "a 4-byte frame");
 			FUZZ_CHECK(hrc == -1 ? rc == -1 : h.frame_len > 4,
 				   "the header alone and the frame disagree");
 			if (hrc == 1 && h.frame_len <= len)
-				FUZZ_CHECK(server_parse_request(p, h.frame_len, &h) == rc,
+				FUZZ_CHECK(proto_parse_request(p, h.frame_len, &h) == rc,
 					   "parsing the frame alone differs");
 		}
 		if (rc != 0)
