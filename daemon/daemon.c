@@ -33,7 +33,7 @@
 #include "notify.h"
 #include "pipeline.h"
 #include "seed.h"
-#include "server.h"
+#include "serverctl.h"
 #include "store.h"
 
 static volatile sig_atomic_t stop_signal, hup_signal;
@@ -67,10 +67,8 @@ struct capture {
 	int failed;
 	int restored;			/* times the instance was set back */
 	int restored_lost;		/* ... after events went untraced */
-	int listen_fd, socket_created;
+	struct serverctl server;		/* the query server */
 	int proc_is_hosts;		/* /proc numbers tasks as the trace does */
-	pid_t server;			/* the query server process */
-	uint64_t server_started;
 	int64_t clock_offset;		/* realtime - ts, the last stored */
 	int64_t clock_err;		/* its uncertainty */
 	int clock_stored;		/* a reading was stored */
@@ -96,47 +94,9 @@ static int clock_reading(struct capture *c)
 	return store_clock(c->store, c->id, ts, rt, err);
 }
 
-/* The query server runs as its own unprivileged process; if it dies,
- * capture goes on and it is started again (at most once a second). */
 static void watch_server(struct capture *c, uint64_t now)
 {
-	int status;
-
-	if (c->listen_fd < 0)
-		return;
-	if (c->server > 0 && waitpid(c->server, &status, WNOHANG) == c->server) {
-		log_warning("query server (pid %d) %s %d; restarting it", (int)c->server,
-			    WIFSIGNALED(status) ? "killed by signal" : "exited with",
-			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-		c->server = 0;
-	}
-	if (c->server <= 0 && now - c->server_started >= 1000000000ull) {
-		c->server = server_spawn(c->listen_fd, c->o->db, &c->o->serve);
-		c->server_started = now;
-	}
-}
-
-static void stop_server(struct capture *c)
-{
-	if (c->server > 0) {
-		/* It cuts its queries off at once; a server that does not go
-		 * within 5 s is killed. */
-		kill(c->server, SIGTERM);
-		for (int i = 0; i < 500 && waitpid(c->server, NULL, WNOHANG) == 0; i++) {
-			struct timespec t = { 0, 10000000 };
-
-			nanosleep(&t, NULL);
-			if (i == 499) {
-				kill(c->server, SIGKILL);
-				waitpid(c->server, NULL, 0);
-			}
-		}
-		c->server = 0;
-	}
-	if (c->listen_fd >= 0)
-		close(c->listen_fd);
-	if (c->socket_created)
-		unlink(c->o->socket);
+	serverctl_watch(&c->server, now);
 }
 
 /* The database's directory, as make_parent_dir found or made it. */
@@ -543,7 +503,7 @@ int daemon_run(const struct daemon_opts *opts)
 {
 	struct daemon_opts cur = *opts, *o = &cur;	/* strings stay the caller's */
 	struct live_opts lo = { o->instance, o->buffer_kb, o->events, o->clock };
-	struct capture c = { .o = o, .id = -1, .listen_fd = -1,
+	struct capture c = { .o = o, .id = -1, .server = { .listen_fd = -1 },
 			     .lost_warn = { .interval_ns = LOST_WARN_INTERVAL_S * 1000000000ull } };
 	struct timespec started = { 0, 0 };
 	char err[512], host[256] = "";
@@ -604,11 +564,14 @@ int daemon_run(const struct daemon_opts *opts)
 		goto out;
 	}
 	if (o->socket && strcmp(o->socket, "none")) {
-		c.listen_fd = server_listen(o->socket, &c.socket_created);
-		if (c.listen_fd < 0)
+		c.server.socket = o->socket;
+		c.server.db = o->db;
+		c.server.limits = &o->serve;
+		c.server.listen_fd = server_listen(o->socket, &c.server.socket_created);
+		if (c.server.listen_fd < 0)
 			goto out;
 		watch_server(&c, live_now());
-		if (c.server < 0)
+		if (c.server.pid < 0)
 			goto out;
 	}
 	apply_retention(&c);
@@ -784,7 +747,7 @@ int daemon_run(const struct daemon_opts *opts)
 	}
 	rc = 0;
 out:
-	stop_server(&c);
+	serverctl_stop(&c.server);
 	pipeline_free(c.pipe);
 	live_close(c.live);
 	if (store_close(c.store) && rc == 0)

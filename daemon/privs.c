@@ -3,6 +3,7 @@
 #include "privs.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <grp.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,5 +68,16 @@ int privs_drop(uid_t uid, gid_t gid, const gid_t *groups, int ngroups,
 		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+int privs_user(const char *name, uid_t *uid, gid_t *gid)
+{
+	struct passwd *pw = getpwnam(name);
+
+	if (!pw)
+		return -1;
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
 	return 0;
 }

@@ -14,4 +14,8 @@
 int privs_drop(uid_t uid, gid_t gid, const gid_t *groups, int ngroups,
 	       char *err, size_t errlen);
 
+/* The ids of user name (the query server's, "commd"); -1 when there is
+ * no such user. */
+int privs_user(const char *name, uid_t *uid, gid_t *gid);
+
 #endif

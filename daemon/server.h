@@ -1,8 +1,9 @@
 /* server.h — the query server: SQL over a unix socket, answered on
  * read-only SQLite connections by a process that holds no privileges.
  *
- * The capture side (root) binds the socket and starts the server as a
- * separate program (`commd serve`), which drops to an unprivileged user
+ * The capture side (root, serverctl.h) binds the socket and starts the
+ * server as a separate program (`commd serve`), which drops to an
+ * unprivileged user
  * before reading a single byte from a client; if it dies, capture goes on
  * and it is started again. Clients are served by one libevent loop;
  * queries run on a small pool of worker threads, each with a deadline, so
@@ -46,18 +47,5 @@ struct server_limits {
 /* `commd serve`: drops privileges, then serves until SIGTERM. Returns
  * the exit status. */
 int server_run(const struct server_opts *o);
-
-/* Capture side helpers. */
-
-/* Binds `path` (mode 0660, group commd when it exists; a directory it
- * makes for it is 0750, group commd too), or takes the
- * socket systemd passed (LISTEN_FDS). Returns the fd or -1 (logged). */
-int server_listen(const char *path, int *created);
-
-/* Starts `commd serve` on listen_fd; returns its pid or -1 (logged). */
-pid_t server_spawn(int listen_fd, const char *db, const struct server_limits *l);
-
-/* The user the server drops to and its ids; -1 when none exists. */
-int server_user(const char *name, uid_t *uid, gid_t *gid);
 
 #endif
