@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "live.h"
 #include "daemon.h"
+#include "pages.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,45 +23,19 @@
 static const char default_events[] = DAEMON_DEFAULT_EVENTS;
 static const char naming_events[] = "task:task_rename,task:task_newtask";
 
-struct page {
-	struct page *next;
-	int len;
-	unsigned char data[];
-};
-
-struct cpu {
-	int fd;
-	struct page *head, *tail;	/* read, not yet fully emitted */
-	struct kbuffer *kbuf;		/* iterates head */
-	void *event;			/* current event of head, NULL = none */
-	unsigned long long ts;
-	int64_t missed;			/* flagged on head's first event */
-	int cut;			/* a page was cut short (corrupt): the
-					 * next page's first event says so */
-	uint64_t watermark;		/* no later event can come before this */
-};
-
 struct live {
 	struct tracefs_instance *inst;
 	char *name;
 	struct tep_handle *tep;
 	int ncpus;
-	struct cpu *cpus;
+	struct pages *pages;		/* the CPUs' trace_pipe_raw, read */
 	struct pollfd *pfds;
 	size_t subbuf;			/* sub-buffer size in bytes */
-	struct page *free_pages;
-	int nfree;			/* pages on free_pages */
 	char *events;			/* "system:name,..." enabled */
-	int more;			/* a read stopped short: pages remain */
 	char clock[40];			/* trace_clock */
 	int mono;			/* it is CLOCK_MONOTONIC */
 	uint64_t trace_now;		/* live_trace_now's last answer */
 };
-
-/* Pages one live_read takes from each CPU (1 MiB of 4 KiB sub-buffers):
- * a burst is worked through in steps, so commits, watchdog pings and the
- * query server's watch keep their pace, and pages held stay few. */
-#define READ_PAGES_PER_CALL 256
 
 uint64_t live_now(void)
 {
@@ -106,7 +81,7 @@ uint64_t live_trace_now(struct live *l)
 		now = live_now();
 	else
 		for (int cpu = 0; cpu < l->ncpus && !now; cpu++)
-			if (l->cpus[cpu].fd >= 0 && !live_cpu_stats(l, cpu, &st))
+			if (pages_fd(l->pages, cpu) >= 0 && !live_cpu_stats(l, cpu, &st))
 				now = st.now_ts;
 	if (now > l->trace_now)
 		l->trace_now = now;
@@ -148,7 +123,7 @@ int live_clock_pair(struct live *l, uint64_t *ts, int64_t *realtime,
 		*ts = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 	} else {
 		for (int cpu = 0; cpu < l->ncpus && !st.now_ts; cpu++)
-			if (l->cpus[cpu].fd >= 0)
+			if (pages_fd(l->pages, cpu) >= 0)
 				live_cpu_stats(l, cpu, &st);
 		if (!st.now_ts)
 			return -1;
@@ -332,30 +307,25 @@ static int open_cpus(struct live *l, char *err, size_t errlen)
 	l->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (l->ncpus <= 0)
 		l->ncpus = 1;
-	l->cpus = calloc((size_t)l->ncpus, sizeof(*l->cpus));
+	l->pages = pages_new(l->tep, l->ncpus, l->subbuf);
 	l->pfds = calloc((size_t)l->ncpus, sizeof(*l->pfds));
-	if (!l->cpus || !l->pfds) {
+	if (!l->pages || !l->pfds) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (int i = 0; i < l->ncpus; i++)
-		l->cpus[i].fd = -1;
 	for (int i = 0; i < l->ncpus; i++) {
-		struct cpu *c = &l->cpus[i];
+		int fd;
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", i);
-		c->fd = tracefs_instance_file_open(l->inst, file, O_RDONLY | O_NONBLOCK);
-		if (c->fd < 0) {
-			/* A possible but absent CPU has no buffer. */
-			l->pfds[i].fd = -1;
-			continue;
-		}
-		c->kbuf = tep_kbuffer(l->tep);
-		if (!c->kbuf) {
+		fd = tracefs_instance_file_open(l->inst, file, O_RDONLY | O_NONBLOCK);
+		l->pfds[i].fd = -1;
+		if (fd < 0)
+			continue;	/* a possible but absent CPU has no buffer */
+		if (pages_add_cpu(l->pages, i, fd)) {
 			snprintf(err, errlen, "cannot parse the ring buffer's page header");
 			return -1;
 		}
-		l->pfds[i].fd = c->fd;
+		l->pfds[i].fd = fd;
 		l->pfds[i].events = POLLIN;
 	}
 	return 0;
@@ -570,7 +540,7 @@ int live_check(struct live *l, char *what, size_t len)
 
 int live_wait(struct live *l, int timeout_ms)
 {
-	int n = poll(l->pfds, (nfds_t)l->ncpus, l->more ? 0 : timeout_ms);
+	int n = poll(l->pfds, (nfds_t)l->ncpus, pages_more(l->pages) ? 0 : timeout_ms);
 
 	/* A debugger attaching can leak the kernel's internal restart codes
 	 * (ERESTART_RESTARTBLOCK, 516) out of poll: a wait cut short, like
@@ -580,294 +550,11 @@ int live_wait(struct live *l, int timeout_ms)
 	return n < 0 ? -1 : 0;
 }
 
-static struct page *page_get(struct live *l)
-{
-	struct page *p = l->free_pages;
-
-	if (p) {
-		l->free_pages = p->next;
-		l->nfree--;
-		return p;
-	}
-	return malloc(sizeof(*p) + l->subbuf);
-}
-
-/* Keeps one read's worth of pages for the next read, frees the rest: a
- * burst does not leave the daemon holding the ring buffer's size. */
-static void page_put(struct live *l, struct page *p)
-{
-	if (l->nfree >= READ_PAGES_PER_CALL * l->ncpus) {
-		free(p);
-		return;
-	}
-	p->next = l->free_pages;
-	l->free_pages = p;
-	l->nfree++;
-}
-
-/* The ring-buffer page format (kernel/trace/ring_buffer.c; kbuffer reads
- * the same): a u64 timestamp, a long "commit" (bytes of events, with the
- * missed-events flags above them), then the events. */
-#define COMMIT_MASK ((1u << 27) - 1)
-#define MISSING_EVENTS (1ull << 31)
-#define MISSING_STORED (1ull << 30)
-
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* kbuffer trusts the page: a commit past the bytes read, or an event
- * length that runs past the commit or back onto itself, makes it read
- * outside the page or loop for ever. The page comes from the kernel, but
- * costs one pass over the event headers to check, walking them as kbuffer
- * will: a page that does not hold together is cut at its last good event
- * (its commit rewritten, in our copy). Returns 1 when it was cut. */
-static int page_check(struct live *l, struct page *p)
-{
-	int long_size = tep_get_long_size(l->tep);
-	size_t hdr, avail;
-	uint64_t flags;
-	uint32_t size, off = 0;
-	int cut = 0, rewrite = 0;
-
-	if (!long_size)
-		long_size = tep_get_header_page_size(l->tep);
-	hdr = long_size == 8 ? 16 : 12;
-	if ((size_t)p->len < hdr) {
-		memset(p->data + 8, 0, hdr - 8);	/* no events */
-		return 1;
-	}
-	if (long_size == 8) {
-		memcpy(&flags, p->data + 8, 8);
-	} else {
-		flags = rd32(p->data + 8);
-	}
-	size = (uint32_t)flags & COMMIT_MASK;
-	avail = (size_t)p->len - hdr;
-	if (size > avail) {
-		size = (uint32_t)avail;
-		cut = 1;
-	}
-	if ((flags & MISSING_EVENTS) && (flags & MISSING_STORED) &&
-	    size + (size_t)long_size > avail) {
-		flags &= ~MISSING_STORED;	/* the count is not there */
-		cut = 1;
-	}
-	while (off < size) {
-		const unsigned char *e = p->data + hdr + off;
-		uint32_t type_len, next;
-		int32_t len = 0;
-
-		if (size - off < 4)
-			break;
-		type_len = rd32(e) & 31;
-		if (type_len == 0 || type_len >= KBUFFER_TYPE_PADDING) {
-			if (size - off < 8) {
-				/* Padding too short for a length: the end. */
-				if (type_len == KBUFFER_TYPE_PADDING) {
-					size = off;
-					rewrite = 1;
-				}
-				break;
-			}
-			len = (int32_t)rd32(e + 4);
-		}
-		switch (type_len) {
-		case KBUFFER_TYPE_PADDING:
-			/* The rest of the page, or a discarded event. */
-			next = off + 4 + (uint32_t)len;
-			if (len < 0 || next <= off)
-				goto bad;
-			break;
-		case KBUFFER_TYPE_TIME_EXTEND:
-		case KBUFFER_TYPE_TIME_STAMP:
-			next = off + 8;
-			break;
-		case 0:
-			if (len < 4 || len > (int32_t)(size - off))
-				goto bad;
-			next = off + 8 + (((uint32_t)len - 4 + 3) & ~3u);
-			if (next > size)
-				goto bad;
-			break;
-		default:
-			next = off + 4 + type_len * 4;
-			if (next > size)
-				goto bad;
-			break;
-		}
-		off = next;
-		continue;
-bad:
-		break;
-	}
-	if (off < size) {
-		size = off;
-		cut = 1;
-		/* A stored count would be read at the new end. */
-		flags &= ~MISSING_STORED;
-	}
-	if (cut || rewrite) {
-		flags = (flags & ~(uint64_t)COMMIT_MASK) | size;
-		if (long_size == 8) {
-			memcpy(p->data + 8, &flags, 8);
-		} else {
-			uint32_t f32 = (uint32_t)flags;
-
-			memcpy(p->data + 8, &f32, 4);
-		}
-	}
-	return cut;
-}
-
-/* Positions the CPU on the first event of its head page, dropping pages
- * that turn out empty. */
-static void cpu_load(struct live *l, struct cpu *c)
-{
-	while (c->head) {
-		int cut = page_check(l, c->head);
-
-		if (kbuffer_load_subbuffer(c->kbuf, c->head->data) == 0) {
-			c->missed = kbuffer_missed_events(c->kbuf);
-			c->event = kbuffer_read_event(c->kbuf, &c->ts);
-			if (c->event) {
-				/* What a cut page lost comes before this. */
-				if (c->cut && !c->missed)
-					c->missed = -1;
-				c->cut = cut;
-				return;
-			}
-		}
-		c->cut |= cut;
-		struct page *p = c->head;
-
-		c->head = p->next;
-		if (!c->head)
-			c->tail = NULL;
-		page_put(l, p);
-	}
-	c->event = NULL;
-}
-
-static void cpu_next(struct live *l, struct cpu *c)
-{
-	c->missed = 0;
-	c->event = kbuffer_next_event(c->kbuf, &c->ts);
-	if (!c->event) {
-		struct page *p = c->head;
-
-		c->head = p->next;
-		if (!c->head)
-			c->tail = NULL;
-		page_put(l, p);
-		cpu_load(l, c);
-	}
-}
-
-/* Reads the pages the CPU has now, at most `max` of them (0: all).
- * Returns 1 when it stopped at `max` with pages left, 0 when the CPU was
- * found empty, -1 on an error. */
-static int cpu_drain(struct live *l, struct cpu *c, int max, char *err,
-		     size_t errlen)
-{
-	int was_empty = c->head == NULL, pages = 0, full = 0;
-
-	for (;;) {
-		struct page *p;
-		ssize_t n;
-
-		if (max && pages == max) {
-			full = 1;
-			break;
-		}
-		p = page_get(l);
-		if (!p) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		n = read(c->fd, p->data, l->subbuf);
-		if (n <= 0) {
-			page_put(l, p);
-			if (n == 0 || errno == EAGAIN || errno == EINTR)
-				break;
-			snprintf(err, errlen, "reading trace_pipe_raw: %s", strerror(errno));
-			return -1;
-		}
-		pages++;
-		p->len = (int)n;
-		if ((size_t)n < l->subbuf)
-			memset(p->data + n, 0, l->subbuf - (size_t)n);
-		p->next = NULL;
-		if (c->tail)
-			c->tail->next = p;
-		else
-			c->head = p;
-		c->tail = p;
-	}
-	if (was_empty)
-		cpu_load(l, c);
-	return full;
-}
-
 long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
 	       char *err, size_t errlen)
 {
-	uint64_t limit = UINT64_MAX, now = final ? 0 : live_trace_now(l);
-	long n = 0;
-
-	l->more = 0;
-	for (int i = 0; i < l->ncpus; i++) {
-		struct cpu *c = &l->cpus[i];
-		int r;
-
-		if (c->fd < 0)
-			continue;
-		/* Taken before the read: whatever the CPU writes after we
-		 * find it empty is stamped later than this. */
-		c->watermark = now;
-		r = cpu_drain(l, c, final ? 0 : READ_PAGES_PER_CALL, err, errlen);
-		if (r < 0)
-			return -1;
-		if (r > 0) {
-			/* Not found empty: what it has beyond the last page
-			 * read is unknown, so the merge goes no further than
-			 * that page's start (its header's timestamp, no
-			 * later than any event on it). */
-			uint64_t start;
-
-			memcpy(&start, c->tail->data, sizeof(start));
-			if (start < c->watermark)
-				c->watermark = start;
-			l->more = 1;
-		}
-		if (!final && c->watermark < limit)
-			limit = c->watermark;
-	}
-	for (;;) {
-		struct cpu *best = NULL;
-		int cpu = -1;
-
-		for (int i = 0; i < l->ncpus; i++) {
-			struct cpu *c = &l->cpus[i];
-
-			if (c->event && c->ts <= limit && (!best || c->ts < best->ts)) {
-				best = c;
-				cpu = i;
-			}
-		}
-		if (!best)
-			break;
-		if (fn(ctx, best->event, kbuffer_event_size(best->kbuf), cpu,
-		       best->ts, best->missed))
-			return -2;
-		n++;
-		cpu_next(l, best);
-	}
-	return n;
+	return pages_read(l->pages, final ? 0 : live_trace_now(l), final, fn, ctx,
+			  err, errlen);
 }
 
 int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)
@@ -908,25 +595,9 @@ int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)
 
 void live_close(struct live *l)
 {
-	struct page *p;
-
 	if (!l)
 		return;
-	for (int i = 0; l->cpus && i < l->ncpus; i++) {
-		struct cpu *c = &l->cpus[i];
-
-		if (c->fd >= 0)
-			close(c->fd);
-		kbuffer_free(c->kbuf);
-		while ((p = c->head)) {
-			c->head = p->next;
-			free(p);
-		}
-	}
-	while ((p = l->free_pages)) {
-		l->free_pages = p->next;
-		free(p);
-	}
+	pages_free(l->pages);	/* closes the readers */
 	if (l->inst) {
 		/* The readers are closed: the instance can go. */
 		tracefs_instance_file_write(l->inst, "tracing_on", "0");
@@ -935,7 +606,6 @@ void live_close(struct live *l)
 	}
 	if (l->tep)
 		tep_free(l->tep);
-	free(l->cpus);
 	free(l->pfds);
 	free(l->events);
 	free(l->name);

@@ -34,7 +34,7 @@ CFLAGS=(-g -O1 -std=gnu11 -fno-omit-frame-pointer -Wall -Wextra -Werror
 	-I"$SRC/common" -I"$D" -I"$SRC/client" ${FUZZ_EXTRA_CFLAGS:-})
 for h in "${HARNESSES[@]}"; do
 	case $h in
-	pages)    srcs=("${PIPE[@]}"); pkgs="libtracefs libtraceevent sqlite3" ;;
+	pages)    srcs=("${PIPE[@]}" "$D/pages.c"); pkgs="libtraceevent sqlite3" ;;
 	tracedat) srcs=("${PIPE[@]}" "$D/import.c" "$D/privs.c" "$D/tracedat.c")
 		  pkgs="libtracecmd libtraceevent sqlite3" ;;
 	request)  srcs=("$SRC/common/protocol.c"); pkgs="sqlite3" ;;

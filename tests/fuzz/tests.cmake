@@ -47,7 +47,7 @@ function(commd_fuzz_replay name)
   set_tests_properties(fuzz_regressions_${name} PROPERTIES LABELS unit TIMEOUT 600)
 endfunction()
 
-commd_fuzz_replay(pages SOURCES ${_fz_pipeline}
+commd_fuzz_replay(pages SOURCES ${_fz_pipeline} ${_d}/pages.c
   LIBS PkgConfig::TRACEFS PkgConfig::TRACEEVENT PkgConfig::SQLITE)
 commd_fuzz_replay(tracedat SOURCES ${_fz_pipeline} ${_d}/import.c ${_d}/privs.c ${_d}/tracedat.c
   LIBS PkgConfig::TRACECMD PkgConfig::TRACEEVENT PkgConfig::SQLITE)

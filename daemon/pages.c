@@ -1,0 +1,423 @@
+/* pages.c — see pages.h. */
+#define _GNU_SOURCE
+#include "pages.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+
+struct page {
+	struct page *next;
+	int len;
+	unsigned char data[];
+};
+
+struct cpu {
+	int fd;
+	struct page *head, *tail;	/* read, not yet fully emitted */
+	struct kbuffer *kbuf;		/* iterates head */
+	void *event;			/* current event of head, NULL = none */
+	unsigned long long ts;
+	int64_t missed;			/* flagged on head's first event */
+	int cut;			/* a page was cut short (corrupt): the
+					 * next page's first event says so */
+	uint64_t watermark;		/* no later event can come before this */
+};
+
+
+struct pages {
+	struct tep_handle *tep;		/* the page header's format */
+	int ncpus;
+	struct cpu *cpus;
+	size_t subbuf;			/* sub-buffer size in bytes */
+	struct page *free_pages;
+	int nfree;			/* pages on free_pages */
+	int more;			/* a read stopped short: pages remain */
+};
+
+/* Pages one pages_read takes from each CPU (1 MiB of 4 KiB sub-buffers):
+ * a burst is worked through in steps, so commits, watchdog pings and the
+ * query server's watch keep their pace, and pages held stay few. */
+#define READ_PAGES_PER_CALL 256
+
+
+static struct page *page_get(struct pages *l)
+{
+	struct page *p = l->free_pages;
+
+	if (p) {
+		l->free_pages = p->next;
+		l->nfree--;
+		return p;
+	}
+	return malloc(sizeof(*p) + l->subbuf);
+}
+
+/* Keeps one read's worth of pages for the next read, frees the rest: a
+ * burst does not leave the daemon holding the ring buffer's size. */
+static void page_put(struct pages *l, struct page *p)
+{
+	if (l->nfree >= READ_PAGES_PER_CALL * l->ncpus) {
+		free(p);
+		return;
+	}
+	p->next = l->free_pages;
+	l->free_pages = p;
+	l->nfree++;
+}
+
+/* The ring-buffer page format (kernel/trace/ring_buffer.c; kbuffer reads
+ * the same): a u64 timestamp, a long "commit" (bytes of events, with the
+ * missed-events flags above them), then the events. */
+#define COMMIT_MASK ((1u << 27) - 1)
+#define MISSING_EVENTS (1ull << 31)
+#define MISSING_STORED (1ull << 30)
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* kbuffer trusts the page: a commit past the bytes read, or an event
+ * length that runs past the commit or back onto itself, makes it read
+ * outside the page or loop for ever. The page comes from the kernel, but
+ * costs one pass over the event headers to check, walking them as kbuffer
+ * will: a page that does not hold together is cut at its last good event
+ * (its commit rewritten, in our copy). Returns 1 when it was cut. */
+static int page_check(struct pages *l, struct page *p)
+{
+	int long_size = tep_get_long_size(l->tep);
+	size_t hdr, avail;
+	uint64_t flags;
+	uint32_t size, off = 0;
+	int cut = 0, rewrite = 0;
+
+	if (!long_size)
+		long_size = tep_get_header_page_size(l->tep);
+	hdr = long_size == 8 ? 16 : 12;
+	if ((size_t)p->len < hdr) {
+		memset(p->data + 8, 0, hdr - 8);	/* no events */
+		return 1;
+	}
+	if (long_size == 8) {
+		memcpy(&flags, p->data + 8, 8);
+	} else {
+		flags = rd32(p->data + 8);
+	}
+	size = (uint32_t)flags & COMMIT_MASK;
+	avail = (size_t)p->len - hdr;
+	if (size > avail) {
+		size = (uint32_t)avail;
+		cut = 1;
+	}
+	if ((flags & MISSING_EVENTS) && (flags & MISSING_STORED) &&
+	    size + (size_t)long_size > avail) {
+		flags &= ~MISSING_STORED;	/* the count is not there */
+		cut = 1;
+	}
+	while (off < size) {
+		const unsigned char *e = p->data + hdr + off;
+		uint32_t type_len, next;
+		int32_t len = 0;
+
+		if (size - off < 4)
+			break;
+		type_len = rd32(e) & 31;
+		if (type_len == 0 || type_len >= KBUFFER_TYPE_PADDING) {
+			if (size - off < 8) {
+				/* Padding too short for a length: the end. */
+				if (type_len == KBUFFER_TYPE_PADDING) {
+					size = off;
+					rewrite = 1;
+				}
+				break;
+			}
+			len = (int32_t)rd32(e + 4);
+		}
+		switch (type_len) {
+		case KBUFFER_TYPE_PADDING:
+			/* The rest of the page, or a discarded event. */
+			next = off + 4 + (uint32_t)len;
+			if (len < 0 || next <= off)
+				goto bad;
+			break;
+		case KBUFFER_TYPE_TIME_EXTEND:
+		case KBUFFER_TYPE_TIME_STAMP:
+			next = off + 8;
+			break;
+		case 0:
+			if (len < 4 || len > (int32_t)(size - off))
+				goto bad;
+			next = off + 8 + (((uint32_t)len - 4 + 3) & ~3u);
+			if (next > size)
+				goto bad;
+			break;
+		default:
+			next = off + 4 + type_len * 4;
+			if (next > size)
+				goto bad;
+			break;
+		}
+		off = next;
+		continue;
+bad:
+		break;
+	}
+	if (off < size) {
+		size = off;
+		cut = 1;
+		/* A stored count would be read at the new end. */
+		flags &= ~MISSING_STORED;
+	}
+	if (cut || rewrite) {
+		flags = (flags & ~(uint64_t)COMMIT_MASK) | size;
+		if (long_size == 8) {
+			memcpy(p->data + 8, &flags, 8);
+		} else {
+			uint32_t f32 = (uint32_t)flags;
+
+			memcpy(p->data + 8, &f32, 4);
+		}
+	}
+	return cut;
+}
+
+/* Positions the CPU on the first event of its head page, dropping pages
+ * that turn out empty. */
+static void cpu_load(struct pages *l, struct cpu *c)
+{
+	while (c->head) {
+		int cut = page_check(l, c->head);
+
+		if (kbuffer_load_subbuffer(c->kbuf, c->head->data) == 0) {
+			c->missed = kbuffer_missed_events(c->kbuf);
+			c->event = kbuffer_read_event(c->kbuf, &c->ts);
+			if (c->event) {
+				/* What a cut page lost comes before this. */
+				if (c->cut && !c->missed)
+					c->missed = -1;
+				c->cut = cut;
+				return;
+			}
+		}
+		c->cut |= cut;
+		struct page *p = c->head;
+
+		c->head = p->next;
+		if (!c->head)
+			c->tail = NULL;
+		page_put(l, p);
+	}
+	c->event = NULL;
+}
+
+static void cpu_next(struct pages *l, struct cpu *c)
+{
+	c->missed = 0;
+	c->event = kbuffer_next_event(c->kbuf, &c->ts);
+	if (!c->event) {
+		struct page *p = c->head;
+
+		c->head = p->next;
+		if (!c->head)
+			c->tail = NULL;
+		page_put(l, p);
+		cpu_load(l, c);
+	}
+}
+
+/* Reads the pages the CPU has now, at most `max` of them (0: all).
+ * Returns 1 when it stopped at `max` with pages left, 0 when the CPU was
+ * found empty, -1 on an error. */
+static int cpu_drain(struct pages *l, struct cpu *c, int max, char *err,
+		     size_t errlen)
+{
+	int was_empty = c->head == NULL, pages = 0, full = 0;
+
+	for (;;) {
+		struct page *p;
+		ssize_t n;
+
+		if (max && pages == max) {
+			full = 1;
+			break;
+		}
+		p = page_get(l);
+		if (!p) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		n = read(c->fd, p->data, l->subbuf);
+		if (n <= 0) {
+			page_put(l, p);
+			if (n == 0 || errno == EAGAIN || errno == EINTR)
+				break;
+			snprintf(err, errlen, "reading trace_pipe_raw: %s", strerror(errno));
+			return -1;
+		}
+		pages++;
+		p->len = (int)n;
+		if ((size_t)n < l->subbuf)
+			memset(p->data + n, 0, l->subbuf - (size_t)n);
+		p->next = NULL;
+		if (c->tail)
+			c->tail->next = p;
+		else
+			c->head = p;
+		c->tail = p;
+	}
+	if (was_empty)
+		cpu_load(l, c);
+	return full;
+}
+
+long pages_read(struct pages *l, uint64_t now, int final,
+		tracedat_record_fn fn, void *ctx, char *err, size_t errlen)
+{
+	uint64_t limit = UINT64_MAX;
+	long n = 0;
+
+	if (final)
+		now = 0;
+
+	l->more = 0;
+	for (int i = 0; i < l->ncpus; i++) {
+		struct cpu *c = &l->cpus[i];
+		int r;
+
+		if (c->fd < 0)
+			continue;
+		/* Taken before the read: whatever the CPU writes after we
+		 * find it empty is stamped later than this. */
+		c->watermark = now;
+		r = cpu_drain(l, c, final ? 0 : READ_PAGES_PER_CALL, err, errlen);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			/* Not found empty: what it has beyond the last page
+			 * read is unknown, so the merge goes no further than
+			 * that page's start (its header's timestamp, no
+			 * later than any event on it). */
+			uint64_t start;
+
+			memcpy(&start, c->tail->data, sizeof(start));
+			if (start < c->watermark)
+				c->watermark = start;
+			l->more = 1;
+		}
+		if (!final && c->watermark < limit)
+			limit = c->watermark;
+	}
+	for (;;) {
+		struct cpu *best = NULL;
+		int cpu = -1;
+
+		for (int i = 0; i < l->ncpus; i++) {
+			struct cpu *c = &l->cpus[i];
+
+			if (c->event && c->ts <= limit && (!best || c->ts < best->ts)) {
+				best = c;
+				cpu = i;
+			}
+		}
+		if (!best)
+			break;
+		if (fn(ctx, best->event, kbuffer_event_size(best->kbuf), cpu,
+		       best->ts, best->missed))
+			return -2;
+		n++;
+		cpu_next(l, best);
+	}
+	return n;
+}
+
+struct pages *pages_new(struct tep_handle *tep, int ncpus, size_t subbuf)
+{
+	struct pages *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->tep = tep;
+	l->ncpus = ncpus;
+	l->subbuf = subbuf;
+	l->cpus = calloc((size_t)ncpus, sizeof(*l->cpus));
+	if (!l->cpus) {
+		free(l);
+		return NULL;
+	}
+	for (int i = 0; i < ncpus; i++)
+		l->cpus[i].fd = -1;
+	return l;
+}
+
+int pages_add_cpu(struct pages *l, int cpu, int fd)
+{
+	struct cpu *c;
+
+	if (cpu < 0 || cpu >= l->ncpus) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	c = &l->cpus[cpu];
+	c->kbuf = tep_kbuffer(l->tep);
+	if (!c->kbuf) {
+		close(fd);
+		return -1;
+	}
+	c->fd = fd;
+	return 0;
+}
+
+int pages_fd(const struct pages *l, int cpu)
+{
+	return l && cpu >= 0 && cpu < l->ncpus ? l->cpus[cpu].fd : -1;
+}
+
+int pages_more(const struct pages *l)
+{
+	return l && l->more;
+}
+
+const unsigned char *pages_current(const struct pages *l, int cpu, size_t *len)
+{
+	const struct cpu *c = &l->cpus[cpu];
+
+	if (!c->event || !c->head)
+		return NULL;
+	*len = l->subbuf;
+	return c->head->data;
+}
+
+void pages_free(struct pages *l)
+{
+	struct page *p;
+
+	if (!l)
+		return;
+	for (int i = 0; i < l->ncpus; i++) {
+		struct cpu *c = &l->cpus[i];
+
+		if (c->fd >= 0)
+			close(c->fd);
+		kbuffer_free(c->kbuf);
+		while ((p = c->head)) {
+			c->head = p->next;
+			free(p);
+		}
+	}
+	while ((p = l->free_pages)) {
+		l->free_pages = p->next;
+		free(p);
+	}
+	free(l->cpus);
+	free(l);
+}
