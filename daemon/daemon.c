@@ -68,6 +68,9 @@ struct capture {
 	int restored;			/* times the instance was set back */
 	int restored_lost;		/* ... after events went untraced */
 	struct serverctl server;		/* the query server */
+	int lock_fd;			/* the database's lock (lock_db) */
+	int ready_fd;			/* tells the daemonizing parent, -1: done */
+	struct timespec started;	/* CLOCK_MONOTONIC at READY */
 	int proc_is_hosts;		/* /proc numbers tasks as the trace does */
 	int64_t clock_offset;		/* realtime - ts, the last stored */
 	int64_t clock_err;		/* its uncertainty */
@@ -219,44 +222,6 @@ static int check_instance(struct capture *c)
 		    "was not traced in between is lost, a lost_events row of unknown count "
 		    "per CPU", c->o->instance, what,
 		    strstr(what, "tracing_on 0") ? ", as trace-cmd reset -a does" : "");
-	return 0;
-}
-
-/* A write failed (full disk, I/O error): the store rolled the batch back
- * and holds it. Reading stops — the kernel counts what it drops, and
- * those counts become lost_events on resuming — queries go on being
- * served, and the batch is tried again every second. */
-static int pause_ingestion(struct capture *c)
-{
-	char msg[600];
-
-	log_warning("%s: %s; ingestion paused, retrying every second",
-		    c->o->db, store_errmsg(c->store));
-	snprintf(msg, sizeof(msg), "STATUS=paused: %s", store_errmsg(c->store));
-	notify_send(msg);
-	while (!stop_signal) {
-		struct timespec one = { 1, 0 };
-
-		nanosleep(&one, NULL);
-		notify_send("WATCHDOG=1");
-		if (hup_signal)
-			reload(c);
-		/* (watch_server reaps a dead query server and says so) */
-		watch_server(c, live_now());
-		store_retry(c->store);
-		/* The writer runs the held batches again; give it a moment
-		 * to say whether that worked. */
-		for (int i = 0; i < 100 && !store_paused(c->store) &&
-		     store_busy(c->store); i++) {
-			struct timespec t = { 0, 10000000 };
-
-			nanosleep(&t, NULL);
-		}
-		if (!store_paused(c->store)) {
-			log_notice("%s: writing again; ingestion resumed", c->o->db);
-			return 0;
-		}
-	}
 	return 0;
 }
 
@@ -499,21 +464,322 @@ static void ready(int *ready_fd)
 	}
 }
 
+/* The loop's timers, in CLOCK_MONOTONIC ns: what runs when, in one place.
+ * A timer whose period is 0 is off; commit runs while ingesting, retry
+ * while paused. */
+enum { T_COMMIT, T_TRIM, T_WATCHDOG, T_RETRY, NTIMERS };
+
+struct timers {
+	uint64_t next[NTIMERS];
+	uint64_t period[NTIMERS];
+};
+
+static void timer_reset(struct timers *t, int which, uint64_t now)
+{
+	t->next[which] = now + t->period[which];
+}
+
+static int timer_due(const struct timers *t, int which, uint64_t now)
+{
+	return t->period[which] && now >= t->next[which];
+}
+
+/* Everything up to READY: the database, the socket and the query server,
+ * the instance, the capture row, tracing on, the snapshots. 0, or -1
+ * (logged). */
+static int capture_open(struct capture *c, struct live_opts *lo)
+{
+	struct daemon_opts *o = c->o;
+	char err[512], host[256] = "";
+	struct utsname uts;
+	struct db_dir dbdir;
+	int64_t gap = 0;
+	uint64_t now;
+
+	if (make_parent_dir(o->db, &dbdir) || (c->lock_fd = lock_db(o->db)) < 0)
+		return -1;
+	/* Before SQLite opens anything: closing a descriptor of a file drops
+	 * every lock the process holds on it, SQLite's too. The WAL files it
+	 * makes later take the database file's owner and mode. */
+	share_db(&dbdir, c->lock_fd, o->db);
+	c->store = store_open(o->db, STORE_LIVE, err, sizeof(err));
+	if (!c->store) {
+		log_error("%s: %s", o->db, err);
+		return -1;
+	}
+	if (o->socket && strcmp(o->socket, "none")) {
+		c->server.socket = o->socket;
+		c->server.db = o->db;
+		c->server.limits = &o->serve;
+		c->server.listen_fd = server_listen(o->socket, &c->server.socket_created);
+		if (c->server.listen_fd < 0)
+			return -1;
+		watch_server(c, live_now());
+		if (c->server.pid < 0)
+			return -1;
+	}
+	apply_retention(c);
+	c->live = live_open(lo, err, sizeof(err));
+	if (!c->live) {
+		log_error("%s", err);
+		return -1;
+	}
+	c->pipe = pipeline_new(live_tep(c->live), c->store, err, sizeof(err));
+	c->last = calloc((size_t)live_ncpus(c->live), sizeof(*c->last));
+	c->read_base = calloc((size_t)live_ncpus(c->live), sizeof(*c->read_base));
+	if (!c->pipe || !c->last || !c->read_base) {
+		log_error("%s", c->pipe ? "out of memory" : err);
+		return -1;
+	}
+	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++)
+		live_cpu_stats(c->live, cpu, &c->last[cpu]);
+	/* Times stored from here on are the trace clock's. */
+	now = live_trace_now(c->live);
+	if (uname(&uts) == 0)
+		snprintf(host, sizeof(host), "%s", uts.nodename);
+	if (store_mark_unclean(c->store, now, live_ncpus(c->live), &gap)) {
+		log_error("%s: %s", o->db, store_errmsg(c->store));
+		return -1;
+	}
+	if (gap)
+		log_warning("the last capture did not stop cleanly: %.3f s before this "
+			    "start are recorded as lost", (double)gap / 1e9);
+	if (store_close_open_history(c->store, now) ||
+	    (c->id = store_capture_begin(c->store, "live", uts.release, host, now,
+					live_events(c->live), live_clock(c->live),
+					o->instance)) < 0) {
+		log_error("%s: %s", o->db, store_errmsg(c->store));
+		return -1;
+	}
+	c->proc_is_hosts = seed_proc_is_hosts() != 0;
+	if (!c->proc_is_hosts)
+		log_warning("running in a PID namespace other than the host's: the trace's "
+			    "pids are the host's and this /proc is not, so no name is taken "
+			    "from /proc; run commd in the host's PID namespace (--pid=host, "
+			    "hostPID: true)");
+	else if (seed_self_in_host_pidns() == 0)
+		log_info("running in a PID namespace other than the host's, with the "
+			 "host's /proc: names are taken from it");
+	if (pipeline_store_states(c->pipe, c->id) || clock_reading(c)) {
+		log_error("%s: %s", o->db, store_errmsg(c->store));
+		return -1;
+	}
+	/* Tracing first, then the snapshots: a task born in between is in
+	 * /proc and has its birth traced (resolve_birth adopts the
+	 * snapshot's row), where the other order would miss it in both. */
+	if (store_begin(c->store) || live_start(c->live)) {
+		log_error("cannot start capture: %s", store_errmsg(c->store));
+		return -1;
+	}
+	if (c->proc_is_hosts)
+		seed_from_proc(pipeline_resolver(c->pipe), now);
+	seed_from_saved_cmdlines(pipeline_resolver(c->pipe), tracefs_tracing_dir(), now);
+	if (pipeline_sync_names(c->pipe)) {
+		log_error("cannot start capture: %s", store_errmsg(c->store));
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c->started);
+	{
+		char age[32];
+
+		log_info("capturing into %s (instance %s, %d CPUs, ring buffer %zu KiB each%s)",
+			 o->db, o->instance, live_ncpus(c->live), lo->buffer_kb,
+			 o->buffer_kb ? "" : ": auto, 1/64 of memory at most");
+		if (o->max_db_mb)
+			snprintf(err, sizeof(err), "at most %zu MiB of data", o->max_db_mb);
+		else
+			snprintf(err, sizeof(err), "data of any size");
+		log_info("committing every %d ms; keeping %s, %s%s; trace clock %s",
+			 o->commit_ms, err, o->max_age_s ? "the last " : "of any age",
+			 o->max_age_s ? config_age_text(o->max_age_s, age, sizeof(age)) : "",
+			 live_clock(c->live));
+	}
+	return 0;
+}
+
+/* The capture's one loop: read what the CPUs have, commit every
+ * --commit-ms (sooner in a burst), and the housekeeping (SIGHUP, the
+ * query server, trimming the heap, the systemd watchdog). A write that
+ * fails (a full disk) makes it a paused loop: the ring buffer is not read
+ * (the kernel counts what it drops: losses on resuming), queries go on
+ * being served, and the held batch is tried again every second. Returns
+ * 0 at SIGTERM/SIGINT, -1 on an error (logged). */
+static int capture_loop(struct capture *c)
+{
+	struct daemon_opts *o = c->o;
+	uint64_t now = live_now();
+	struct timers t = { .period = {
+		[T_COMMIT] = (uint64_t)o->commit_ms * 1000000,
+		[T_TRIM] = TRIM_NS,
+		[T_WATCHDOG] = notify_watchdog_usec() * 1000 / 2,
+		[T_RETRY] = 1000000000ull,
+	} };
+	char err[512];
+	int paused = 0;
+	long n;
+
+	for (int i = 0; i < NTIMERS; i++)
+		timer_reset(&t, i, now);
+	t.next[T_WATCHDOG] = now;
+	c->status_ts = now;
+	while (!stop_signal) {
+		uint64_t wake = UINT64_MAX;
+		int timeout;
+
+		if (hup_signal) {
+			reload(c);
+			if (t.period[T_COMMIT] != (uint64_t)o->commit_ms * 1000000) {
+				t.period[T_COMMIT] = (uint64_t)o->commit_ms * 1000000;
+				timer_reset(&t, T_COMMIT, live_now());
+			}
+		}
+		if (!paused && store_paused(c->store)) {
+			char msg[600];
+
+			paused = 1;
+			log_warning("%s: %s; ingestion paused, retrying every second",
+				    o->db, store_errmsg(c->store));
+			snprintf(msg, sizeof(msg), "STATUS=paused: %s", store_errmsg(c->store));
+			notify_send(msg);
+			timer_reset(&t, T_RETRY, live_now());
+		}
+		now = live_now();
+		for (int i = 0; i < NTIMERS; i++)
+			if (t.period[i] && (i != T_COMMIT || !paused) &&
+			    (i != T_RETRY || paused) && t.next[i] < wake)
+				wake = t.next[i];
+		timeout = wake > now ? (int)((wake - now) / 1000000) : 0;
+		if (paused) {
+			struct timespec ts = { timeout / 1000, (long)(timeout % 1000) * 1000000 };
+
+			nanosleep(&ts, NULL);
+		} else {
+			if (live_wait(c->live, timeout) && errno != EINTR) {
+				log_error("poll: %s", strerror(errno));
+				return -1;
+			}
+			n = live_read(c->live, 0, on_record, c, err, sizeof(err));
+			if (n == -1) {
+				log_error("%s", err);
+				return -1;
+			}
+			if (c->failed) {
+				log_error("%s: %s", o->db, store_errmsg(c->store));
+				return -1;
+			}
+		}
+		now = live_now();
+		/* A burst commits sooner than --commit-ms: the open
+		 * transaction's batches stay in memory until its commit. */
+		if (!paused && (timer_due(&t, T_COMMIT, now) ||
+				store_uncommitted_batches(c->store) >= COMMIT_BATCHES)) {
+			if (commit(c) || check_instance(c))
+				return -1;
+			status(c, now);
+			timer_reset(&t, T_COMMIT, now);
+		}
+		if (paused && timer_due(&t, T_RETRY, now)) {
+			store_retry(c->store);
+			/* The writer runs the held batches again; give it a
+			 * moment to say whether that worked. */
+			for (int i = 0; i < 100 && !store_paused(c->store) &&
+			     store_busy(c->store); i++) {
+				struct timespec ts = { 0, 10000000 };
+
+				nanosleep(&ts, NULL);
+			}
+			now = live_now();
+			if (!store_paused(c->store)) {
+				log_notice("%s: writing again; ingestion resumed", o->db);
+				paused = 0;
+				timer_reset(&t, T_COMMIT, now);
+			}
+			timer_reset(&t, T_RETRY, now);
+		}
+		if (!paused && timer_due(&t, T_TRIM, now)) {
+			store_trim_spares(c->store);
+			malloc_trim(0);
+			timer_reset(&t, T_TRIM, now);
+		}
+		/* (it reaps a query server that died, and says so) */
+		watch_server(c, now);
+		if (timer_due(&t, T_WATCHDOG, now)) {
+			notify_send("WATCHDOG=1");
+			timer_reset(&t, T_WATCHDOG, now);
+		}
+	}
+	return 0;
+}
+
+/* SIGTERM: tracing off, every page read and committed, the capture row
+ * closed. 0, or -1 (logged). */
+static int capture_drain(struct capture *c)
+{
+	struct daemon_opts *o = c->o;
+	char err[512];
+	long n;
+
+	notify_send("STOPPING=1");
+	log_info("stopping (%s): draining the buffers", strsignal(stop_signal));
+	live_stop(c->live);
+	n = live_read(c->live, 1, on_record, c, err, sizeof(err));
+	if (n == -1 || c->failed) {
+		log_error("%s", n == -1 ? err : store_errmsg(c->store));
+		return -1;
+	}
+	pipeline_finish(c->pipe, c->proc_is_hosts ? seed_proc_comm : NULL, NULL);
+	if (commit(c) || store_commit(c->store) ||
+	    pipeline_write_stats(c->pipe, c->id) || final_stats(c) ||
+	    store_capture_end(c->store, c->id, pipeline_first_ts(c->pipe),
+			      pipeline_last_ts(c->pipe))) {
+		log_error("%s: %s", o->db, store_errmsg(c->store));
+		return -1;
+	}
+	{
+		struct timespec ended;
+
+		clock_gettime(CLOCK_MONOTONIC, &ended);
+		log_info("stopped after %.1f s: stored %llu events, %llu lost%s",
+			 (double)(ended.tv_sec - c->started.tv_sec) +
+			 (double)(ended.tv_nsec - c->started.tv_nsec) / 1e9,
+			 (unsigned long long)pipeline_events(c->pipe),
+			 (unsigned long long)c->lost_total,
+			 c->restored_lost ? ", more of unknown count while another program "
+					   "had changed the instance" : "");
+	}
+	return 0;
+}
+
+/* Everything capture_open made, undone; the daemonizing parent told rc. */
+static int capture_close(struct capture *c, int rc)
+{
+	serverctl_stop(&c->server);
+	pipeline_free(c->pipe);
+	live_close(c->live);
+	if (store_close(c->store) && rc == 0)
+		rc = 1;
+	free(c->last);
+	free(c->read_base);
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
+	if (c->ready_fd >= 0) {
+		char st = (char)rc;
+
+		if (write(c->ready_fd, &st, 1) < 0)
+			rc = 1;
+	}
+	return rc;
+}
+
 int daemon_run(const struct daemon_opts *opts)
 {
 	struct daemon_opts cur = *opts, *o = &cur;	/* strings stay the caller's */
 	struct live_opts lo = { o->instance, o->buffer_kb, o->events, o->clock };
 	struct capture c = { .o = o, .id = -1, .server = { .listen_fd = -1 },
+			     .lock_fd = -1, .ready_fd = -1,
 			     .lost_warn = { .interval_ns = LOST_WARN_INTERVAL_S * 1000000000ull } };
-	struct timespec started = { 0, 0 };
-	char err[512], host[256] = "";
-	uint64_t now, next_commit, watchdog_ns, next_watchdog = 0, wake, next_trim;
-	int64_t gap = 0;
 	struct sigaction sa;
-	struct utsname uts;
-	int rc = 1, ready_fd = -1, lock_fd = -1;
-	struct db_dir dbdir;
-	long n;
+	int rc = 1;
 
 	/* Nothing commd makes is ever readable by others (no window in
 	 * which an outsider could open the database or its WAL): 0640 and
@@ -537,7 +803,7 @@ int daemon_run(const struct daemon_opts *opts)
 		log_error("--commit-ms must be positive");
 		return 2;
 	}
-	if (!o->foreground && daemonize(&ready_fd)) {
+	if (!o->foreground && daemonize(&c.ready_fd)) {
 		log_error("cannot daemonize: %s", strerror(errno));
 		return 1;
 	}
@@ -551,216 +817,15 @@ int daemon_run(const struct daemon_opts *opts)
 	/* The reader must not starve behind the load it traces: raise our
 	 * own priority (before the writer thread exists, so it inherits). */
 	setpriority(PRIO_PROCESS, 0, -10);
-
-	if (make_parent_dir(o->db, &dbdir) || (lock_fd = lock_db(o->db)) < 0)
-		goto out;
-	/* Before SQLite opens anything: closing a descriptor of a file drops
-	 * every lock the process holds on it, SQLite's too. The WAL files it
-	 * makes later take the database file's owner and mode. */
-	share_db(&dbdir, lock_fd, o->db);
-	c.store = store_open(o->db, STORE_LIVE, err, sizeof(err));
-	if (!c.store) {
-		log_error("%s: %s", o->db, err);
-		goto out;
+	if (capture_open(&c, &lo) == 0) {
+		ready(&c.ready_fd);
+		notify_send("READY=1");
+		/* Big blocks (store batches) come from mmap and go back when
+		 * freed; what bursts leave free in the heap is handed back now
+		 * and then. */
+		mallopt(M_MMAP_THRESHOLD, 256 << 10);
+		if (capture_loop(&c) == 0 && capture_drain(&c) == 0)
+			rc = 0;
 	}
-	if (o->socket && strcmp(o->socket, "none")) {
-		c.server.socket = o->socket;
-		c.server.db = o->db;
-		c.server.limits = &o->serve;
-		c.server.listen_fd = server_listen(o->socket, &c.server.socket_created);
-		if (c.server.listen_fd < 0)
-			goto out;
-		watch_server(&c, live_now());
-		if (c.server.pid < 0)
-			goto out;
-	}
-	apply_retention(&c);
-	c.live = live_open(&lo, err, sizeof(err));
-	if (!c.live) {
-		log_error("%s", err);
-		goto out;
-	}
-	c.pipe = pipeline_new(live_tep(c.live), c.store, err, sizeof(err));
-	c.last = calloc((size_t)live_ncpus(c.live), sizeof(*c.last));
-	c.read_base = calloc((size_t)live_ncpus(c.live), sizeof(*c.read_base));
-	if (!c.pipe || !c.last || !c.read_base) {
-		log_error("%s", c.pipe ? "out of memory" : err);
-		goto out;
-	}
-	for (int cpu = 0; cpu < live_ncpus(c.live); cpu++)
-		live_cpu_stats(c.live, cpu, &c.last[cpu]);
-	/* Times stored from here on are the trace clock's. */
-	now = live_trace_now(c.live);
-	if (uname(&uts) == 0)
-		snprintf(host, sizeof(host), "%s", uts.nodename);
-	if (store_mark_unclean(c.store, now, live_ncpus(c.live), &gap)) {
-		log_error("%s: %s", o->db, store_errmsg(c.store));
-		goto out;
-	}
-	if (gap)
-		log_warning("the last capture did not stop cleanly: %.3f s before this "
-			    "start are recorded as lost", (double)gap / 1e9);
-	if (store_close_open_history(c.store, now) ||
-	    (c.id = store_capture_begin(c.store, "live", uts.release, host, now,
-					live_events(c.live), live_clock(c.live),
-					o->instance)) < 0) {
-		log_error("%s: %s", o->db, store_errmsg(c.store));
-		goto out;
-	}
-	c.proc_is_hosts = seed_proc_is_hosts() != 0;
-	if (!c.proc_is_hosts)
-		log_warning("running in a PID namespace other than the host's: the trace's "
-			    "pids are the host's and this /proc is not, so no name is taken "
-			    "from /proc; run commd in the host's PID namespace (--pid=host, "
-			    "hostPID: true)");
-	else if (seed_self_in_host_pidns() == 0)
-		log_info("running in a PID namespace other than the host's, with the "
-			 "host's /proc: names are taken from it");
-	if (pipeline_store_states(c.pipe, c.id) || clock_reading(&c)) {
-		log_error("%s: %s", o->db, store_errmsg(c.store));
-		goto out;
-	}
-	/* Tracing first, then the snapshots: a task born in between is in
-	 * /proc and has its birth traced (resolve_birth adopts the
-	 * snapshot's row), where the other order would miss it in both. */
-	if (store_begin(c.store) || live_start(c.live)) {
-		log_error("cannot start capture: %s", store_errmsg(c.store));
-		goto out;
-	}
-	if (c.proc_is_hosts)
-		seed_from_proc(pipeline_resolver(c.pipe), now);
-	seed_from_saved_cmdlines(pipeline_resolver(c.pipe), tracefs_tracing_dir(), now);
-	if (pipeline_sync_names(c.pipe)) {
-		log_error("cannot start capture: %s", store_errmsg(c.store));
-		goto out;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &started);
-	{
-		char age[32];
-
-		log_info("capturing into %s (instance %s, %d CPUs, ring buffer %zu KiB each%s)",
-			 o->db, o->instance, live_ncpus(c.live), lo.buffer_kb,
-			 o->buffer_kb ? "" : ": auto, 1/64 of memory at most");
-		if (o->max_db_mb)
-			snprintf(err, sizeof(err), "at most %zu MiB of data", o->max_db_mb);
-		else
-			snprintf(err, sizeof(err), "data of any size");
-		log_info("committing every %d ms; keeping %s, %s%s; trace clock %s",
-			 o->commit_ms, err, o->max_age_s ? "the last " : "of any age",
-			 o->max_age_s ? config_age_text(o->max_age_s, age, sizeof(age)) : "",
-			 live_clock(c.live));
-	}
-	ready(&ready_fd);
-	notify_send("READY=1");
-	watchdog_ns = notify_watchdog_usec() * 1000 / 2;
-	/* Big blocks (store batches) come from mmap and go back when freed;
-	 * what bursts leave free in the heap is handed back now and then. */
-	mallopt(M_MMAP_THRESHOLD, 256 << 10);
-	now = live_now();	/* timers: CLOCK_MONOTONIC */
-	next_trim = now + TRIM_NS;
-	c.status_ts = now;
-	next_commit = now + (uint64_t)o->commit_ms * 1000000;
-
-	while (!stop_signal) {
-		int timeout;
-
-		if (hup_signal) {
-			int old_ms = o->commit_ms;
-
-			reload(&c);
-			if (o->commit_ms != old_ms)
-				next_commit = live_now() + (uint64_t)o->commit_ms * 1000000;
-		}
-
-		if (store_paused(c.store)) {
-			if (pause_ingestion(&c))
-				goto out;
-			continue;
-		}
-		now = live_now();
-		wake = next_commit;
-		if (watchdog_ns && next_watchdog < wake)
-			wake = next_watchdog;
-		timeout = wake > now ? (int)((wake - now) / 1000000) : 0;
-		if (live_wait(c.live, timeout) && errno != EINTR) {
-			log_error("poll: %s", strerror(errno));
-			goto out;
-		}
-		n = live_read(c.live, 0, on_record, &c, err, sizeof(err));
-		if (n == -1) {
-			log_error("%s", err);
-			goto out;
-		}
-		if (c.failed) {
-			log_error("%s: %s", o->db, store_errmsg(c.store));
-			goto out;
-		}
-		now = live_now();
-		/* A burst commits sooner than --commit-ms: the open
-		 * transaction's batches stay in memory until its commit. */
-		if (now >= next_commit ||
-		    store_uncommitted_batches(c.store) >= COMMIT_BATCHES) {
-			if (commit(&c) || check_instance(&c))
-				goto out;
-			status(&c, now);
-			next_commit = now + (uint64_t)o->commit_ms * 1000000;
-		}
-		if (now >= next_trim) {
-			store_trim_spares(c.store);
-			malloc_trim(0);
-			next_trim = now + TRIM_NS;
-		}
-		watch_server(&c, now);
-		if (watchdog_ns && now >= next_watchdog) {
-			notify_send("WATCHDOG=1");
-			next_watchdog = now + watchdog_ns;
-		}
-	}
-
-	notify_send("STOPPING=1");
-	log_info("stopping (%s): draining the buffers", strsignal(stop_signal));
-	live_stop(c.live);
-	n = live_read(c.live, 1, on_record, &c, err, sizeof(err));
-	if (n == -1 || c.failed) {
-		log_error("%s", n == -1 ? err : store_errmsg(c.store));
-		goto out;
-	}
-	pipeline_finish(c.pipe, c.proc_is_hosts ? seed_proc_comm : NULL, NULL);
-	if (commit(&c) || store_commit(c.store) ||
-	    pipeline_write_stats(c.pipe, c.id) || final_stats(&c) ||
-	    store_capture_end(c.store, c.id, pipeline_first_ts(c.pipe),
-			      pipeline_last_ts(c.pipe))) {
-		log_error("%s: %s", o->db, store_errmsg(c.store));
-		goto out;
-	}
-	{
-		struct timespec ended;
-
-		clock_gettime(CLOCK_MONOTONIC, &ended);
-		log_info("stopped after %.1f s: stored %llu events, %llu lost%s",
-			 (double)(ended.tv_sec - started.tv_sec) +
-			 (double)(ended.tv_nsec - started.tv_nsec) / 1e9,
-			 (unsigned long long)pipeline_events(c.pipe),
-			 (unsigned long long)c.lost_total,
-			 c.restored_lost ? ", more of unknown count while another program "
-					   "had changed the instance" : "");
-	}
-	rc = 0;
-out:
-	serverctl_stop(&c.server);
-	pipeline_free(c.pipe);
-	live_close(c.live);
-	if (store_close(c.store) && rc == 0)
-		rc = 1;
-	free(c.last);
-	free(c.read_base);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	if (ready_fd >= 0) {
-		char st = (char)rc;
-
-		if (write(ready_fd, &st, 1) < 0)
-			rc = 1;
-	}
-	return rc;
+	return capture_close(&c, rc);
 }
