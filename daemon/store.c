@@ -145,36 +145,46 @@ struct store {
 	char err[512];
 
 	pthread_t writer;
-	int threaded;
+	int threaded;			/* set at open, read-only after */
+	/* STORE_LIVE keeps the batches of the open transaction until its
+	 * COMMIT succeeds: when a write fails (a full disk, an I/O error,
+	 * no memory) the transaction is rolled back, they go back to the
+	 * head of the queue and the writer pauses until store_retry. Set
+	 * at open, read-only after. */
+	int retain;
+	struct batch *fill;		/* caller only: it appends here */
+
+	/* Shared by the caller and the writer thread: read and written
+	 * under `lock` only (cond: a change of any of them). */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct batch *fill;		/* the caller appends here */
 	struct batch *full, *full_tail;	/* queued for the writer, in order */
 	struct batch *spare;		/* written, free for reuse */
 	int nbatches;			/* allocated */
 	int nspare;			/* on the spare list */
 	int spare_low;			/* its fewest since store_trim_spares() */
-	int64_t max_wake_latency;	/* the longest stored on a switch */
-	int64_t wake_saved;		/* as in stats, or -1: none there */
 	int nfull;			/* queued */
-	/* STORE_LIVE keeps the batches of the open transaction until its
-	 * COMMIT succeeds: when a write fails (a full disk, an I/O error,
-	 * no memory) the transaction is rolled back, they go back to the
-	 * head of the queue and the writer pauses until store_retry. */
-	int retain;
 	struct batch *held, *held_tail;
 	int nheld;			/* on the held list */
 	int paused;
+	int busy;			/* the writer is running a batch */
+	int stop;
+	int failed;			/* sticky: the writer hit an error */
+
+	/* Written by the caller (with __atomic, relaxed), read by the
+	 * writer's retention (the same): single words. */
 	uint64_t max_bytes;		/* retention: 0 = keep everything */
 	uint64_t max_age_ns;		/* retention by age: 0 = keep all */
+	int64_t max_wake_latency;	/* the longest stored on a switch */
+
+	/* The writer thread's own (the caller's too before the thread
+	 * starts and after it is joined). */
+	int64_t wake_saved;		/* as in stats, or -1: none there */
 	uint64_t trim_checked;		/* ms_now() of the last size check */
 	int64_t trim_target;		/* rows before this ts are to go */
 	int trim_pending;		/* some may be left */
 	uint64_t ckpt_checked;		/* time() of the last WAL check */
 	char wal_path[4096];
-	int busy;			/* the writer is running a batch */
-	int stop;
-	int failed;			/* sticky: the writer hit an error */
 };
 
 static int fail(struct store *s, const char *what)
@@ -1058,10 +1068,12 @@ static void *writer_main(void *arg)
 			s->full_tail = NULL;
 		s->nfull--;
 		s->busy = 1;
-		pthread_mutex_unlock(&s->lock);
 		/* Without retention, nothing more is written after a failure:
 		 * the caller sees the error and gives up. */
-		int rc = s->failed && !s->retain ? 0 : run_batch(s, b);
+		int skip = s->failed && !s->retain;
+
+		pthread_mutex_unlock(&s->lock);
+		int rc = skip ? 0 : run_batch(s, b);
 		pthread_mutex_lock(&s->lock);
 		if (rc && s->retain) {
 			s->failed = 1;
@@ -1090,13 +1102,27 @@ static void *writer_main(void *arg)
 }
 
 /* Hands the filled batch to the writer (or runs it here). */
+/* Whether the writer failed for good (sticky; under retention a failure
+ * pauses instead): read under the lock it is written under. */
+static int failed_for_good(struct store *s)
+{
+	int f;
+
+	if (!s->threaded)
+		return s->failed && !s->retain;
+	pthread_mutex_lock(&s->lock);
+	f = s->failed && !s->retain;
+	pthread_mutex_unlock(&s->lock);
+	return f;
+}
+
 static int submit(struct store *s)
 {
 	struct batch *b = s->fill;
 	int rc = 0;
 
 	if (!b->nops)
-		return s->failed && !s->retain ? -1 : 0;
+		return failed_for_good(s) ? -1 : 0;
 	if (!s->threaded) {
 		rc = run_batch(s, b);
 		b->nops = 0;
@@ -1173,11 +1199,14 @@ static int drain(struct store *s)
 		return -1;
 	if (!s->threaded)
 		return s->failed ? -1 : 0;
+	int f;
+
 	pthread_mutex_lock(&s->lock);
 	while ((s->full || s->busy) && !s->paused)
 		pthread_cond_wait(&s->cond, &s->lock);
+	f = s->failed;
 	pthread_mutex_unlock(&s->lock);
-	return s->failed ? -1 : 0;
+	return f ? -1 : 0;
 }
 
 static struct op *new_op(struct store *s, enum op_kind kind)
