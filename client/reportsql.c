@@ -1,6 +1,7 @@
 /* reportsql.c — see reportsql.h. */
 #define _GNU_SOURCE		/* asprintf, mkostemp */
 #include "reportsql.h"
+#include "grow.h"
 
 #include "log.h"
 
@@ -38,20 +39,14 @@ void sbuf_printf(struct sbuf *b, const char *fmt, ...)
 			b->len += (size_t)n;
 			return;
 		}
-		size_t cap = b->cap ? b->cap : 256;
-		char *s;
+		bool fresh = !b->s;
 
-		while (cap < b->len + (size_t)n + 1)
-			cap *= 2;
-		s = realloc(b->s, cap);
-		if (!s) {
+		if (grow_array(&b->s, &b->cap, 1, b->len + (size_t)n + 1, 0)) {
 			b->oom = true;
 			return;
 		}
-		if (!b->s)
-			s[0] = '\0';
-		b->s = s;
-		b->cap = cap;
+		if (fresh)
+			b->s[0] = '\0';
 	}
 }
 

@@ -4,6 +4,7 @@
  * user's, so they work alike on a file (--db) and over the socket.
  */
 #include "shell.h"
+#include "grow.h"
 
 #include "log.h"
 
@@ -32,18 +33,8 @@ static int batch_add(struct batch *b, const char *line)
 {
 	size_t n = strlen(line);
 
-	if (b->len + n + 2 > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		char *s;
-
-		while (cap < b->len + n + 2)
-			cap *= 2;
-		s = realloc(b->sql, cap);
-		if (!s)
-			return -1;
-		b->sql = s;
-		b->cap = cap;
-	}
+	if (grow_array(&b->sql, &b->cap, 1, b->len + n + 2, 0))
+		return -1;
 	memcpy(b->sql + b->len, line, n);
 	b->len += n;
 	b->sql[b->len++] = '\n';

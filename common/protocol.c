@@ -1,5 +1,6 @@
 /* protocol.c — see protocol.h. */
 #include "protocol.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +21,9 @@ static uint8_t *room(struct proto_buf *b, size_t n)
 {
 	if (b->oom)
 		return NULL;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *q;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		q = realloc(b->data, cap);
-		if (!q) {
-			b->oom = 1;
-			return NULL;
-		}
-		b->data = q;
-		b->cap = cap;
+	if (grow_array(&b->data, &b->cap, 1, b->len + n, 0)) {
+		b->oom = 1;
+		return NULL;
 	}
 	b->len += n;
 	return b->data + b->len - n;

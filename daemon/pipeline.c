@@ -1,6 +1,7 @@
 /* pipeline.c — see pipeline.h. */
 #define _GNU_SOURCE
 #include "pipeline.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -573,16 +574,8 @@ const char *pipeline_events_seen(struct pipeline *p)
 		if (!p->type_counts[id] || !(ev = tep_find_event(p->tep, id)))
 			continue;
 		need = len + strlen(ev->system) + strlen(ev->name) + 3;
-		if (need > cap) {
-			char *q;
-
-			while (cap < need)
-				cap *= 2;
-			q = realloc(s, cap);
-			if (!q)
-				break;
-			s = q;
-		}
+		if (grow_array(&s, &cap, 1, need, 0))
+			break;
 		len += (size_t)sprintf(s + len, "%s%s:%s", len ? "," : "",
 				       ev->system, ev->name);
 	}

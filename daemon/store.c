@@ -1,5 +1,6 @@
 /* store.c — see store.h. */
 #include "store.h"
+#include "grow.h"
 #include "sqlfuncs.h"
 
 #include <errno.h>
@@ -1226,19 +1227,9 @@ static uint32_t add_text(struct store *s, const char *text, size_t len)
 	struct batch *b = s->fill;
 	uint32_t off;
 
-	if (b->text_len + len > b->text_cap) {
-		size_t cap = b->text_cap ? b->text_cap : 65536;
-		char *q;
-
-		while (cap < b->text_len + len)
-			cap *= 2;
-		q = realloc(b->text, cap);
-		if (!q) {
-			snprintf(s->err, sizeof(s->err), "out of memory");
-			return UINT32_MAX;
-		}
-		b->text = q;
-		b->text_cap = cap;
+	if (grow_array(&b->text, &b->text_cap, 1, b->text_len + len, 0)) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return UINT32_MAX;
 	}
 	off = (uint32_t)b->text_len;
 	if (len)

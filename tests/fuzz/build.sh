@@ -37,8 +37,8 @@ for h in "${HARNESSES[@]}"; do
 	pages)    srcs=("${PIPE[@]}" "$D/pages.c"); pkgs="libtraceevent sqlite3" ;;
 	tracedat) srcs=("${PIPE[@]}" "$D/import.c" "$D/privs.c" "$D/tracedat.c")
 		  pkgs="libtracecmd libtraceevent sqlite3" ;;
-	request)  srcs=("$SRC/common/protocol.c"); pkgs="sqlite3" ;;
-	response) srcs=("$SRC/client/wire.c" "$SRC/common/protocol.c"); pkgs="sqlite3" ;;
+	request)  srcs=("$SRC/common/protocol.c" "$SRC/common/grow.c"); pkgs="sqlite3" ;;
+	response) srcs=("$SRC/client/wire.c" "$SRC/common/protocol.c" "$SRC/common/grow.c"); pkgs="sqlite3" ;;
 	*) echo "build.sh: no harness '$h'" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2046,SC2086

@@ -51,8 +51,8 @@ commd_fuzz_replay(pages SOURCES ${_fz_pipeline} ${_d}/pages.c
   LIBS PkgConfig::TRACEFS PkgConfig::TRACEEVENT PkgConfig::SQLITE)
 commd_fuzz_replay(tracedat SOURCES ${_fz_pipeline} ${_d}/import.c ${_d}/privs.c ${_d}/tracedat.c
   LIBS PkgConfig::TRACECMD PkgConfig::TRACEEVENT PkgConfig::SQLITE)
-commd_fuzz_replay(request SOURCES ${_c}/protocol.c)
-commd_fuzz_replay(response SOURCES ${CMAKE_SOURCE_DIR}/client/wire.c ${_c}/protocol.c
+commd_fuzz_replay(request SOURCES ${_c}/protocol.c ${_c}/grow.c)
+commd_fuzz_replay(response SOURCES ${CMAKE_SOURCE_DIR}/client/wire.c ${_c}/protocol.c ${_c}/grow.c
   LIBS PkgConfig::SQLITE)
 
 commd_script_test(fuzz_smoke ${_fz}/smoke.sh fuzz SKIP77 TIMEOUT 900)
