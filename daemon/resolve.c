@@ -5,6 +5,7 @@
  * row id of its current interval and the cached name, zero-padded to the
  * comm width so the unchanged-name path is one bounded compare. */
 #include "resolve.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -56,20 +57,16 @@ static uint32_t hash_bytes(const char *s, size_t len)
 	return h;
 }
 
-static bool grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
+/* grow_array for the tables whose sizes are 32-bit. */
+static bool grow(void *p, uint32_t *cap, size_t elem, uint32_t need)
 {
-	uint32_t n = *cap ? *cap : 64;
-	void *q;
+	size_t c = *cap;
 
 	if (need <= *cap)
 		return true;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, (size_t)n * elem);
-	if (!q)
+	if (need > UINT32_MAX / 2 || grow_array(p, &c, elem, need, 0))
 		return false;
-	*p = q;
-	*cap = n;
+	*cap = (uint32_t)c;
 	return true;
 }
 
@@ -107,8 +104,8 @@ static uint32_t intern(struct resolve *r, const char *s, size_t len)
 			return id;
 		i = (i + 1) & (r->nslots - 1);
 	}
-	if (!grow((void **)&r->name_len, &r->lens_cap, 1, r->nnames + 2) ||
-	    !grow((void **)&r->names, &r->names_cap, r->hot.width, r->nnames + 2))
+	if (!grow(&r->name_len, &r->lens_cap, 1, r->nnames + 2) ||
+	    !grow(&r->names, &r->names_cap, r->hot.width, r->nnames + 2))
 		return 0;
 	id = ++r->nnames;
 	memset(r->names + (size_t)id * r->hot.width, 0, r->hot.width);
@@ -176,19 +173,10 @@ entry_slow(struct resolve *r, int32_t pid, char **comm)
 	}
 	c = (uint32_t)pid >> CHUNK_SHIFT;
 	off = (uint32_t)pid & (CHUNK_SIZE - 1);
-	if (c >= r->hot.nchunks) {
-		size_t n = r->hot.nchunks ? r->hot.nchunks : 64;
-		struct resolve_chunk **q;
-
-		while (n <= c)
-			n *= 2;
-		q = realloc(r->hot.chunks, n * sizeof(*q));
-		if (!q)
-			return NULL;
-		memset(q + r->hot.nchunks, 0, (n - r->hot.nchunks) * sizeof(*q));
-		r->hot.chunks = q;
-		r->hot.nchunks = n;
-	}
+	if (c >= r->hot.nchunks &&
+	    grow_array(&r->hot.chunks, &r->hot.nchunks, sizeof(*r->hot.chunks),
+		       (size_t)c + 1, 1))
+		return NULL;
 	if (!r->hot.chunks[c]) {
 		r->hot.chunks[c] = calloc(1, sizeof(struct resolve_chunk) + CHUNK_SIZE * r->hot.width);
 		if (!r->hot.chunks[c])
@@ -280,15 +268,8 @@ static void mark_dirty(struct resolve *r, uint32_t hid)
 
 	if (row->dirty)
 		return;
-	if (r->ndirty == r->dirty_cap) {
-		size_t n = r->dirty_cap ? r->dirty_cap * 2 : 256;
-		uint32_t *q = realloc(r->dirty, n * sizeof(*q));
-
-		if (!q)
-			return;	/* out of memory: the row is not rewritten */
-		r->dirty = q;
-		r->dirty_cap = n;
-	}
+	if (grow_array(&r->dirty, &r->dirty_cap, sizeof(*r->dirty), r->ndirty + 1, 0))
+		return;	/* out of memory: the row is not rewritten */
 	row->dirty = 1;
 	r->dirty[r->ndirty++] = hid;
 }
@@ -299,7 +280,7 @@ static uint32_t new_row(struct resolve *r, int32_t pid, int32_t tgid,
 	struct resolve_row *row;
 	uint32_t hid;
 
-	if (!grow((void **)&r->hot.rows, &r->rows_cap, sizeof(*r->hot.rows), r->nrows + 2))
+	if (!grow(&r->hot.rows, &r->rows_cap, sizeof(*r->hot.rows), r->nrows + 2))
 		return 0;
 	hid = ++r->nrows;
 	row = &r->hot.rows[hid];
