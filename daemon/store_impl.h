@@ -1,0 +1,192 @@
+/* store_impl.h — what the parts of the store share; not for the rest of
+ * commd (store.h is its interface).
+ *
+ *   store.c         opening (the migrations), closing, and the API the
+ *                   pipeline calls, which fills batches of operations
+ *   store_writer.c  the batches and the writer thread that runs them
+ *   store_rows.c    running an operation: the row virtual tables through
+ *                   which a batch's events reach SQLite, the other INSERTs
+ *   store_retain.c  retention (the oldest rows go, in chunks) and WAL
+ *                   checkpoints, run by the writer between batches
+ */
+#ifndef COMMD_STORE_IMPL_H
+#define COMMD_STORE_IMPL_H
+#include "store.h"
+#include "grow.h"
+#include "sqlfuncs.h"
+
+#include <errno.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pthread.h>
+#include <sqlite3.h>
+
+/* Tables written through the event path: one per decode kind, then the
+ * derived ones. OR FAIL: an INSERT of many rows that may ABORT halfway (the
+ * NOT NULL columns) makes SQLite copy each page it touches to a statement
+ * journal first, a temp-file write as large as the WAL's own; with FAIL
+ * nothing is rolled back by the statement, so nothing is journalled. A
+ * failed statement still fails its batch's transaction (st_step() reports
+ * it), which is rolled back whole. */
+enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
+
+enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
+       ST_CLOCK, ST_BEGIN, ST_COMMIT, ST_COUNT };
+
+/* Writes go through a writer thread: the caller (decode and resolve)
+ * fills a batch of operations while the thread runs the previous one
+ * through SQLite, so on two CPUs decoding and storing overlap. An
+ * operation copies everything it needs: the record it came from is gone
+ * by the time it is written. */
+enum op_kind { OP_EVENT, OP_COMM, OP_HISTORY, OP_TYPE, OP_LOST, OP_CLOCK, OP_BEGIN,
+	       OP_COMMIT };
+
+struct op {
+	uint8_t op;		/* enum op_kind */
+	uint8_t kind;		/* OP_EVENT: a decode kind or TABLE_* */
+	uint16_t has;		/* OP_EVENT: DECODE_HAS_* */
+	int32_t cpu;
+	uint64_t ts;
+	uint32_t hid;
+	uint32_t ids[2];
+	uint32_t type;
+	int32_t p[2];
+	int64_t v[3];
+	uint32_t text, text_len;	/* into the batch's text arena */
+	uint32_t text2, text2_len;
+	/* A sched_switch's derived columns (OP_HAS_SLICE, OP_HAS_WAKE). */
+	int64_t slice_dur, wake_latency;
+	int32_t slice_prio;
+	uint32_t wake_hid, waker_hid;
+};
+
+/* op.has bits above decode's DECODE_HAS_*; OP_NEW_ROW: an OP_HISTORY
+ * whose row was never written before. */
+enum {
+	OP_HAS_SLICE = 1 << 8, OP_HAS_SLICE_PRIO = 1 << 9, OP_HAS_WAKE = 1 << 10,
+	OP_NEW_ROW = 1 << 11,
+};
+
+#define BATCH_OPS 8192
+#define ROWS_PER_FLUSH 256
+
+struct pending {
+	uint32_t idx[ROWS_PER_FLUSH];	/* ops of the batch being run */
+	size_t n;
+};
+
+/* Batches queued for the writer, at most this many: enough for the
+ * reader to go on through a slow commit (a WAL checkpoint's fsync)
+ * instead of leaving the ring buffer unread. */
+#define MAX_BATCHES 24
+
+struct batch {
+	struct batch *next;
+	struct op ops[BATCH_OPS];
+	size_t nops;
+	size_t start;		/* ops before it are committed */
+	char *text;
+	size_t text_len, text_cap;
+};
+
+struct store;
+
+struct rows_src {
+	struct store *s;
+	int kind;
+};
+
+struct store {
+	sqlite3 *db;
+	sqlite3_stmt *ins[TABLE_COUNT];
+	int ncols[TABLE_COUNT];
+	struct rows_src src[TABLE_COUNT];	/* the commd_rows_N modules' */
+	const struct batch *cur;		/* whose pending rows they read */
+	struct pending pending[TABLE_COUNT];
+	sqlite3_stmt *misc[ST_COUNT];
+	uint32_t comms_written;		/* comm ids 1..n are queued */
+	uint32_t history_written;	/* the highest history row queued */
+	/* A database continued by a new capture already has comms, history
+	 * rows and event types: the resolver's ids (from 1) are written
+	 * shifted past them. */
+	uint32_t comm_base, hid_base, type_base;
+	char err[512];
+
+	pthread_t writer;
+	int threaded;			/* set at open, read-only after */
+	/* STORE_LIVE keeps the batches of the open transaction until its
+	 * COMMIT succeeds: when a write fails (a full disk, an I/O error,
+	 * no memory) the transaction is rolled back, they go back to the
+	 * head of the queue and the writer pauses until store_retry. Set
+	 * at open, read-only after. */
+	int retain;
+	struct batch *fill;		/* caller only: it appends here */
+
+	/* Shared by the caller and the writer thread: read and written
+	 * under `lock` only (cond: a change of any of them). */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct batch *full, *full_tail;	/* queued for the writer, in order */
+	struct batch *spare;		/* written, free for reuse */
+	int nbatches;			/* allocated */
+	int nspare;			/* on the spare list */
+	int spare_low;			/* its fewest since store_trim_spares() */
+	int nfull;			/* queued */
+	struct batch *held, *held_tail;
+	int nheld;			/* on the held list */
+	int paused;
+	int busy;			/* the writer is running a batch */
+	int stop;
+	int failed;			/* sticky: the writer hit an error */
+
+	/* Written by the caller (with __atomic, relaxed), read by the
+	 * writer's retention (the same): single words. */
+	uint64_t max_bytes;		/* retention: 0 = keep everything */
+	uint64_t max_age_ns;		/* retention by age: 0 = keep all */
+	int64_t max_wake_latency;	/* the longest stored on a switch */
+
+	/* The writer thread's own (the caller's too before the thread
+	 * starts and after it is joined). */
+	int64_t wake_saved;		/* as in stats, or -1: none there */
+	uint64_t trim_checked;		/* ms_now() of the last size check */
+	int64_t trim_target;		/* rows before this ts are to go */
+	int trim_pending;		/* some may be left */
+	uint64_t ckpt_checked;		/* time() of the last WAL check */
+	char wal_path[4096];
+};
+
+static inline void bind_text(sqlite3_stmt *st, int col, const struct batch *b,
+			     uint32_t off, uint32_t len, int present)
+{
+	/* An empty name (prctl(PR_SET_NAME, "")) is text, not NULL: a batch
+	 * whose texts are all empty has no arena at all. */
+	if (present)
+		sqlite3_bind_text(st, col, len ? b->text + off : "", (int)len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+/* Shared between the parts (store_impl.h's list says which file). */
+void *st_writer_main(void *arg);
+uint32_t st_add_text(struct store *s, const char *text, size_t len);
+void st_checkpoint(struct store *s);
+int st_drain(struct store *s);
+int st_exec(struct store *s, const char *sql);
+int st_fail(struct store *s, const char *what);
+int st_flush_events(struct store *s, const struct batch *b);
+void st_free_batch(struct batch *b);
+void st_load_max_wake(struct store *s);
+struct op *st_new_op(struct store *s, enum op_kind kind);
+int st_prepare_insert(struct store *s, int kind);
+int st_run_op(struct store *s, const struct op *o, const struct batch *b);
+int st_set_db_stat(struct store *s, const char *name, int64_t value);
+int st_step(struct store *s, sqlite3_stmt *st, const char *what);
+int st_submit(struct store *s);
+void st_trim(struct store *s);
+
+#endif

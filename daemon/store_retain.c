@@ -1,0 +1,282 @@
+/* store_retain.c — retention and WAL checkpoints (store_impl.h). */
+#include "store_impl.h"
+
+static int64_t one_int(struct store *s, const char *sql, int64_t arg, int *ok);
+
+/* A stats row of the database as a whole (capture and cpu NULL), in
+ * place of the one before. Inside the caller's transaction. */
+int st_set_db_stat(struct store *s, const char *name, int64_t value)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql), "DELETE FROM stats WHERE name = '%s' AND capture IS NULL",
+		 name);
+	if (st_exec(s, sql))
+		return -1;
+	snprintf(sql, sizeof(sql), "INSERT INTO stats VALUES (NULL, '%s', NULL, %lld)",
+		 name, (long long)value);
+	return st_exec(s, sql);
+}
+
+/* The longest wake latency stored on a switch bounds how far before a
+ * kept switch its waker's history row must reach (trim_finish). It is
+ * kept in stats, written in the transaction that first stores a longer
+ * one, so that a restart on the same database keeps the bound. */
+
+void st_load_max_wake(struct store *s)
+{
+	int ok;
+	int64_t v = one_int(s, "SELECT max(value) FROM stats WHERE name = 'max_wake_latency'"
+			    " AND capture IS NULL", 0, &ok);
+
+	if (ok) {
+		s->max_wake_latency = s->wake_saved = v;
+		return;
+	}
+	/* A database from before the row: its switches say, once (a scan). */
+	v = one_int(s, "SELECT max(wake_latency) FROM ev_sched_switch", 0, &ok);
+	s->max_wake_latency = ok && v > 0 ? v : 0;
+	s->wake_saved = -1;
+}
+
+/* Runs one operation on the connection (writer thread, or the caller
+ * when no writer runs). */
+
+/* Retention: the oldest events go when the data outgrows max_bytes
+ * (enough of the time covered to fall to 90% of the limit, at least a
+ * tenth) or when they are older than max_age before the newest event.
+ * Either sets a target cutoff; rows before it are deleted table by table
+ * in small chunks (TRIM_CHUNK rows of each table per transaction), for
+ * TRIM_BUDGET_MS after each commit, so the writer is never long away
+ * from the new batches (unless the data is over max_bytes by a quarter:
+ * then until it is not); what is left goes after the next commit.
+ * Once the cutoff is reached, comm_history intervals that ended before
+ * every kept row lose their rows too (a kept row's interval always
+ * contains its time, or starts after it: it never ends before it).
+ * Freed pages are reused, so the file stops growing; the last cutoff is
+ * in stats (retention_cutoff_ts). Checked after commits (at most every
+ * TRIM_CHECK_MS: a few cheap queries), by the writer itself. */
+static const char *const trimmed_tables[] = {
+	"ev_sched_switch", "ev_sched_wakeup", "ev_sched_wakeup_new",
+	"ev_sched_waking", "ev_sched_process_fork", "ev_sched_process_exec",
+	"ev_sched_process_exit", "ev_sched_process_free", "ev_sched_migrate_task",
+	"ev_task_rename", "ev_task_newtask", "ev_sched_stat_runtime", "ev_other",
+	"dv_sched", "dv_wakeup_latency", NULL
+};
+
+#define TRIM_CHUNK 20000
+#define TRIM_BUDGET_MS 250
+#define TRIM_CHECK_MS 100
+/* History intervals are kept this much longer than strictly needed:
+ * rows of different CPUs are stored nearly, not exactly, in time order. */
+#define TRIM_HISTORY_SLACK_NS 1000000000ll
+
+static int64_t one_int(struct store *s, const char *sql, int64_t arg, int *ok)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = 0;
+
+	*ok = 0;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, arg);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*ok = sqlite3_column_type(st, 0) != SQLITE_NULL;
+		v = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The oldest and newest event times over the trimmed tables (rows are in
+ * time order: the first and last rowids). 0 when there are none. */
+static int time_span(struct store *s, int64_t *first, int64_t *last)
+{
+	char sql[128];
+	int any = 0, ok;
+
+	for (int i = 0; trimmed_tables[i]; i++) {
+		int64_t f, l;
+
+		snprintf(sql, sizeof(sql), "SELECT ts FROM %s ORDER BY rowid LIMIT 1",
+			 trimmed_tables[i]);
+		f = one_int(s, sql, 0, &ok);
+		if (!ok)
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT ts FROM %s ORDER BY rowid DESC LIMIT 1",
+			 trimmed_tables[i]);
+		l = one_int(s, sql, 0, &ok);
+		if (!ok)
+			continue;
+		if (!any || f < *first)
+			*first = f;
+		if (!any || l > *last)
+			*last = l;
+		any = 1;
+	}
+	return any;
+}
+
+/* The bytes the data takes: pages in use (freed ones are reused). */
+static int64_t data_bytes(struct store *s)
+{
+	int ok;
+	int64_t pages = one_int(s, "PRAGMA page_count", 0, &ok);
+	int64_t free_pages = one_int(s, "PRAGMA freelist_count", 0, &ok);
+	int64_t psize = one_int(s, "PRAGMA page_size", 0, &ok);
+
+	return (pages - free_pages) * psize;
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* One chunk of every table: rows before the cutoff among its first
+ * TRIM_CHUNK. Returns 1 when no table has such rows left, 0 when some
+ * may, -1 on an error (rolled back). */
+static int trim_chunk(struct store *s, int64_t cutoff)
+{
+	char sql[256];
+	int done = 1, ok;
+
+	if (st_exec(s, "BEGIN"))
+		return -1;
+	for (int i = 0; trimmed_tables[i]; i++) {
+		int64_t lo;
+
+		snprintf(sql, sizeof(sql), "SELECT rowid FROM %s ORDER BY rowid LIMIT 1",
+			 trimmed_tables[i]);
+		lo = one_int(s, sql, 0, &ok);
+		if (!ok)
+			continue;
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE rowid < %lld AND ts < %lld",
+			 trimmed_tables[i], (long long)lo + TRIM_CHUNK, (long long)cutoff);
+		if (st_exec(s, sql))
+			goto fail;
+		/* Done with this table when its first row is past the cutoff. */
+		snprintf(sql, sizeof(sql), "SELECT ts FROM %s ORDER BY rowid LIMIT 1",
+			 trimmed_tables[i]);
+		if (one_int(s, sql, 0, &ok) < cutoff && ok)
+			done = 0;
+	}
+	if (st_exec(s, "COMMIT"))
+		goto fail;
+	return done;
+fail:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+/* The cutoff is reached: history intervals no kept row needs, and the
+ * cutoff in stats. */
+static void trim_finish(struct store *s, int64_t cutoff)
+{
+	char sql[256];
+	int64_t first = 0, last = 0;
+
+	if (!time_span(s, &first, &last))
+		first = cutoff;
+	if (first > cutoff)
+		first = cutoff;
+	if (st_exec(s, "BEGIN"))
+		return;
+	/* A kept switch names its wakeup's waker as of the waking, up to
+	 * max_wake_latency before it. */
+	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld",
+		 (long long)(first - TRIM_HISTORY_SLACK_NS -
+			     __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED)));
+	if (st_exec(s, sql))
+		goto fail;
+	/* Clock readings before the first row kept, but the one that maps
+	 * it (each capture's latest before it). */
+	snprintf(sql, sizeof(sql), "DELETE FROM clock_map WHERE ts < (SELECT "
+		 "max(m.ts) FROM clock_map m WHERE m.capture = clock_map.capture"
+		 " AND m.ts <= %lld)", (long long)first);
+	if (st_exec(s, sql) || st_set_db_stat(s, "retention_cutoff_ts", cutoff) ||
+	    st_exec(s, "COMMIT"))
+		goto fail;
+	return;
+fail:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void st_trim(struct store *s)
+{
+	uint64_t max_bytes = __atomic_load_n(&s->max_bytes, __ATOMIC_RELAXED);
+	uint64_t max_age = __atomic_load_n(&s->max_age_ns, __ATOMIC_RELAXED);
+	uint64_t now = ms_now(), t0;
+	int64_t first = 0, last = 0;
+	int r;
+
+	if (!max_bytes && !max_age)
+		return;
+	if (!s->trim_pending && now < s->trim_checked + TRIM_CHECK_MS)
+		return;
+	if (now >= s->trim_checked + TRIM_CHECK_MS) {
+		s->trim_checked = now;
+		if (!time_span(s, &first, &last) || last <= first)
+			return;
+		if (max_bytes) {
+			int64_t used = data_bytes(s);
+
+			if (used > (int64_t)max_bytes) {
+				double cut = 1.0 - 0.9 * (double)max_bytes / (double)used;
+				int64_t c;
+
+				if (cut < 0.1)
+					cut = 0.1;
+				c = first + (int64_t)((double)(last - first) * cut) + 1;
+				if (c > s->trim_target)
+					s->trim_target = c;
+			}
+		}
+		if (max_age && last - (int64_t)max_age > first &&
+		    last - (int64_t)max_age > s->trim_target)
+			s->trim_target = last - (int64_t)max_age;
+		if (s->trim_target > first)
+			s->trim_pending = 1;
+	}
+	if (!s->trim_pending)
+		return;
+	/* Past the budget, deleting goes on while the data is well over
+	 * max_bytes: the writer falling behind the reader then costs ring
+	 * buffer losses (counted), never a disk past its bound. */
+	t0 = ms_now();
+	do {
+		r = trim_chunk(s, s->trim_target);
+	} while (r == 0 && (ms_now() - t0 < TRIM_BUDGET_MS ||
+			    (max_bytes && data_bytes(s) > (int64_t)(max_bytes + max_bytes / 4))));
+	if (r == 1) {
+		s->trim_pending = 0;
+		trim_finish(s, s->trim_target);
+	}
+}
+
+/* SQLite's automatic checkpoints are passive: with readers always
+ * somewhere in the WAL (a client querying in a loop), it is never reset
+ * and grows without bound. Every second, past its limit (32 MiB, or a
+ * quarter of a small max_bytes, at least 4 MiB), the writer waits a
+ * moment (300 ms at most) for a gap between readers and truncates it. */
+void st_checkpoint(struct store *s)
+{
+	uint64_t now = (uint64_t)time(NULL);
+	uint64_t max_bytes = __atomic_load_n(&s->max_bytes, __ATOMIC_RELAXED);
+	off_t limit = 32 << 20;
+	struct stat st;
+
+	if (now < s->ckpt_checked + 1)
+		return;
+	s->ckpt_checked = now;
+	if (max_bytes && max_bytes / 4 < (uint64_t)limit)
+		limit = max_bytes / 4 < (4u << 20) ? (4 << 20) : (off_t)(max_bytes / 4);
+	if (stat(s->wal_path, &st) || st.st_size < limit)
+		return;
+	sqlite3_busy_timeout(s->db, 300);
+	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(s->db, 5000);
+}
