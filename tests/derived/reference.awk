@@ -2,7 +2,7 @@
 # the text of `trace-cmd report -t` (run with LC_ALL=C; plain POSIX awk, so
 # mawk works: no regex intervals, no gawk extensions).
 #
-# Definitions (schema/002-derived.sql, DESIGN.md section 4):
+# Definitions (schema/002-derived.sql, commd-tables(5)):
 #   slice:   per CPU, from one sched_switch to the next on that CPU. The
 #            first switch seen on a CPU starts its chain (the task it
 #            switches out has no known start: no slice). A slice closed by a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # import-names.sh - every event row carries the name its pid had at the
-# event's time (DESIGN.md section 3), checked against the kernel's own comm
+# event's time (docs/architecture.md section 4), checked against the kernel's own comm
 # fields, on every fixture; on sched-rename.dat also the renaming process's
 # comm_history. Prints, for information, how often `trace-cmd report`'s
 # leading comm (one saved_cmdlines snapshot) disagrees with the kernel.

@@ -14,7 +14,7 @@
 INTEG_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TRACECMD_COUNTS=$INTEG_DIR/tracecmd-counts.sh
 
-# Events that have their own view (DESIGN.md section 4 + sched_stat_runtime);
+# Events that have their own view (commd-tables(5));
 # every other event is a row of `events` with name = the event name.
 VIEWS=(sched_switch sched_wakeup sched_wakeup_new sched_waking
 	sched_process_fork sched_process_exec sched_process_exit

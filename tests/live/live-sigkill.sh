@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # live-sigkill.sh - SIGKILL mid-load leaves a consistent database that the
-# next start continues (DESIGN.md section 7):
+# next start continues (docs/architecture.md section 5):
 #
 #  1. start, load (perf bench sched messaging), kill -9 while the load runs:
 #     the database passes integrity_check and holds the committed events;

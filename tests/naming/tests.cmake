@@ -1,4 +1,4 @@
-# tests/naming: a live test of commd's naming (DESIGN.md section 3).
+# tests/naming: a live test of commd's naming (docs/architecture.md section 4).
 # namer (namer.c) renames itself, names threads, forks, execs and reuses a
 # pid, logging what it did with CLOCK_MONOTONIC times; live-names.sh records
 # it with trace-cmd (-C mono, a private instance), imports it with commd and

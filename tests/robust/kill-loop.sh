@@ -1,6 +1,6 @@
 #!/bin/bash
 # kill-loop.sh — SIGKILL at random moments never costs the database its
-# consistency, and every kill is accounted for (DESIGN.md section 7).
+# consistency, and every kill is accounted for (docs/architecture.md section 5).
 #
 # Under load (perf bench sched messaging -g 4 -l 2000, in a loop) and
 # queries (commq over the socket, in a loop), KILLS (30) times: start

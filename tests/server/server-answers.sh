@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # server-answers.sh - the query server answers while capture runs
-# (issue 5, DESIGN.md sections 2 and 4):
+# (issue 5, docs/architecture.md section 1, commd-tables(5)):
 #
 #  1. after a small load, `commq --socket S "select comm, count(*) from
 #     sched_switch group by comm"` returns rows, and names the load's tasks;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # server-bad-frames.sh - malformed or hostile input on the socket closes
-# only that connection (common/protocol.h; DESIGN.md section 7: "oversized
-# or malformed frames close that one connection"):
+# only that connection (common/protocol.h; docs/architecture.md section
+# 5: a malformed or oversized frame closes that one connection):
 #
 #  1. garbage bytes, text, a length of 0, of 0xFFFFFFFF, of 1 MiB + 1
 #     (header alone, and with the whole body), an unknown frame type, a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # server-concurrency.sh - queries run side by side, and beside capture
 # (server.h: "a long query never delays another client's short one";
-# DESIGN.md section 1: "a slow query ... never stalls ingestion"):
+# docs/architecture.md section 1: nothing a query does can block
+# ingestion):
 #
 #  1. a runaway query (--timeout 12) runs in the background; meanwhile a
 #     short query from another client answers in < 3 s (while the runaway

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # server-group.sh - with a user and a group commd (as systemd/commd.sysusers
 # makes them), members of the group may query and nobody else may
-# (DESIGN.md section 2: "mode 0660, group commd ... the peer's credentials
-# are checked (SO_PEERCRED) as well"):
+# (docs/architecture.md section 1: the socket is 0660, group commd, and
+# the peer's credentials are checked with SO_PEERCRED as well):
 #
 #  1. the socket is srw-rw---- root:commd, the database root:commd 0640 in
 #     a root:commd 0750 directory; the query server runs as user commd

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # server-privileges.sh - the part that answers SQL holds no privileges, and
-# only allowed users reach it (DESIGN.md section 2):
+# only allowed users reach it (docs/architecture.md section 1):
 #
 #  1. the query server (`commd serve`, a child of commd) runs with every
 #     uid and gid != 0, no root in its groups, CapInh/CapPrm/CapEff/CapAmb

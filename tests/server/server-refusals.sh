@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# server-refusals.sh - the query server answers reads only (DESIGN.md
-# section 7: "writes, ATTACH, PRAGMA, load_extension and runaway queries
-# are refused or cut off at a deadline"):
+# server-refusals.sh - the query server answers reads only
+# (docs/architecture.md section 5: anything but a read is refused before
+# it runs, a runaway query is cut off at its deadline):
 #
 #  1. insert/update/delete/replace/drop/create/alter/create temp/
 #     create index/create view/create trigger/reindex/analyze/begin

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # server-sigterm.sh - stopping commd stops its query server and removes
-# the socket (DESIGN.md sections 2 and 7):
+# the socket (docs/architecture.md sections 1 and 5):
 #
 #  1. SIGTERM of an idle commd: exit 0 (within 15 s), the query server exits too, the
 #     socket file is removed, the instance is gone; commq then fails
