@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int grow_array(void *pp, size_t *cap, size_t elem, size_t need, int zero)
+int grow_array_slow(void *pp, size_t *cap, size_t elem, size_t need, int zero)
 {
 	size_t n = *cap ? *cap : 16;
 	void *old, *q;
 
-	if (need <= *cap)
-		return 0;
 	while (n < need) {
 		if (n > SIZE_MAX / 2 / (elem ? elem : 1)) {
 			errno = ENOMEM;

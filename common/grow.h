@@ -8,6 +8,15 @@
 
 #include <stddef.h>
 
-int grow_array(void *pp, size_t *cap, size_t elem, size_t need, int zero);
+int grow_array_slow(void *pp, size_t *cap, size_t elem, size_t need, int zero);
+
+/* The common case, that the array is big enough already, is a compare at
+ * the caller (it runs per record on the import's path and per value on
+ * the query server's). */
+static inline int grow_array(void *pp, size_t *cap, size_t elem, size_t need,
+			     int zero)
+{
+	return need <= *cap ? 0 : grow_array_slow(pp, cap, elem, need, zero);
+}
 
 #endif

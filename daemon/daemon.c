@@ -97,11 +97,6 @@ static int clock_reading(struct capture *c)
 	return store_clock(c->store, c->id, ts, rt, err);
 }
 
-static void watch_server(struct capture *c, uint64_t now)
-{
-	serverctl_watch(&c->server, now);
-}
-
 /* The database's directory, as make_parent_dir found or made it. */
 struct db_dir {
 	char path[PATH_MAX];
@@ -514,7 +509,7 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 		c->server.listen_fd = server_listen(o->socket, &c->server.socket_created);
 		if (c->server.listen_fd < 0)
 			return -1;
-		watch_server(c, live_now());
+		serverctl_watch(&c->server, live_now());
 		if (c->server.pid < 0)
 			return -1;
 	}
@@ -702,7 +697,7 @@ static int capture_loop(struct capture *c)
 			timer_reset(&t, T_TRIM, now);
 		}
 		/* (it reaps a query server that died, and says so) */
-		watch_server(c, now);
+		serverctl_watch(&c->server, now);
 		if (timer_due(&t, T_WATCHDOG, now)) {
 			notify_send("WATCHDOG=1");
 			timer_reset(&t, T_WATCHDOG, now);
