@@ -562,6 +562,10 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 	/* Tracing first, then the snapshots: a task born in between is in
 	 * /proc and has its birth traced (resolve_birth adopts the
 	 * snapshot's row), where the other order would miss it in both. */
+	/* The tgids alone just before: a task that exits after tracing starts
+	 * and before the snapshot reaches it still gets its group. */
+	if (c->proc_is_hosts)
+		seed_tgids_from_proc(pipeline_resolver(c->pipe));
 	if (store_begin(c->store) || live_start(c->live)) {
 		log_error("cannot start capture: %s", store_errmsg(c->store));
 		return -1;
@@ -569,7 +573,9 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 	if (c->proc_is_hosts)
 		seed_from_proc(pipeline_resolver(c->pipe), now);
 	seed_from_saved_cmdlines(pipeline_resolver(c->pipe), tracefs_tracing_dir(), now);
-	if (pipeline_sync_names(c->pipe)) {
+	if (store_stat(c->store, c->id, "snapshot_ns", -1,
+		       (int64_t)(live_trace_now(c->live) - now)) ||
+	    pipeline_sync_names(c->pipe)) {
 		log_error("cannot start capture: %s", store_errmsg(c->store));
 		return -1;
 	}

@@ -19,6 +19,11 @@
 
 enum { E_UNKNOWN = 0, E_ALIVE = RESOLVE_ALIVE, E_DEAD };
 
+/* resolve_entry.pending: the next event that names the pid takes the
+ * slow path, after a task_rename (to see the new name confirmed or a late
+ * old one) or a saved_cmdlines seed (to see the trace confirm it). */
+enum { PENDING_NONE = 0, PENDING_RENAME, PENDING_SNAPSHOT };
+
 /* The kernel emits task_rename before it copies the new name: an event
  * in between (an interrupt on that CPU, a wakeup from another) still
  * carries the old one. Such a late old name within this window of the
@@ -45,6 +50,11 @@ struct resolve {
 
 	uint32_t *idle;		/* per-CPU idle row */
 	uint64_t updates;
+
+	int32_t (*pre)[2];	/* resolve_note_tgid: (pid, tgid), sorted
+				 * by pid when pre_sorted */
+	size_t npre, pre_cap;
+	bool pre_sorted;
 
 };
 
@@ -158,6 +168,7 @@ void resolve_free(struct resolve *r)
 	free(r->name_len);
 	free(r->slots);
 	free(r->idle);
+	free(r->pre);
 	free(r);
 }
 
@@ -294,6 +305,41 @@ static uint32_t new_row(struct resolve *r, int32_t pid, int32_t tgid,
 	row->life = hid;
 	mark_dirty(r, hid);
 	return hid;
+}
+
+void resolve_note_tgid(struct resolve *r, int32_t pid, int32_t tgid)
+{
+	if (pid <= 0 || tgid <= 0 ||
+	    grow_array(&r->pre, &r->pre_cap, sizeof(*r->pre), r->npre + 1, 0))
+		return;
+	r->pre[r->npre][0] = pid;
+	r->pre[r->npre][1] = tgid;
+	r->npre++;
+	r->pre_sorted = false;
+}
+
+static int cmp_pre(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The tgid a lifetime of pid that begins without a birth starts with:
+ * the pre-tracing snapshot's, while pid was never seen before. */
+static int32_t first_tgid(struct resolve *r, const struct resolve_entry *e,
+			  int32_t pid)
+{
+	const int32_t (*hit)[2];
+
+	if (e->state != E_UNKNOWN || !r->npre)
+		return RESOLVE_TGID_UNKNOWN;
+	if (!r->pre_sorted) {
+		qsort(r->pre, r->npre, sizeof(*r->pre), cmp_pre);
+		r->pre_sorted = true;
+	}
+	hit = bsearch(&pid, r->pre, r->npre, sizeof(*r->pre), cmp_pre);
+	return hit ? (*hit)[1] : RESOLVE_TGID_UNKNOWN;
 }
 
 static void end_row(struct resolve *r, uint32_t hid, uint64_t ts)
@@ -439,10 +485,18 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 	 * zero-padded, so a name of len bytes matches when its bytes match
 	 * and the cache ends right there. */
 	if (e->comm_id && same_name(r, cached, comm, len, field_size)) {
+		if (e->pending == PENDING_SNAPSHOT &&
+		    r->hot.rows[e->hid].source == RESOLVE_SRC_SAVED_CMDLINES &&
+		    src != RESOLVE_SRC_SAVED_CMDLINES) {
+			/* The trace names the task as the kernel's cache
+			 * did: a task, not just a cached name. */
+			r->hot.rows[e->hid].source = (uint8_t)src;
+			mark_dirty(r, e->hid);
+		}
 		e->pending = 0;		/* the rename is confirmed */
 		return e->comm_id;
 	}
-	if (e->pending && e->state == E_ALIVE) {
+	if (e->pending == PENDING_RENAME && e->state == E_ALIVE) {
 		struct resolve_row *old = &r->hot.rows[e->prev_hid], *cur = &r->hot.rows[e->hid];
 
 		e->pending = 0;
@@ -456,7 +510,7 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 			mark_dirty(r, e->hid);
 			r->hot.late_pid = pid;
 			r->hot.late_hid = e->prev_hid;
-			e->pending = 1;	/* more late events may follow */
+			e->pending = PENDING_RENAME;	/* more late events may follow */
 			return old->comm_id;
 		}
 	}
@@ -465,7 +519,7 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 	if (!id)
 		return 0;
 	if (e->state != E_ALIVE) {
-		e->hid = new_row(r, pid, RESOLVE_TGID_UNKNOWN, id, src, ts);
+		e->hid = new_row(r, pid, first_tgid(r, e, pid), id, src, ts);
 		e->state = E_ALIVE;
 		e->fresh = 0;
 	} else if (!e->comm_id) {
@@ -570,7 +624,7 @@ hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 		if (!e)
 			return 0;
 		if (e->state != E_ALIVE) {
-			e->hid = new_row(r, pid, RESOLVE_TGID_UNKNOWN, 0,
+			e->hid = new_row(r, pid, first_tgid(r, e, pid), 0,
 					 RESOLVE_SRC_NONE, ts);
 			e->comm_id = 0;
 			e->state = E_ALIVE;
@@ -730,7 +784,7 @@ uint32_t resolve_rename(struct resolve *r, int32_t pid, int cpu,
 				RESOLVE_SRC_RENAME);
 	if (before && e->hid != before) {
 		e->prev_hid = before;
-		e->pending = 1;
+		e->pending = PENDING_RENAME;
 	}
 	return id;
 }
@@ -792,6 +846,8 @@ void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
 		r->hot.rows[e->hid].tgid = tgid;
 		mark_dirty(r, e->hid);
 	}
+	if (src == RESOLVE_SRC_SAVED_CMDLINES && e->state == E_ALIVE && e->comm_id)
+		e->pending = PENDING_SNAPSHOT;
 }
 
 void resolve_name_unnamed(struct resolve *r,

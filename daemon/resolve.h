@@ -73,7 +73,8 @@ struct resolve_entry {
 	uint32_t prev_hid;	/* the row before a task_rename */
 	uint8_t state;		/* 0 unknown, RESOLVE_ALIVE, dead */
 	uint8_t fresh;		/* born, has not run since */
-	uint8_t pending;	/* renamed, new name not yet seen again */
+	uint8_t pending;	/* renamed, new name not yet seen again;
+				 * or a snapshot's name not yet seen */
 	uint8_t exited;		/* sched_process_exit seen */
 };
 
@@ -240,6 +241,12 @@ void resolve_set_tgid(struct resolve *r, int32_t pid, int32_t tgid);
 void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
 		  const char *comm, size_t len, uint64_t ts,
 		  enum resolve_source src);
+
+/* A snapshot taken before tracing started says pid belongs to tgid. Used
+ * only for a lifetime of pid that begins without a birth while nothing
+ * else has been told of pid: a task that existed before tracing and may
+ * be gone before the snapshot taken after it (resolve_seed) reaches it. */
+void resolve_note_tgid(struct resolve *r, int32_t pid, int32_t tgid);
 
 /* End of a trace: every row still unnamed asks lookup for a snapshot name
  * (NULL = none); idle rows left unnamed become swapper/N. */

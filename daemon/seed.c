@@ -93,12 +93,14 @@ int seed_self_in_host_pidns(void)
 	return pidns_is_initial("/proc/self/ns/pid");
 }
 
-int seed_from_proc(struct resolve *r, uint64_t ts)
+/* Every thread in /proc: its tid and tgid to each(), and its comm when
+ * want_comm (tasks gone between the readdir and the read are skipped). */
+static int walk_proc(struct resolve *r, uint64_t ts, int want_comm)
 {
 	struct dirent *p, *t;
 	char path[640], comm[128];
 	DIR *procs, *tasks;
-	int n = 0, len;
+	int n = 0, len = 0;
 
 	procs = opendir("/proc");
 	if (!procs)
@@ -113,6 +115,11 @@ int seed_from_proc(struct resolve *r, uint64_t ts)
 		while ((t = readdir(tasks))) {
 			if (!numeric(t->d_name))
 				continue;
+			if (!want_comm) {
+				resolve_note_tgid(r, atoi(t->d_name), atoi(p->d_name));
+				n++;
+				continue;
+			}
 			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm",
 				 p->d_name, t->d_name);
 			len = read_comm(path, comm, sizeof(comm));
@@ -126,6 +133,16 @@ int seed_from_proc(struct resolve *r, uint64_t ts)
 	}
 	closedir(procs);
 	return n;
+}
+
+int seed_tgids_from_proc(struct resolve *r)
+{
+	return walk_proc(r, 0, 0);
+}
+
+int seed_from_proc(struct resolve *r, uint64_t ts)
+{
+	return walk_proc(r, ts, 1);
 }
 
 int seed_from_saved_cmdlines(struct resolve *r, const char *tracing_dir,

@@ -21,6 +21,10 @@ int seed_self_in_host_pidns(void);
 
 /* Returns the number of tasks seeded. */
 int seed_from_proc(struct resolve *r, uint64_t ts);
+/* The tids and tgids alone, before tracing starts: for the tasks that
+ * exit after tracing started but before seed_from_proc reaches them
+ * (resolve_note_tgid). */
+int seed_tgids_from_proc(struct resolve *r);
 int seed_from_saved_cmdlines(struct resolve *r, const char *tracing_dir,
 			     uint64_t ts);
 

@@ -372,6 +372,47 @@ static void resolve_lifetimes_and_parents(void)
 	resolve_free(r);
 }
 
+/* A task from before tracing that exits before the /proc snapshot taken
+ * after tracing started reaches it: the snapshot taken just before gives
+ * its tgid, and only to a pid nothing had shown yet. A saved_cmdlines
+ * name is a task once the trace names the pid the same way; until then
+ * it is only a cached name, not counted as a task without a tgid. */
+static void resolve_pre_snapshot_tgid(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t hid;
+
+	resolve_note_tgid(r, 700, 690);
+	resolve_note_tgid(r, 701, 701);
+	resolve_note_tgid(r, 702, 702);
+	resolve_seed(r, 700, RESOLVE_TGID_UNKNOWN, "bash", 4, 5,
+		     RESOLVE_SRC_SAVED_CMDLINES);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 700, 0, 6))->tgid, 690);
+	/* never seen: the unnamed event's lifetime takes it too */
+	CHECK_INT(resolve_row(r, resolve_hid(r, 701, 0, 6))->tgid, 701);
+	/* a pid that died in the trace and came back is another task */
+	NAME(r, 702, "old", 6);
+	resolve_exit(r, 702, 7);
+	resolve_death(r, 702, 8, 1);
+	NAME(r, 702, "new", 9);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 702, 0, 10))->tgid, RESOLVE_TGID_UNKNOWN);
+
+	/* saved_cmdlines without a tgid: counted once the trace confirms */
+	resolve_seed(r, 710, RESOLVE_TGID_UNKNOWN, "gone", 4, 5,
+		     RESOLVE_SRC_SAVED_CMDLINES);
+	CHECK_INT((int)resolve_tasks_without_tgid(r), 1);	/* 702's second */
+	resolve_name(r, 710, 0, "gone", 4, 12, RESOLVE_SRC_EXIT);
+	CHECK_INT((int)resolve_tasks_without_tgid(r), 2);
+	hid = resolve_hid(r, 710, 0, 13);
+	CHECK_INT(resolve_row(r, hid)->source, RESOLVE_SRC_EXIT);
+	/* and the snapshot's mark does not pass for a rename */
+	NAME(r, 710, "other", 14);
+	CHECK_STR(comm_of(r, resolve_hid(r, 710, 0, 15)), "other");
+	CHECK_STR(comm_of(r, hid), "gone");
+	CHECK_INT((int)resolve_row(r, hid)->end_ts, 14);
+	resolve_free(r);
+}
+
 /* The local trace clock is per CPU: a child running at once on another
  * CPU may be stamped (and merged) before the task_newtask that made it.
  * That first sighting is the birth's child, not a lifetime of its own;
@@ -434,5 +475,6 @@ int main(void)
 	RUN(resolve_fifteen_char_name);
 	RUN(resolve_width_64);
 	RUN(resolve_idle_is_per_cpu);
+	RUN(resolve_pre_snapshot_tgid);
 	return check_done("test_resolve");
 }
