@@ -184,7 +184,7 @@ static void build_sql(struct sbuf *b, const struct report_args *a)
 "       min(s.ts + s.dur, w.hi) - max(s.ts, w.lo) AS dur, s.pid,\n"
 "       " TGID_OF("s.pid", "s.ts") " AS tgid,\n"
 "       s.comm, s.prio, s.end_state, s.lost\n"
-"FROM sched s, w\n"
+"FROM ws s, w\n"
 "WHERE s.pid <> 0 AND s.ts < w.hi AND s.ts + s.dur > w.lo;\n");
 	report_window_cte(b, a);
 	sbuf_printf(b, "\n"

@@ -3,7 +3,8 @@
  * The SQL of each report is built here as text and sent like any other
  * query; --sql prints that same text.  Conventions shared by the reports:
  *
- *   - the window [lo, hi) of --from/--to is a CTE w(lo, hi); a time
+ *   - the window [lo, hi) of --from/--to is a CTE w(lo, hi, since), its
+ *     slices and wakeups the CTEs ws and wl (reportsql.h); a time
  *     relative to the capture start ('+2s') is base + offset in the SQL
  *     itself (report_base_sql), so the printed SQL stands alone;
  *   - a slice counts for the part of it inside the window
@@ -326,7 +327,7 @@ static void slice_rows_sql(struct sbuf *b)
 "                ORDER BY h.start_ts DESC LIMIT 1),\n"
 "               (SELECT h.id FROM comm_history h WHERE h.pid = s.pid\n"
 "                ORDER BY h.start_ts LIMIT 1)) END AS hid\n"
-"      FROM sched s, w WHERE " IN_WINDOW "),\n"
+"      FROM ws s, w WHERE " IN_WINDOW "),\n"
 "g AS (SELECT hid, pid, comm, sum(t) AS t, count(*) AS n, max(ts) AS last\n"
 "      FROM s GROUP BY hid, pid, comm)");
 }
@@ -338,7 +339,7 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 	case REPORT_BY_COMM:
 		sbuf_printf(b, ",\n"
 "s AS (SELECT s.comm, s.pid, " CLIPPED " AS t\n"
-"      FROM sched s, w WHERE " IN_WINDOW ")\n"
+"      FROM ws s, w WHERE " IN_WINDOW ")\n"
 "SELECT comm, count(DISTINCT pid) AS pids,\n"
 "       round(sum(t) / 1e6, 3) AS time_ms,\n"
 "       round(100.0 * sum(t) / sum(sum(t)) OVER (), 2) AS share_pct,\n"
@@ -419,7 +420,7 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 static void latency_source(struct sbuf *b, const struct report_args *a)
 {
 	report_window_cte(b, a);
-	sbuf_printf(b, ",\nl AS (SELECT l.latency FROM wakeup_latency l, w\n"
+	sbuf_printf(b, ",\nl AS (SELECT l.latency FROM wl l, w\n"
 		       "      WHERE l.ts >= w.lo AND l.ts < w.hi");
 	if (a->comm) {
 		sbuf_printf(b, " AND l.comm = ");

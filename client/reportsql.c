@@ -70,13 +70,12 @@ const char report_base_sql[] =
 	"coalesce((SELECT min(start_ts) FROM capture), "
 	"(SELECT min(ts) FROM sched))";
 
-/* The newest event: the latest of the last switches stored (rowid order
- * is nearly ts order: a look at the table's end, not a scan) and the end
- * of every finished capture. */
-#define NEWEST_TS_SQL							\
-	"(SELECT max(t) FROM (SELECT max(ts) AS t FROM (SELECT ts FROM "	\
-	"ev_sched_switch ORDER BY rowid DESC LIMIT 4096) UNION ALL "	\
-	"SELECT max(end_ts) FROM capture))"
+/* The newest event: the last switch stored (the table's key begins with
+ * ts: a look at its end, not a scan) and the end of every finished
+ * capture. */
+const char report_newest_sql[] =
+	"(SELECT max(t) FROM (SELECT max(ts) AS t FROM ev_sched_switch "
+	"UNION ALL SELECT max(end_ts) FROM capture))";
 
 void report_wall_sql(struct sbuf *b, const char *ts)
 {
@@ -104,7 +103,7 @@ void report_time_sql(struct sbuf *b, const struct report_time *t)
 	if (t->relative)
 		sbuf_printf(b, "(%s + %" PRId64 ")", report_base_sql, t->ns);
 	else if (t->last)
-		sbuf_printf(b, "(" NEWEST_TS_SQL " - %" PRId64 ")", t->ns);
+		sbuf_printf(b, "(%s - %" PRId64 ")", report_newest_sql, t->ns);
 	else if (t->wall)
 		/* The reading before it (the first, for a time before them
 		 * all): realtime - (realtime of the reading - its ts). */
@@ -123,10 +122,22 @@ void report_window_cte(struct sbuf *b, const struct report_args *a)
 }
 
 
+/* The window as w(lo, hi, since) and its rows, read from the tables
+ * themselves so that their time key bounds what is read (a view of a
+ * UNION ALL joined to w would be read whole):
+ *
+ *   ws  the slices that may overlap it, as the sched view has them: those
+ *       that start in [since, hi), since being the earliest of each CPU's
+ *       last switch before lo (a slice running at lo began at or after it:
+ *       slices of a CPU do not overlap); capture.cpus says which CPUs;
+ *   wl  the wakeups that begin in it, as the wakeup_latency view has them.
+ *
+ * Unused CTEs cost nothing: SQLite skips them. */
 void report_window_cte_range(struct sbuf *b, const struct report_time *from,
 			     const struct report_time *to)
 {
-	sbuf_printf(b, "WITH w(lo, hi) AS (SELECT ");
+
+	sbuf_printf(b, "WITH w0(lo, hi) AS (SELECT ");
 	if (from && from->set)
 		report_time_sql(b, from);
 	else
@@ -137,6 +148,52 @@ void report_window_cte_range(struct sbuf *b, const struct report_time *from,
 	else
 		sbuf_printf(b, "9223372036854775807");
 	sbuf_printf(b, ")");
+	report_window_rows_cte(b);
+}
+
+void report_window_rows_cte(struct sbuf *b)
+{
+	static const char *const wakings[] = {
+		"ev_sched_waking", "ev_sched_wakeup", "ev_sched_wakeup_new",
+	};
+
+	sbuf_printf(b, ",\n"
+"wc(cpu) AS (SELECT 0 WHERE (SELECT max(cpus) FROM capture) > 0\n"
+"            UNION ALL SELECT cpu + 1 FROM wc\n"
+"            WHERE cpu + 1 < (SELECT max(cpus) FROM capture)),\n"
+"w(lo, hi, since) AS (SELECT lo, hi, min(lo, coalesce((SELECT min(coalesce(\n"
+"        (SELECT max(e.ts) FROM ev_sched_switch e\n"
+"         WHERE e.ts < w0.lo AND e.cpu = wc.cpu),\n"
+"        (SELECT max(d.ts) FROM dv_sched d\n"
+"         WHERE d.ts < w0.lo AND d.cpu = wc.cpu), w0.lo)) FROM wc), lo))\n"
+"      FROM w0),\n"
+"ws(ts, dur, cpu, pid, comm, prio, end_state, lost, start_err, end_err) AS (\n"
+"  SELECT e.ts, e.slice_dur, e.cpu, h.pid, coalesce(h.comm, '<...>'),\n"
+"         e.next_prio, e.slice_state, 0, NULL, NULL\n"
+"  FROM ev_sched_switch e JOIN comm_history h ON h.id = e.next_hid\n"
+"  WHERE e.ts >= (SELECT since FROM w) AND e.ts < (SELECT hi FROM w)\n"
+"    AND e.slice_dur IS NOT NULL\n"
+"  UNION ALL\n"
+"  SELECT e.ts, e.dur, e.cpu, h.pid, coalesce(h.comm, '<...>'), e.prio,\n"
+"         e.end_state, e.lost, e.start_err, e.end_err\n"
+"  FROM dv_sched e JOIN comm_history h ON h.id = e.hid\n"
+"  WHERE e.ts >= (SELECT since FROM w) AND e.ts < (SELECT hi FROM w)),\n"
+"wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm) AS (\n");
+	for (size_t i = 0; i < sizeof(wakings) / sizeof(*wakings); i++)
+		sbuf_printf(b,
+"  SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.run_cpu, e.latency,\n"
+"         k.pid, k.comm\n"
+"  FROM %s e JOIN comm_history h ON h.id = e.run_hid\n"
+"  LEFT JOIN comm_history k ON k.id = e.hid\n"
+"  WHERE e.ts >= (SELECT lo FROM w) AND e.ts < (SELECT hi FROM w)\n"
+"    AND e.latency IS NOT NULL\n"
+"  UNION ALL\n", wakings[i]);
+	sbuf_printf(b,
+"  SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.cpu, e.latency,\n"
+"         k.pid, k.comm\n"
+"  FROM dv_wakeup_latency e JOIN comm_history h ON h.id = e.hid\n"
+"  LEFT JOIN comm_history k ON k.id = e.waker_hid\n"
+"  WHERE e.ts >= (SELECT lo FROM w) AND e.ts < (SELECT hi FROM w))");
 }
 
 /* After WITH w: per CPU of the window, its busy (tasks), idle (pid 0) and
@@ -154,7 +211,7 @@ void report_cpu_use_cte(struct sbuf *b)
 "              END AS hi, w.hi AS whi FROM w),\n"
 "cs AS (SELECT s.cpu, s.pid, min(s.ts + s.dur, w.hi) - max(s.ts, w.lo) AS t,\n"
 "              s.ts + s.dur AS e\n"
-"       FROM sched s, w WHERE s.ts < w.hi AND s.ts + s.dur > w.lo),\n"
+"       FROM ws s, w WHERE s.ts < w.hi AND s.ts + s.dur > w.lo),\n"
 "cu AS (SELECT cs.cpu,\n"
 "              sum(CASE WHEN cs.pid <> 0 THEN cs.t ELSE 0 END) AS busy,\n"
 "              sum(CASE WHEN cs.pid = 0 THEN cs.t ELSE 0 END) AS idle,\n"

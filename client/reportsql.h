@@ -76,8 +76,10 @@ void sbuf_printf(struct sbuf *b, const char *fmt, ...)
 void sbuf_sql_string(struct sbuf *b, const char *s);
 void sbuf_free(struct sbuf *b);
 
-/* SQL for the capture start: the base of '+' times. */
+/* SQL for the capture start: the base of '+' times; for the newest
+ * event stored (the base of --last). */
 extern const char report_base_sql[];
+extern const char report_newest_sql[];
 
 /* SQL for the time of day of trace-clock time ts (an SQL expression) as
  * ISO 8601 in UTC, NULL where the captures hold no clock reading for it:
@@ -104,12 +106,17 @@ int report_query(report_run_fn *run, void *run_ctx, const char *sql,
 int report_fail(struct report_sink_error *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* WITH w(lo, hi): the window of --from/--to, the whole time line when
- * they are not given. */
+/* WITH w(lo, hi, since), ws, wl: the window of --from/--to (the whole
+ * time line when they are not given), the slices that may overlap it
+ * (starting in [since, hi)) and the wakeups that begin in it, both with
+ * the columns of the views sched and wakeup_latency, read through the
+ * tables' time key (reportsql.c says how). */
 void report_window_cte(struct sbuf *b, const struct report_args *a);
 /* The same for a window [from, to] (NULL or unset: unbounded). */
 void report_window_cte_range(struct sbuf *b, const struct report_time *from,
 			     const struct report_time *to);
+/* Only the CTEs after w0(lo, hi), which the caller wrote. */
+void report_window_rows_cte(struct sbuf *b);
 /* After one of those: the CTE cpu_use(cpu, busy, idle, unknown, span,
  * slices, tasks), ns per CPU of the window (report.c says how). */
 void report_cpu_use_cte(struct sbuf *b);

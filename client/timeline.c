@@ -193,7 +193,7 @@ static int64_t intern(struct timeline *t, const char *name)
 /* The window: --from/--to, else the capture's, else the slices'. */
 static void window_cte(struct sbuf *b, const struct report_args *a)
 {
-	sbuf_printf(b, "WITH w(lo, hi) AS (SELECT ");
+	sbuf_printf(b, "WITH w0(lo, hi) AS (SELECT ");
 	if (a->from.set)
 		report_time_sql(b, &a->from);
 	else
@@ -203,9 +203,11 @@ static void window_cte(struct sbuf *b, const struct report_args *a)
 	if (a->to.set)
 		report_time_sql(b, &a->to);
 	else
-		sbuf_printf(b, "coalesce((SELECT max(end_ts) FROM capture), "
-			       "(SELECT max(ts + dur) FROM sched))");
-	sbuf_printf(b, ")\n");
+		sbuf_printf(b, "coalesce((SELECT max(end_ts) FROM capture), %s)",
+			    report_newest_sql);
+	sbuf_printf(b, ")");
+	report_window_rows_cte(b);
+	sbuf_printf(b, "\n");
 }
 
 enum { Q_WINDOW, Q_CPUS, Q_SLICES, Q_WAKEUPS, Q_LOST, NQUERIES };
@@ -219,16 +221,17 @@ static void build_sql(struct sbuf *q, const struct report_args *a)
 		    report_base_sql);
 	report_wall_sql(q, "w.lo");
 	sbuf_printf(q, " AS lo_wall\nFROM w;\n");
+	window_cte(q, a);
 	sbuf_printf(q,
-		    "SELECT cpu FROM sched UNION\n"
+		    "SELECT cpu FROM wc UNION SELECT cpu FROM ws UNION\n"
 		    "SELECT cpu FROM lost_events WHERE cpu IS NOT NULL ORDER BY cpu;\n");
 	window_cte(q, a);
 	sbuf_printf(q,
-		    "SELECT s.cpu, s.ts, s.dur, s.pid, s.comm, s.lost FROM sched s, w\n"
+		    "SELECT s.cpu, s.ts, s.dur, s.pid, s.comm, s.lost FROM ws s, w\n"
 		    "WHERE s.ts < w.hi AND s.ts + s.dur > w.lo;\n");
 	window_cte(q, a);
 	sbuf_printf(q,
-		    "SELECT l.cpu, l.ts FROM wakeup_latency l, w\n"
+		    "SELECT l.cpu, l.ts FROM wl l, w\n"
 		    "WHERE l.ts >= w.lo AND l.ts < w.hi;\n");
 	window_cte(q, a);
 	sbuf_printf(q,

@@ -555,7 +555,8 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 	else if (seed_self_in_host_pidns() == 0)
 		log_info("running in a PID namespace other than the host's, with the "
 			 "host's /proc: names are taken from it");
-	if (pipeline_store_states(c->pipe, c->id) || clock_reading(c)) {
+	if (pipeline_store_states(c->pipe, c->id) ||
+	    store_capture_cpus(c->store, c->id, live_ncpus(c->live)) || clock_reading(c)) {
 		log_error("%s: %s", o->db, store_errmsg(c->store));
 		return -1;
 	}

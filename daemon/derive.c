@@ -22,6 +22,8 @@ struct running {		/* the open slice of a CPU */
 	int placed;		/* inferred start: no longer moved */
 	uint64_t last_ts;	/* the last event on this CPU */
 	int held;		/* prev: ended by inference, its end may move */
+	uint64_t ref;		/* the switch that began it (derive_switch_ref) */
+	uint32_t ref_hid;	/* the row that switch gave the task */
 	struct derive_slice prev;
 };
 
@@ -29,6 +31,8 @@ struct wake {			/* a pending wakeup of a pid */
 	uint64_t ts;		/* 0: none */
 	int32_t waker_pid;
 	uint32_t waker_hid;
+	uint64_t ref;		/* the waking's (derive_waking_ref) */
+	int32_t ref_cpu, ref_kind;
 };
 
 struct derive {
@@ -109,6 +113,7 @@ static struct derive_slice open_slice(const struct running *r, int cpu,
 		.cpu = cpu, .pid = r->pid, .hid = hid, .prio = r->prio,
 		.end_state = state, .lost = r->lost, .start_known = r->start_known,
 		.start_err = r->start_err, .end_err = end_err,
+		.ref = r->ref, .ref_hid = r->ref_hid,
 	};
 
 	return s;
@@ -139,6 +144,16 @@ static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hi
 	r->start_err = start_err;
 	r->placed = start_err < 0;
 	r->last_ts = ts;
+	r->ref = 0;
+	r->ref_hid = hid;
+}
+
+void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
+{
+	struct running *r = cpu_state(d, cpu);
+
+	if (r && r->active && r->start_err < 0)
+		r->ref = ref;
 }
 
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid)
@@ -213,6 +228,7 @@ int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 		s = open_slice(r, cpu, ts, r->hid, -1, -1);
 		r->start = ts;
 		r->hid = hid;
+		r->ref = 0;	/* the next part begins at no switch */
 		r->start_err = -1;
 		r->placed = 1;
 		r->lost = 0;
@@ -255,6 +271,8 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 				.ts = w->ts, .latency = ts - w->ts, .cpu = cpu,
 				.pid = next_pid, .hid = next_hid,
 				.waker_pid = w->waker_pid, .waker_hid = w->waker_hid,
+				.ref = w->ref, .ref_cpu = w->ref_cpu,
+				.ref_kind = w->ref_kind,
 			};
 
 			rc = d->ops.wakeup(d->ops.ctx, &u);
@@ -264,16 +282,30 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	return rc;
 }
 
-void derive_waking(struct derive *d, uint64_t ts, int32_t pid,
-		   int32_t waker_pid, uint32_t waker_hid)
+int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
+		  int32_t waker_pid, uint32_t waker_hid)
 {
 	struct wake *w = wake_of(d, pid);
 
 	if (!w || w->ts)
-		return;		/* only the first waking since it last ran */
+		return 0;	/* only the first waking since it last ran */
 	w->ts = ts ? ts : 1;
 	w->waker_pid = waker_pid;
 	w->waker_hid = waker_hid;
+	w->ref = 0;
+	return 1;
+}
+
+void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
+		       int kind)
+{
+	struct wake *w = wake_of(d, pid);
+
+	if (w && w->ts) {
+		w->ref = ref;
+		w->ref_cpu = cpu;
+		w->ref_kind = kind;
+	}
 }
 
 void derive_lost(struct derive *d, int cpu, uint64_t ts)

@@ -41,6 +41,11 @@ struct derive_slice {
 	 * gap in which it happened, -1 for an edge a switch or a rename
 	 * marks exactly. */
 	int64_t start_err, end_err;
+	/* The caller's token for the switch that began the slice
+	 * (derive_switch_ref), 0 when none did (an inferred start, a
+	 * rename); ref_hid the row that switch gave the task. */
+	uint64_t ref;
+	uint32_t ref_hid;
 };
 
 struct derive_wakeup {
@@ -51,6 +56,11 @@ struct derive_wakeup {
 	uint32_t hid;		/* the woken task's row when it ran */
 	int32_t waker_pid;
 	uint32_t waker_hid;
+	/* The caller's token for the event that began the wakeup
+	 * (derive_waking_ref), 0 when none was given: where (ref_cpu) and
+	 * what (ref_kind, the caller's) it was. */
+	uint64_t ref;
+	int ref_cpu, ref_kind;
 };
 
 struct derive_ops {
@@ -70,10 +80,20 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 		  uint32_t prev_hid, int32_t prev_prio, int64_t prev_state,
 		  int32_t next_pid, uint32_t next_hid, int32_t next_prio);
 
+/* The switch just given to derive_switch on cpu is known to the caller
+ * as ref (non-zero): the slice it began carries it. */
+void derive_switch_ref(struct derive *d, int cpu, uint64_t ref);
+
 /* A waking of pid by waker (waking events, or wakeup/wakeup_new when the
- * trace has no waking). Only the first since pid last ran counts. */
-void derive_waking(struct derive *d, uint64_t ts, int32_t pid,
-		   int32_t waker_pid, uint32_t waker_hid);
+ * trace has no waking). Only the first since pid last ran counts: returns
+ * 1 when this one does. */
+int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
+		  int32_t waker_pid, uint32_t waker_hid);
+
+/* The waking derive_waking just counted is known to the caller as ref
+ * (an event of kind on cpu): the wakeup it began carries them. */
+void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
+		       int kind);
 
 /* Any event: on cpu at ts from task pid (its common_pid), whose comm row
  * is hid. Called before the event's own derive_* call. Returns a

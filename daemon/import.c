@@ -422,7 +422,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 			 (int64_t)pipeline_first_ts(im.pipe) + date_offset,
 			 1000 /* the file holds µs */)))
 		goto store_fail;
-	if (store_capture_events(im.store, capture, pipeline_events_seen(im.pipe)))
+	if (store_capture_events(im.store, capture, pipeline_events_seen(im.pipe)) ||
+	    store_capture_cpus(im.store, capture, pipeline_cpus(im.pipe)))
 		goto store_fail;
 	if (store_commit(im.store))
 		goto store_fail;

@@ -28,23 +28,20 @@ struct pipeline {
 	uint32_t ntypes;
 	uint64_t events, undecodable, lost_records;
 	uint64_t first_ts, last_ts;
+	int ncpus;		/* CPUs 0..ncpus-1 had events */
 	/* Losses widen the capture's span: one found at a stop, after
 	 * the last event, still lies inside it. */
 	uint64_t first_loss_ts, last_loss_ts;
 	char *seen;
-	/* The switch being fed to derive: the ordinary slice it ends and
-	 * the wakeup it completes go on its own row (store_switch_derived),
-	 * not on rows of their own. */
-	const struct decode_event *sw;
-	uint32_t sw_hid;
+	/* The switched-in task's row of the switch being stored, and
+	 * whether derive counted the waking being stored. */
+	uint32_t next_hid;
+	int took_waking;
 	/* A rename of a task (task_rename, or exec without it) that may
 	 * split its running slice: from ts on, row rename_hid. */
 	int32_t rename_pid;
 	uint32_t rename_hid;
 	uint64_t rename_ts;
-	int sw_has_slice, sw_has_wake;
-	struct derive_slice sw_slice;
-	struct derive_wakeup sw_wake;
 	char *json;		/* an ev_other row's fields, grown to fit */
 	size_t json_cap;
 };
@@ -65,29 +62,28 @@ static const enum resolve_source kind_source[DECODE_KIND_COUNT] = {
 	[DECODE_SCHED_STAT_RUNTIME] = RESOLVE_SRC_EVENT,
 };
 
+/* An ordinary slice (begun and ended by switches of its task, nothing
+ * lost, one name) goes on the row of the switch that began it; the
+ * others are rows of their own. */
 static int derived_slice(void *ctx, const struct derive_slice *s)
 {
 	struct pipeline *p = ctx;
 
-	if (p->sw && !s->lost && s->end_state >= 0 && s->start_err < 0 &&
-	    s->end_err < 0 && s->cpu == p->sw->cpu &&
-	    s->hid == p->sw_hid && s->ts + s->dur == p->sw->ts) {
-		p->sw_slice = *s;
-		p->sw_has_slice = 1;
-		return 0;
-	}
+	if (s->ref && !s->lost && s->end_state >= 0 && s->start_err < 0 &&
+	    s->end_err < 0 && s->hid == s->ref_hid)
+		return store_slice_at(p->store, s->ref, s->ts, s->cpu, s->pid,
+				      (int64_t)s->dur, s->end_state);
 	return store_slice(p->store, s);
 }
 
+/* A wakeup goes on the row of the event that began it. */
 static int derived_wakeup(void *ctx, const struct derive_wakeup *w)
 {
 	struct pipeline *p = ctx;
 
-	if (p->sw && w->cpu == p->sw->cpu && w->ts + w->latency == p->sw->ts) {
-		p->sw_wake = *w;
-		p->sw_has_wake = 1;
-		return 0;
-	}
+	if (w->ref)
+		return store_wakeup_at(p->store, w->ref, w->ref_kind, w->ts,
+				       w->ref_cpu, w->pid, w);
 	return store_wakeup(p->store, w);
 }
 
@@ -283,25 +279,19 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 			return rc;
 	}
 	switch (ev->kind) {
-	case DECODE_SCHED_SWITCH: {
+	case DECODE_SCHED_SWITCH:
 		if ((ev->has & sw) != sw)
 			return 0;
-		p->sw = ev;
-		p->sw_hid = hid;
-		rc = derive_switch(p->derive, ev->ts, ev->cpu, ev->p[0], hid,
-				   (int32_t)ev->v[0],
-				   (ev->has & DECODE_HAS_V1) ? ev->v[1] : -1,
-				   ev->p[1],
-				   resolve_hid_fast(p->resolve, ev->p[1], ev->cpu, ev->ts),
-				   (int32_t)ev->v[2]);
-		p->sw = NULL;
-		return rc;
-	}
+		return derive_switch(p->derive, ev->ts, ev->cpu, ev->p[0], hid,
+				     (int32_t)ev->v[0],
+				     (ev->has & DECODE_HAS_V1) ? ev->v[1] : -1,
+				     ev->p[1], p->next_hid, (int32_t)ev->v[2]);
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
 		if (ev->has & DECODE_HAS_P0)
-			derive_waking(p->derive, ev->ts, ev->p[0], ev->pid, hid);
+			p->took_waking = derive_waking(p->derive, ev->ts, ev->p[0],
+						       ev->pid, hid);
 		return 0;
 	case DECODE_SCHED_STAT_RUNTIME:
 		if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_V0)) ==
@@ -413,15 +403,23 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
 	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
 		resolve_death(r, ev.p[0], ts, p->has_exit);
-	p->sw_has_slice = p->sw_has_wake = 0;
+	p->next_hid = 0;
+	p->took_waking = 0;
+	if (ev.kind == DECODE_SCHED_SWITCH && (ev.has & DECODE_HAS_P1))
+		p->next_hid = resolve_hid_fast(r, ev.p[1], cpu, ts);
 	if (p->derive && derive_event(p, &ev, hid))
 		return -1;
-	if (store_event(p->store, &ev, hid, ids, type, json, json_len))
+	if (store_event(p->store, &ev, hid, p->next_hid, ids, type, json, json_len))
 		return -1;
-	if ((p->sw_has_slice || p->sw_has_wake) &&
-	    store_switch_derived(p->store, p->sw_has_slice ? &p->sw_slice : NULL,
-				 p->sw_has_wake ? &p->sw_wake : NULL))
-		return -1;
+	/* Where the slice a switch begins, and the wakeup a waking begins,
+	 * will be stored once they end. */
+	if (p->next_hid && p->derive)
+		derive_switch_ref(p->derive, cpu, store_last_ref(p->store));
+	if (p->took_waking)
+		derive_waking_ref(p->derive, ev.p[0], store_last_ref(p->store), cpu,
+				  ev.kind);
+	if (cpu >= p->ncpus)
+		p->ncpus = cpu + 1;
 	if (!p->events)
 		p->first_ts = ts;
 	p->last_ts = ts;
@@ -431,8 +429,15 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	return 0;
 }
 
+int pipeline_cpus(const struct pipeline *p)
+{
+	return p->ncpus;
+}
+
 int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 {
+	if (cpu >= p->ncpus)
+		p->ncpus = cpu + 1;
 	p->lost_records++;
 	if (ts > p->last_loss_ts)
 		p->last_loss_ts = ts;

@@ -58,4 +58,7 @@ uint64_t pipeline_first_ts(const struct pipeline *p);
 uint64_t pipeline_last_ts(const struct pipeline *p);
 struct resolve *pipeline_resolver(struct pipeline *p);
 
+/* CPUs 0..n-1 had events or losses. */
+int pipeline_cpus(const struct pipeline *p);
+
 #endif

@@ -145,6 +145,7 @@ struct store *store_open(const char *path, enum store_mode mode,
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	s->fill = calloc(1, sizeof(*s->fill));
+	s->fill_gen = 1;
 	s->spare = calloc(1, sizeof(*s->spare));
 	s->nbatches = 2;
 	s->nspare = 1;
@@ -210,6 +211,9 @@ int store_close(struct store *s)
 	}
 	for (int i = 0; i < TABLE_COUNT; i++) {
 		sqlite3_finalize(s->ins[i]);
+		sqlite3_finalize(s->patch[i]);
+		sqlite3_finalize(s->next_n[i]);
+		free(s->seq[i]);
 	}
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->misc[i]);
@@ -263,7 +267,7 @@ int store_rollback(struct store *s)
 }
 
 int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
-		const uint32_t comm_ids[2], uint32_t type_id,
+		uint32_t next_hid, const uint32_t comm_ids[2], uint32_t type_id,
 		const char *json, size_t json_len)
 {
 	struct op *o = st_new_op(s, OP_EVENT);
@@ -275,6 +279,7 @@ int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
 	o->cpu = ev->cpu;
 	o->ts = ev->ts;
 	o->hid = hid + s->hid_base;
+	o->next_hid = next_hid ? next_hid + s->hid_base : 0;
 	o->ids[0] = comm_ids[0] ? comm_ids[0] + s->comm_base : 0;
 	o->ids[1] = comm_ids[1] ? comm_ids[1] + s->comm_base : 0;
 	o->type = type_id + s->type_base;
@@ -483,6 +488,14 @@ int store_capture_states(struct store *s, int64_t id, const char *states)
 			      id, 0, NULL, states);
 }
 
+int store_capture_cpus(struct store *s, int64_t id, int ncpus)
+{
+	int64_t n = ncpus;
+
+	return update_capture(s, "UPDATE capture SET cpus = ? WHERE id = ?",
+			      id, 1, &n, NULL);
+}
+
 int store_capture_events(struct store *s, int64_t id, const char *events)
 {
 	return update_capture(s, "UPDATE capture SET events = ? WHERE id = ?",
@@ -525,33 +538,68 @@ int store_slice(struct store *s, const struct derive_slice *d)
 	return 0;
 }
 
-int store_switch_derived(struct store *s, const struct derive_slice *sl,
-			 const struct derive_wakeup *w)
+uint64_t store_last_ref(const struct store *s)
 {
-	struct batch *b = s->fill;
-	struct op *o = b->nops ? &b->ops[b->nops - 1] : NULL;
+	return s->fill_gen << BATCH_OPS_SHIFT | (uint64_t)(s->fill->nops - 1);
+}
 
-	if (!o || o->op != OP_EVENT || o->kind != DECODE_SCHED_SWITCH)
-		return -1;	/* not right after store_event(a switch) */
-	if (sl) {
+/* The op of ref when it is still in the batch being filled (it can
+ * still be changed there), else NULL: its row is written, or will be by
+ * the batches before this one. */
+static struct op *ref_op(struct store *s, uint64_t ref, int kind, uint64_t ts)
+{
+	size_t i = (size_t)(ref & (BATCH_OPS - 1));
+	struct op *o;
+
+	if (ref >> BATCH_OPS_SHIFT != s->fill_gen || i >= s->fill->nops)
+		return NULL;
+	o = &s->fill->ops[i];
+	return o->op == OP_EVENT && o->kind == kind && o->ts == ts ? o : NULL;
+}
+
+int store_slice_at(struct store *s, uint64_t ref, uint64_t ts, int cpu,
+		   int32_t pid, int64_t dur, int64_t end_state)
+{
+	struct op *o = ref_op(s, ref, DECODE_SCHED_SWITCH, ts);
+
+	if (o) {
 		o->has |= OP_HAS_SLICE;
-		o->slice_dur = (int64_t)sl->dur;
-		if (!(o->has & DECODE_HAS_V0) || sl->prio != (int32_t)o->v[0]) {
-			o->has |= OP_HAS_SLICE_PRIO;
-			o->slice_prio = sl->prio;
-		}
+	} else {
+		if (!(o = st_new_op(s, OP_PATCH)))
+			return -1;
+		o->kind = DECODE_SCHED_SWITCH;
+		o->ts = ts;
+		o->cpu = cpu;
+		o->p[0] = pid;
 	}
-	if (w) {
+	o->slice_dur = dur;
+	o->slice_state = end_state;
+	return 0;
+}
+
+int store_wakeup_at(struct store *s, uint64_t ref, int kind, uint64_t ts,
+		    int cpu, int32_t pid, const struct derive_wakeup *w)
+{
+	struct op *o = ref_op(s, ref, kind, ts);
+
+	if (o) {
 		o->has |= OP_HAS_WAKE;
-		o->wake_latency = (int64_t)w->latency;
-		o->wake_hid = w->hid + s->hid_base;
-		o->waker_hid = w->waker_hid ? w->waker_hid + s->hid_base : 0;
-		/* Its waker's history row is kept by retention as long as
-		 * the waking it names (see trim_finish). */
-		if ((int64_t)w->latency > s->max_wake_latency)
-			__atomic_store_n(&s->max_wake_latency, (int64_t)w->latency,
-					 __ATOMIC_RELAXED);
+	} else {
+		if (!(o = st_new_op(s, OP_PATCH)))
+			return -1;
+		o->kind = (uint8_t)kind;
+		o->ts = ts;
+		o->cpu = cpu;
+		o->p[0] = pid;
 	}
+	o->latency = (int64_t)w->latency;
+	o->run_cpu = w->cpu;
+	o->run_hid = w->hid + s->hid_base;
+	/* Its waker's history row is kept by retention as long as the
+	 * wakeups it names (see trim_finish). */
+	if ((int64_t)w->latency > s->max_wake_latency)
+		__atomic_store_n(&s->max_wake_latency, (int64_t)w->latency,
+				 __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -594,11 +642,9 @@ int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked
 	sqlite3_finalize(st);
 	if (id < 0)
 		return 0;
-	/* Its last stored event: rows go in time order, so the last rowid
-	 * of each busy table is enough. */
+	/* Its last stored event: the last of each busy table (by its key). */
 	for (int i = 0; tables[i]; i++) {
-		snprintf(sql, sizeof(sql), "SELECT ts FROM %s ORDER BY rowid DESC LIMIT 1",
-			 tables[i]);
+		snprintf(sql, sizeof(sql), "SELECT max(ts) FROM %s", tables[i]);
 		if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK &&
 		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > last)
 			last = sqlite3_column_int64(st, 0);

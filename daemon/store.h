@@ -43,23 +43,31 @@ int store_rollback(struct store *s);
  * at a later call. */
 int store_commit_async(struct store *s);
 
-/* One event. hid is its comm_history row; comm_ids are the ids of its
- * comm fields c0/c1 (0 = NULL); for DECODE_OTHER type_id is the
- * event_types row and json its fields. */
+/* One event. hid is its comm_history row; for a sched_switch next_hid is
+ * next_pid's (0: none); comm_ids are the ids of its comm fields c0/c1
+ * (0 = NULL); for DECODE_OTHER type_id is the event_types row and json
+ * its fields. */
 int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
-		const uint32_t comm_ids[2], uint32_t type_id,
+		uint32_t next_hid, const uint32_t comm_ids[2], uint32_t type_id,
 		const char *json, size_t json_len);
 
-/* Derived rows (hids as the resolver numbers them). */
+/* The event store_event() just took, as a token for the calls below
+ * (never 0). */
+uint64_t store_last_ref(const struct store *s);
+
+/* Derived rows of their own (hids as the resolver numbers them). */
 int store_slice(struct store *s, const struct derive_slice *d);
 int store_wakeup(struct store *s, const struct derive_wakeup *w);
 
-/* The slice and/or wakeup the sched_switch just given to store_event()
- * ended, stored as columns of its row (either may be NULL). A slice given
- * here must be ordinary: ended by this switch on its CPU, its task this
- * switch's prev (hid), end_state its prev_state, not lost. */
-int store_switch_derived(struct store *s, const struct derive_slice *sl,
-			 const struct derive_wakeup *w);
+/* An ordinary slice, on the row of the sched_switch (ref; at ts on cpu,
+ * switching pid in) that began it: ts to ts + dur, ended in end_state. */
+int store_slice_at(struct store *s, uint64_t ref, uint64_t ts, int cpu,
+		   int32_t pid, int64_t dur, int64_t end_state);
+
+/* A wakeup, on the row of the waking (ref: an event of kind at ts on
+ * cpu, waking pid) that began it. */
+int store_wakeup_at(struct store *s, uint64_t ref, int kind, uint64_t ts,
+		    int cpu, int32_t pid, const struct derive_wakeup *w);
 
 int store_event_type(struct store *s, uint32_t id, const char *system,
 		     const char *name);
@@ -93,6 +101,9 @@ int store_capture_end(struct store *s, int64_t id, uint64_t start_ts,
 /* The capture's state letters (schema/007-state-letters.sql). */
 int store_capture_states(struct store *s, int64_t id, const char *states);
 int store_capture_events(struct store *s, int64_t id, const char *events);
+/* The capture's CPUs are 0..ncpus-1 (capture.cpus: window queries look
+ * at each one's last slice before the window). */
+int store_capture_cpus(struct store *s, int64_t id, int ncpus);
 
 /* A new capture continuing a database: the intervals the previous one
  * left open (it was killed) end at ts. Outside a batch. */

@@ -44,7 +44,7 @@ enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
  * operation copies everything it needs: the record it came from is gone
  * by the time it is written. */
 enum op_kind { OP_EVENT, OP_COMM, OP_HISTORY, OP_TYPE, OP_LOST, OP_CLOCK, OP_BEGIN,
-	       OP_COMMIT };
+	       OP_COMMIT, OP_PATCH };
 
 struct op {
 	uint8_t op;		/* enum op_kind */
@@ -59,25 +59,41 @@ struct op {
 	int64_t v[3];
 	uint32_t text, text_len;	/* into the batch's text arena */
 	uint32_t text2, text2_len;
-	/* A sched_switch's derived columns (OP_HAS_SLICE, OP_HAS_WAKE). */
-	int64_t slice_dur, wake_latency;
-	int32_t slice_prio;
-	uint32_t wake_hid, waker_hid;
+	/* Derived columns (schema 010): a sched_switch's next_hid and the
+	 * slice it began (OP_HAS_SLICE); a waking's wakeup (OP_HAS_WAKE:
+	 * latency, the CPU and row it ran as). */
+	uint32_t next_hid, run_hid;
+	int32_t run_cpu;
+	int64_t slice_dur, slice_state, latency;
 };
 
 /* op.has bits above decode's DECODE_HAS_*; OP_NEW_ROW: an OP_HISTORY
- * whose row was never written before. */
+ * whose row was never written before. OP_PATCH: the derived columns of a
+ * row written by an earlier batch (kind, ts, cpu, p[0] the pid switched
+ * in or woken; a switch's slice_dur and slice_state, a waking's latency,
+ * run_cpu and run_hid). */
 enum {
-	OP_HAS_SLICE = 1 << 8, OP_HAS_SLICE_PRIO = 1 << 9, OP_HAS_WAKE = 1 << 10,
-	OP_NEW_ROW = 1 << 11,
+	OP_HAS_SLICE = 1 << 8, OP_HAS_WAKE = 1 << 10, OP_NEW_ROW = 1 << 11,
 };
 
 #define BATCH_OPS 8192
+#define BATCH_OPS_SHIFT 13	/* BATCH_OPS == 1 << it: store_last_ref */
 #define ROWS_PER_FLUSH 256
 
 struct pending {
 	uint32_t idx[ROWS_PER_FLUSH];	/* ops of the batch being run */
+	uint32_t key[ROWS_PER_FLUSH];	/* their n (the key's third part) */
 	size_t n;
+	size_t from;		/* the rows to insert: from..n-1 */
+	size_t at;		/* the row being inserted */
+};
+
+/* The key's n: rows of one table and CPU with the same ts count up from
+ * 0, in the order they come (writer thread). */
+struct key_seq {
+	uint64_t ts;
+	uint32_t n;
+	uint8_t used;
 };
 
 /* Batches queued for the writer, at most this many: enough for the
@@ -108,6 +124,10 @@ struct store {
 	struct rows_src src[TABLE_COUNT];	/* the commd_rows_N modules' */
 	const struct batch *cur;		/* whose pending rows they read */
 	struct pending pending[TABLE_COUNT];
+	sqlite3_stmt *patch[TABLE_COUNT];	/* OP_PATCH's UPDATE, by kind */
+	sqlite3_stmt *next_n[TABLE_COUNT];	/* a free n after a conflict */
+	struct key_seq *seq[TABLE_COUNT];	/* by cpu (writer's) */
+	size_t nseq[TABLE_COUNT];
 	sqlite3_stmt *misc[ST_COUNT];
 	uint32_t comms_written;		/* comm ids 1..n are queued */
 	uint32_t history_written;	/* the highest history row queued */
@@ -126,6 +146,7 @@ struct store {
 	 * at open, read-only after. */
 	int retain;
 	struct batch *fill;		/* caller only: it appends here */
+	uint64_t fill_gen;		/* caller only: fill's, from 1 */
 
 	/* Shared by the caller and the writer thread: read and written
 	 * under `lock` only (cond: a change of any of them). */
@@ -180,6 +201,7 @@ int st_exec(struct store *s, const char *sql);
 int st_fail(struct store *s, const char *what);
 int st_flush_events(struct store *s, const struct batch *b);
 void st_free_batch(struct batch *b);
+void st_forget_keys(struct store *s);
 void st_load_max_wake(struct store *s);
 struct op *st_new_op(struct store *s, enum op_kind kind);
 int st_prepare_insert(struct store *s, int kind);

@@ -34,7 +34,7 @@ void st_load_max_wake(struct store *s)
 		return;
 	}
 	/* A database from before the row: its switches say, once (a scan). */
-	v = one_int(s, "SELECT max(wake_latency) FROM ev_sched_switch", 0, &ok);
+	v = one_int(s, "SELECT max(latency) FROM dv_wakeup_latency", 0, &ok);
 	s->max_wake_latency = ok && v > 0 ? v : 0;
 	s->wake_saved = -1;
 }
@@ -88,8 +88,8 @@ static int64_t one_int(struct store *s, const char *sql, int64_t arg, int *ok)
 	return v;
 }
 
-/* The oldest and newest event times over the trimmed tables (rows are in
- * time order: the first and last rowids). 0 when there are none. */
+/* The oldest and newest event times over the trimmed tables (the first
+ * and last rows: their key begins with ts). 0 when there are none. */
 static int time_span(struct store *s, int64_t *first, int64_t *last)
 {
 	char sql[128];
@@ -98,13 +98,11 @@ static int time_span(struct store *s, int64_t *first, int64_t *last)
 	for (int i = 0; trimmed_tables[i]; i++) {
 		int64_t f, l;
 
-		snprintf(sql, sizeof(sql), "SELECT ts FROM %s ORDER BY rowid LIMIT 1",
-			 trimmed_tables[i]);
+		snprintf(sql, sizeof(sql), "SELECT min(ts) FROM %s", trimmed_tables[i]);
 		f = one_int(s, sql, 0, &ok);
 		if (!ok)
 			continue;
-		snprintf(sql, sizeof(sql), "SELECT ts FROM %s ORDER BY rowid DESC LIMIT 1",
-			 trimmed_tables[i]);
+		snprintf(sql, sizeof(sql), "SELECT max(ts) FROM %s", trimmed_tables[i]);
 		l = one_int(s, sql, 0, &ok);
 		if (!ok)
 			continue;
@@ -136,9 +134,9 @@ static uint64_t ms_now(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-/* One chunk of every table: rows before the cutoff among its first
- * TRIM_CHUNK. Returns 1 when no table has such rows left, 0 when some
- * may, -1 on an error (rolled back). */
+/* One chunk of every table: its first TRIM_CHUNK rows (in key order, the
+ * oldest) that are before the cutoff. Returns 1 when no table has such
+ * rows left, 0 when some may, -1 on an error (rolled back). */
 static int trim_chunk(struct store *s, int64_t cutoff)
 {
 	char sql[256];
@@ -147,20 +145,27 @@ static int trim_chunk(struct store *s, int64_t cutoff)
 	if (st_exec(s, "BEGIN"))
 		return -1;
 	for (int i = 0; trimmed_tables[i]; i++) {
-		int64_t lo;
+		int64_t lo, upto;
 
-		snprintf(sql, sizeof(sql), "SELECT rowid FROM %s ORDER BY rowid LIMIT 1",
-			 trimmed_tables[i]);
+		snprintf(sql, sizeof(sql), "SELECT min(ts) FROM %s", trimmed_tables[i]);
 		lo = one_int(s, sql, 0, &ok);
-		if (!ok)
+		if (!ok || lo >= cutoff)
 			continue;
-		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE rowid < %lld AND ts < %lld",
-			 trimmed_tables[i], (long long)lo + TRIM_CHUNK, (long long)cutoff);
+		/* Up to the chunk's last ts (all of it when many rows share
+		 * the first one), never past the cutoff. */
+		snprintf(sql, sizeof(sql), "SELECT ts FROM %s ORDER BY ts LIMIT 1 OFFSET %d",
+			 trimmed_tables[i], TRIM_CHUNK);
+		upto = one_int(s, sql, 0, &ok);
+		if (!ok || upto > cutoff)
+			upto = cutoff;
+		if (upto <= lo)
+			upto = lo + 1;
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE ts < %lld",
+			 trimmed_tables[i], (long long)upto);
 		if (st_exec(s, sql))
 			goto fail;
 		/* Done with this table when its first row is past the cutoff. */
-		snprintf(sql, sizeof(sql), "SELECT ts FROM %s ORDER BY rowid LIMIT 1",
-			 trimmed_tables[i]);
+		snprintf(sql, sizeof(sql), "SELECT min(ts) FROM %s", trimmed_tables[i]);
 		if (one_int(s, sql, 0, &ok) < cutoff && ok)
 			done = 0;
 	}

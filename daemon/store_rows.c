@@ -1,24 +1,26 @@
 /* store_rows.c — operations run on the connection: the row virtual tables (store_impl.h). */
 #include "store_impl.h"
 
+/* Every table's columns begin with its key (ts, cpu, n) and hid (but
+ * dv_sched's: ts, cpu, n, dur, hid; schema 010). */
 static const struct { const char *name; int ncols; } event_table[TABLE_COUNT] = {
-	[TABLE_SCHED] = { "dv_sched", 9 },
-	[TABLE_WAKEUP_LATENCY] = { "dv_wakeup_latency", 5 },
-	[DECODE_OTHER] = { "ev_other", 5 },
-	/* its own fields, then slice_dur, slice_prio, wake_latency,
-	 * wake_hid, waker_hid (schema 004) */
-	[DECODE_SCHED_SWITCH] = { "ev_sched_switch", 15 },
-	[DECODE_SCHED_WAKEUP] = { "ev_sched_wakeup", 7 },
-	[DECODE_SCHED_WAKEUP_NEW] = { "ev_sched_wakeup_new", 7 },
-	[DECODE_SCHED_WAKING] = { "ev_sched_waking", 7 },
-	[DECODE_SCHED_PROCESS_FORK] = { "ev_sched_process_fork", 7 },
-	[DECODE_SCHED_PROCESS_EXEC] = { "ev_sched_process_exec", 6 },
-	[DECODE_SCHED_PROCESS_EXIT] = { "ev_sched_process_exit", 6 },
-	[DECODE_SCHED_PROCESS_FREE] = { "ev_sched_process_free", 6 },
-	[DECODE_SCHED_MIGRATE_TASK] = { "ev_sched_migrate_task", 8 },
-	[DECODE_TASK_RENAME] = { "ev_task_rename", 6 },
-	[DECODE_TASK_NEWTASK] = { "ev_task_newtask", 6 },
-	[DECODE_SCHED_STAT_RUNTIME] = { "ev_sched_stat_runtime", 7 },
+	[TABLE_SCHED] = { "dv_sched", 10 },
+	[TABLE_WAKEUP_LATENCY] = { "dv_wakeup_latency", 6 },
+	[DECODE_OTHER] = { "ev_other", 6 },
+	/* its own fields, then next_hid, slice_dur, slice_state */
+	[DECODE_SCHED_SWITCH] = { "ev_sched_switch", 14 },
+	/* its own fields, then latency, run_cpu, run_hid */
+	[DECODE_SCHED_WAKEUP] = { "ev_sched_wakeup", 11 },
+	[DECODE_SCHED_WAKEUP_NEW] = { "ev_sched_wakeup_new", 11 },
+	[DECODE_SCHED_WAKING] = { "ev_sched_waking", 11 },
+	[DECODE_SCHED_PROCESS_FORK] = { "ev_sched_process_fork", 8 },
+	[DECODE_SCHED_PROCESS_EXEC] = { "ev_sched_process_exec", 7 },
+	[DECODE_SCHED_PROCESS_EXIT] = { "ev_sched_process_exit", 7 },
+	[DECODE_SCHED_PROCESS_FREE] = { "ev_sched_process_free", 7 },
+	[DECODE_SCHED_MIGRATE_TASK] = { "ev_sched_migrate_task", 9 },
+	[DECODE_TASK_RENAME] = { "ev_task_rename", 7 },
+	[DECODE_TASK_NEWTASK] = { "ev_task_newtask", 7 },
+	[DECODE_SCHED_STAT_RUNTIME] = { "ev_sched_stat_runtime", 8 },
 };
 
 /* Events reach SQLite through a virtual table per event table, not through
@@ -73,101 +75,110 @@ static inline void v_text(struct row *r, int col, const struct batch *b,
 	r->c[col].len = len;
 }
 
-/* One event's columns, in its table's order. */
-static void event_row(struct row *r, const struct op *o, const struct batch *b)
+/* One event's columns, in its table's order; n is the key's third part. */
+static void event_row(struct row *r, const struct op *o, const struct batch *b,
+		      uint32_t n)
 {
 	v_int(r, 0, (int64_t)o->ts);
 	v_int(r, 1, o->cpu);
-	v_int(r, 2, o->hid);
+	v_int(r, 2, n);
+	v_int(r, 3, o->hid);
 	if (o->kind == TABLE_SCHED) {
-		/* ts, dur, cpu, hid, prio, end_state, lost, start_err,
-		 * end_err (v[2], slice_dur); negative: NULL */
-		v_int(r, 1, o->v[0]);
-		v_int(r, 2, o->cpu);
-		v_int(r, 3, o->hid);
-		v_int(r, 4, o->p[0]);
+		/* ts, cpu, n, dur, hid, prio, end_state, lost, start_err,
+		 * end_err (in slice_dur); negative: NULL */
+		v_int(r, 3, o->v[0]);
+		v_int(r, 4, o->hid);
+		v_int(r, 5, o->p[0]);
 		if (o->p[0] == DERIVE_PRIO_UNKNOWN)
-			r->c[4].t = V_NULL;
-		v_int(r, 5, o->v[1]);
-		if (o->v[1] < 0)
 			r->c[5].t = V_NULL;
-		v_int(r, 6, o->p[1]);
-		v_int(r, 7, o->v[2]);
+		v_int(r, 6, o->v[1]);
+		if (o->v[1] < 0)
+			r->c[6].t = V_NULL;
+		v_int(r, 7, o->p[1]);
+		v_int(r, 8, o->v[2]);
 		if (o->v[2] < 0)
-			r->c[7].t = V_NULL;
-		v_int(r, 8, o->slice_dur);
-		if (o->slice_dur < 0)
 			r->c[8].t = V_NULL;
+		v_int(r, 9, o->slice_dur);
+		if (o->slice_dur < 0)
+			r->c[9].t = V_NULL;
 		return;
 	}
 	if (o->kind == TABLE_WAKEUP_LATENCY) {
-		/* ts, cpu, hid, latency, waker_hid */
-		v_int(r, 3, o->v[0]);
-		v_id(r, 4, o->ids[0]);
+		/* ts, cpu, n, hid, latency, waker_hid */
+		v_int(r, 4, o->v[0]);
+		v_id(r, 5, o->ids[0]);
 		return;
 	}
 	switch (o->kind) {
 	case DECODE_SCHED_SWITCH:
-		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
-		v_id(r, 4, o->ids[0]);
-		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
-		v_opt(r, 6, o, DECODE_HAS_V1, o->v[1]);
-		v_opt(r, 7, o, DECODE_HAS_P1, o->p[1]);
-		v_id(r, 8, o->ids[1]);
-		v_opt(r, 9, o, DECODE_HAS_V2, o->v[2]);
-		v_opt(r, 10, o, OP_HAS_SLICE, o->slice_dur);
-		v_opt(r, 11, o, OP_HAS_SLICE_PRIO, o->slice_prio);
-		v_opt(r, 12, o, OP_HAS_WAKE, o->wake_latency);
-		v_id(r, 13, (o->has & OP_HAS_WAKE) ? o->wake_hid : 0);
-		v_id(r, 14, (o->has & OP_HAS_WAKE) ? o->waker_hid : 0);
+		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 5, o->ids[0]);
+		v_opt(r, 6, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 7, o, DECODE_HAS_V1, o->v[1]);
+		v_opt(r, 8, o, DECODE_HAS_P1, o->p[1]);
+		v_id(r, 9, o->ids[1]);
+		v_opt(r, 10, o, DECODE_HAS_V2, o->v[2]);
+		v_id(r, 11, o->next_hid);
+		v_opt(r, 12, o, OP_HAS_SLICE, o->slice_dur);
+		v_opt(r, 13, o, OP_HAS_SLICE, o->slice_state);
+		if (o->slice_state < 0)
+			r->c[13].t = V_NULL;
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
 	case DECODE_SCHED_WAKING:
+		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 5, o->ids[0]);
+		v_opt(r, 6, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 7, o, DECODE_HAS_V1, o->v[1]);
+		v_opt(r, 8, o, OP_HAS_WAKE, o->latency);
+		v_opt(r, 9, o, OP_HAS_WAKE, o->run_cpu);
+		v_id(r, 10, (o->has & OP_HAS_WAKE) ? o->run_hid : 0);
+		break;
 	case DECODE_SCHED_STAT_RUNTIME:
-		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
-		v_id(r, 4, o->ids[0]);
-		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
-		v_opt(r, 6, o, DECODE_HAS_V1, o->v[1]);
+		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 5, o->ids[0]);
+		v_opt(r, 6, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 7, o, DECODE_HAS_V1, o->v[1]);
 		break;
 	case DECODE_SCHED_PROCESS_FORK:
-		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
-		v_id(r, 4, o->ids[0]);
-		v_opt(r, 5, o, DECODE_HAS_P1, o->p[1]);
-		v_id(r, 6, o->ids[1]);
+		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 5, o->ids[0]);
+		v_opt(r, 6, o, DECODE_HAS_P1, o->p[1]);
+		v_id(r, 7, o->ids[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXEC:
-		v_text(r, 3, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
-		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
-		v_opt(r, 5, o, DECODE_HAS_P1, o->p[1]);
+		v_text(r, 4, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		v_opt(r, 5, o, DECODE_HAS_P0, o->p[0]);
+		v_opt(r, 6, o, DECODE_HAS_P1, o->p[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:
 	case DECODE_SCHED_PROCESS_FREE:
-		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
-		v_id(r, 4, o->ids[0]);
-		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 5, o->ids[0]);
+		v_opt(r, 6, o, DECODE_HAS_V0, o->v[0]);
 		break;
 	case DECODE_SCHED_MIGRATE_TASK:
-		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
-		v_id(r, 4, o->ids[0]);
-		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
-		v_opt(r, 6, o, DECODE_HAS_V1, o->v[1]);
-		v_opt(r, 7, o, DECODE_HAS_V2, o->v[2]);
+		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 5, o->ids[0]);
+		v_opt(r, 6, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 7, o, DECODE_HAS_V1, o->v[1]);
+		v_opt(r, 8, o, DECODE_HAS_V2, o->v[2]);
 		break;
 	case DECODE_TASK_RENAME:
-		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
-		v_id(r, 4, o->ids[0]);
-		v_id(r, 5, o->ids[1]);
+		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 5, o->ids[0]);
+		v_id(r, 6, o->ids[1]);
 		break;
 	case DECODE_TASK_NEWTASK:
-		v_opt(r, 3, o, DECODE_HAS_P0, o->p[0]);
-		v_id(r, 4, o->ids[0]);
-		v_opt(r, 5, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 5, o->ids[0]);
+		v_opt(r, 6, o, DECODE_HAS_V0, o->v[0]);
 		break;
 	case DECODE_OTHER:
 	default:
-		v_int(r, 3, o->type);
-		v_text(r, 4, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
+		v_int(r, 4, o->type);
+		v_text(r, 5, b, o->text, o->text_len, o->has & DECODE_HAS_STR);
 		break;
 	}
 }
@@ -246,11 +257,12 @@ static int rows_close(sqlite3_vtab_cursor *cur)
 
 static void rows_load(struct rows_cursor *c)
 {
-	const struct store *s = c->src->s;
-	const struct pending *pd = &s->pending[c->src->kind];
+	struct store *s = c->src->s;
+	struct pending *pd = &s->pending[c->src->kind];
 
+	pd->at = c->i;
 	if (c->i < pd->n)
-		event_row(&c->row, &s->cur->ops[pd->idx[c->i]], s->cur);
+		event_row(&c->row, &s->cur->ops[pd->idx[c->i]], s->cur, pd->key[c->i]);
 }
 
 static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
@@ -262,7 +274,7 @@ static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr,
 	(void)idxstr;
 	(void)argc;
 	(void)argv;
-	c->i = 0;
+	c->i = c->src->s->pending[c->src->kind].from;
 	rows_load(c);
 	return SQLITE_OK;
 }
@@ -317,16 +329,99 @@ static const sqlite3_module rows_module = {
 	.xRowid = rows_rowid,
 };
 
-/* Rows of one table stay in their order. */
+/* A row's key is taken (a CPU whose clock went back, a database that
+ * outlived a reboot): the next n free for its ts and CPU. */
+static int free_n(struct store *s, int kind, const struct op *o, uint32_t *n)
+{
+	sqlite3_stmt *st = s->next_n[kind];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)o->ts);
+	sqlite3_bind_int(st, 2, o->cpu);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = (uint32_t)sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : st_fail(s, "finding a free key");
+}
+
+/* Rows of one table stay in their order. INSERT OR FAIL keeps the rows
+ * before one whose key is taken: that one gets a free n, and the
+ * insert goes on from it. */
 static int flush_kind(struct store *s, int kind, const struct batch *b)
 {
 	struct pending *pd = &s->pending[kind];
 	int rc;
 
 	s->cur = b;
-	rc = st_step(s, s->ins[kind], "storing events");
+	pd->from = 0;
+	for (;;) {
+		rc = sqlite3_step(s->ins[kind]);
+		sqlite3_reset(s->ins[kind]);
+		if (rc == SQLITE_DONE)
+			break;
+		if (rc != SQLITE_CONSTRAINT_PRIMARYKEY || pd->at >= pd->n) {
+			pd->n = 0;
+			return st_fail(s, "storing events");
+		}
+		pd->from = pd->at;
+		if (free_n(s, kind, &b->ops[pd->idx[pd->at]], &pd->key[pd->at])) {
+			pd->n = 0;
+			return -1;
+		}
+	}
 	pd->n = 0;
-	return rc;
+	return 0;
+}
+
+/* The key's n of an event of kind at ts on cpu (rows of a CPU come in
+ * its order: the same ts twice counts up). */
+static uint32_t key_n(struct store *s, int kind, int cpu, uint64_t ts)
+{
+	struct key_seq *k;
+	size_t i = cpu >= 0 ? (size_t)cpu : 0;
+
+	if (i >= s->nseq[kind] &&
+	    grow_array(&s->seq[kind], &s->nseq[kind], sizeof(*s->seq[kind]), i + 1, 1))
+		return 0;	/* no memory: a taken key finds a free one */
+	k = &s->seq[kind][i];
+	if (k->used && k->ts == ts)
+		return ++k->n;
+	k->used = 1;
+	k->ts = ts;
+	k->n = 0;
+	return 0;
+}
+
+void st_forget_keys(struct store *s)
+{
+	for (int k = 0; k < TABLE_COUNT; k++)
+		for (size_t i = 0; i < s->nseq[k]; i++)
+			s->seq[k][i].used = 0;
+}
+
+/* OP_PATCH: the derived columns of a row an earlier batch wrote. */
+static int run_patch(struct store *s, const struct op *o)
+{
+	sqlite3_stmt *st = o->kind < TABLE_COUNT ? s->patch[o->kind] : NULL;
+
+	if (!st)
+		return 0;
+	if (o->kind == DECODE_SCHED_SWITCH) {
+		sqlite3_bind_int64(st, 1, o->slice_dur);
+		if (o->slice_state < 0)
+			sqlite3_bind_null(st, 2);
+		else
+			sqlite3_bind_int64(st, 2, o->slice_state);
+	} else {
+		sqlite3_bind_int64(st, 1, o->latency);
+		sqlite3_bind_int(st, 2, o->run_cpu);
+		sqlite3_bind_int64(st, 3, o->run_hid);
+	}
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)o->ts);
+	sqlite3_bind_int(st, 5, o->cpu);
+	sqlite3_bind_int(st, 6, o->p[0]);
+	return st_step(s, st, "storing a derived answer");
 }
 
 int st_flush_events(struct store *s, const struct batch *b)
@@ -368,6 +463,7 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 	case OP_EVENT: {
 		struct pending *pd = &s->pending[o->kind];
 
+		pd->key[pd->n] = key_n(s, o->kind, o->cpu, o->ts);
 		pd->idx[pd->n++] = (uint32_t)(o - b->ops);
 		if (pd->n == ROWS_PER_FLUSH)
 			return flush_kind(s, o->kind, b);
@@ -414,6 +510,8 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 		sqlite3_bind_int64(st, 3, o->v[1]);
 		sqlite3_bind_int64(st, 4, o->v[2]);
 		return st_step(s, st, "storing a clock reading");
+	case OP_PATCH:
+		return run_patch(s, o);
 	case OP_BEGIN:
 		return st_step(s, s->misc[ST_BEGIN], "BEGIN");
 	case OP_COMMIT: {
@@ -451,5 +549,25 @@ int st_prepare_insert(struct store *s, int kind)
 	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
 			       &s->ins[kind], NULL) != SQLITE_OK)
 		return st_fail(s, "preparing insert");
+	snprintf(sql, sizeof(sql), "SELECT coalesce(max(n) + 1, 0) FROM %s "
+		 "WHERE ts = ?1 AND cpu = ?2", event_table[kind].name);
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &s->next_n[kind], NULL) != SQLITE_OK)
+		return st_fail(s, "preparing insert");
+	/* The derived columns of a row written before (OP_PATCH): found by
+	 * its key's ts and cpu, and the task it switched in or woke. */
+	if (kind == DECODE_SCHED_SWITCH)
+		snprintf(sql, sizeof(sql), "UPDATE ev_sched_switch SET slice_dur = ?1, "
+			 "slice_state = ?2 WHERE ts = ?4 AND cpu = ?5 AND next_pid = ?6");
+	else if (kind == DECODE_SCHED_WAKING || kind == DECODE_SCHED_WAKEUP ||
+		 kind == DECODE_SCHED_WAKEUP_NEW)
+		snprintf(sql, sizeof(sql), "UPDATE %s SET latency = ?1, run_cpu = ?2, "
+			 "run_hid = ?3 WHERE ts = ?4 AND cpu = ?5 AND target_pid = ?6 "
+			 "AND latency IS NULL", event_table[kind].name);
+	else
+		return 0;
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &s->patch[kind], NULL) != SQLITE_OK)
+		return st_fail(s, "preparing update");
 	return 0;
 }

@@ -60,7 +60,10 @@ static void rewind_locked(struct store *s, struct batch *b)
 	for (int k = 0; k < TABLE_COUNT; k++) {
 		s->pending[k].n = 0;
 		sqlite3_reset(s->ins[k]);
+		if (s->patch[k])
+			sqlite3_reset(s->patch[k]);
 	}
+	st_forget_keys(s);	/* the rows they counted are undone */
 	for (int k = 0; k < ST_COUNT; k++)
 		sqlite3_reset(s->misc[k]);
 	if (!sqlite3_get_autocommit(s->db))
@@ -153,6 +156,7 @@ int st_submit(struct store *s)
 
 	if (!b->nops)
 		return failed_for_good(s) ? -1 : 0;
+	s->fill_gen++;		/* its ops can no longer be changed */
 	if (!s->threaded) {
 		rc = run_batch(s, b);
 		b->nops = 0;

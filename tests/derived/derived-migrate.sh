@@ -5,7 +5,10 @@
 # (its columns of schema 3; start_err and end_err, from schema 6, are NULL
 # there), `wakeup_latency` and `thread_state` give the same rows. A capture now
 # keeps only the slices that are not ordinary in dv_sched (the rest are
-# columns of their switch) and no dv_wakeup_latency rows.
+# columns of the switch that began them, schema 010) and no
+# dv_wakeup_latency rows (a latency is a column of the waking that began
+# it). The migration passes through every schema since, 004's columns on
+# the switch and 010's rebuilt tables keyed by time among them.
 #
 # The old database is built the way commd at schema 3 built it: from
 # schema/001-003 with the sqlite3 shell, filled with an import's rows (the
@@ -40,10 +43,12 @@ views() {	# DB OUT: the three views (sched: schema 3's columns), sorted
 views "$new" "$TMPDIR_TEST/want"
 inline=$(q "$new" "select count(*) from ev_sched_switch where slice_dur is not null")
 extra=$(q "$new" "select count(*) from dv_sched")
-waits=$(q "$new" "select count(*) from ev_sched_switch where wake_latency is not null")
-check_true "an import stores ordinary slices on their switch" "> 0" "$inline" test "$inline" -gt 0
+waits=$(q "$new" "select (select count(latency) from ev_sched_waking) +
+	(select count(latency) from ev_sched_wakeup) + (select count(latency) from ev_sched_wakeup_new)")
+check_true "an import stores ordinary slices on the switch that began them" "> 0" "$inline" test "$inline" -gt 0
 check_true "... and the others (lost, open at the end) in dv_sched" "> 0" "$extra" test "$extra" -gt 0
-check_true "... and wakeup latencies on their switch" "> 0" "$waits" test "$waits" -gt 0
+check_true "... and wakeup latencies on the waking that began them" "> 0" "$waits" test "$waits" -gt 0
+check_eq "... as many as wakeup_latency has rows" "$waits" "$(q "$new" "select count(*) from wakeup_latency")"
 check_eq "... and no dv_wakeup_latency rows" 0 "$(q "$new" "select count(*) from dv_wakeup_latency")"
 
 # The schema-3 database.
@@ -56,12 +61,13 @@ sqlite3 -batch "$old" < "$TMPDIR_TEST/old.sql"
 		cols=$(q "$old" "select group_concat(name, ',') from pragma_table_info('$t')")
 		echo "INSERT INTO main.$t ($cols) SELECT $cols FROM n.$t;"
 	done
-	echo "INSERT INTO main.dv_sched SELECT ts - slice_dur, slice_dur, cpu, hid,
-		coalesce(slice_prio, prev_prio), prev_state, 0
+	echo "INSERT INTO main.dv_sched SELECT ts, slice_dur, cpu, next_hid,
+		next_prio, slice_state, 0
 		FROM n.ev_sched_switch WHERE slice_dur IS NOT NULL;"
-	echo "INSERT INTO main.dv_wakeup_latency SELECT ts - wake_latency, cpu,
-		wake_hid, wake_latency, waker_hid
-		FROM n.ev_sched_switch WHERE wake_latency IS NOT NULL;"
+	for t in ev_sched_waking ev_sched_wakeup ev_sched_wakeup_new; do
+		echo "INSERT INTO main.dv_wakeup_latency SELECT ts, run_cpu, run_hid,
+			latency, hid FROM n.$t WHERE latency IS NOT NULL;"
+	done
 	echo "COMMIT;"
 } | sqlite3 -batch "$old"
 check_eq "the old database is at schema 3" 3 "$(q "$old" "pragma user_version")"

@@ -53,7 +53,7 @@ con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
 got = []
 for ts, name, fields in con.execute(
         "select ts, name, fields from events where name in "
-        "('print', 'kernel_stack', 'signal_generate') order by ts, rowid"):
+        "('print', 'kernel_stack', 'signal_generate') order by ts, cpu, fields"):
     f = json.loads(fields)
     if name == "print":
         v = f["buf"]

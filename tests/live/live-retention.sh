@@ -8,11 +8,11 @@
 #    is cut back to 90% of the limit after each commit, the file keeps
 #    the pages of the largest moment) and the WAL within WAL_BOUND_MB
 #    (truncated past 4 MiB, journal_size_limit 16 MiB);
-#  - events keep arriving (the largest rowid of ev_sched_switch grows
+#  - events keep arriving (the newest ts of ev_sched_switch grows
 #    between the first and the second half) and queries keep answering
 #    (commq over the socket, every sample);
-#  - retention really cut (the oldest kept sched_switch is past the first
-#    one ever stored, its rowid > 1) and the oldest kept ts moves forward;
+#  - retention really cut (the oldest kept sched_switch is past the oldest
+#    of the first sample) and the oldest kept ts moves forward;
 #  - every kept event still has its comm_history row (hid), and so do the
 #    derived rows (sched, wakeup_latency and its waker);
 #  - exit 0 on SIGTERM, PRAGMA integrity_check ok; warnings about losses
@@ -41,7 +41,7 @@ start_ready "retention" "$TMP/commd.err" "$db" "$in" --max-db-mb "$MAX_MB" --com
 start_load "$LOAD_S"
 
 max_db=0 max_wal=0 answered=0 refused=0 samples=0
-rowids=() mints=()
+maxts=() mints=()
 for ((i = 0; i < LOAD_S; i++)); do
 	sleep 1
 	samples=$((samples + 1))
@@ -49,13 +49,13 @@ for ((i = 0; i < LOAD_S; i++)); do
 	[ "$d" -gt "$max_db" ] && max_db=$d
 	[ "$w" -gt "$max_wal" ] && max_wal=$w
 	if got=$(timeout 60 "$COMMQ" --socket "$sock" -q --timeout 30 -list -noheader \
-		"select max(rowid), min(rowid), (select ts from ev_sched_switch order by rowid limit 1) from ev_sched_switch" 2>&1) &&
-	   [[ $got =~ ^[0-9]+\|[0-9]+\|[0-9]+$ ]]; then
+		"select max(ts), min(ts) from ev_sched_switch" 2>&1) &&
+	   [[ $got =~ ^[0-9]+\|[0-9]+$ ]]; then
 		answered=$((answered + 1))
-		IFS='|' read -r mx mn ts <<< "$got"
-		rowids+=("$mx")
-		mints+=("$ts")
-		log "t=${i}s db $((d / 1024)) KiB wal $((w / 1024)) KiB; sched_switch rowids $mn..$mx"
+		IFS='|' read -r mx mn <<< "$got"
+		maxts+=("$mx")
+		mints+=("$mn")
+		log "t=${i}s db $((d / 1024)) KiB wal $((w / 1024)) KiB; sched_switch ts $mn..$mx"
 	else
 		refused=$((refused + 1))
 		log "t=${i}s db $((d / 1024)) KiB wal $((w / 1024)) KiB; query failed: $got"
@@ -69,12 +69,12 @@ check_true "database file within $DB_BOUND_MB MiB (max-db-mb $MAX_MB)" "<= $((DB
 	"$max_db bytes at most" test "$max_db" -le $((DB_BOUND_MB << 20))
 check_true "WAL within $WAL_BOUND_MB MiB" "<= $((WAL_BOUND_MB << 20)) bytes" \
 	"$max_wal bytes at most" test "$max_wal" -le $((WAL_BOUND_MB << 20))
-n=${#rowids[@]}
+n=${#maxts[@]}
 if [ "$n" -ge 4 ]; then
 	half=$((n / 2))
-	check_true "events keep arriving: max rowid grows over the second half" \
-		"${rowids[$((n - 1))]} > ${rowids[$half]}" "${rowids[$half]} -> ${rowids[$((n - 1))]}" \
-		test "${rowids[$((n - 1))]}" -gt "${rowids[$half]}"
+	check_true "events keep arriving: the newest ts grows over the second half" \
+		"${maxts[$((n - 1))]} > ${maxts[$half]}" "${maxts[$half]} -> ${maxts[$((n - 1))]}" \
+		test "${maxts[$((n - 1))]}" -gt "${maxts[$half]}"
 	check_true "the oldest kept ts moves forward" "${mints[$((n - 1))]} > ${mints[$half]}" \
 		"${mints[$half]} -> ${mints[$((n - 1))]}" test "${mints[$((n - 1))]}" -gt "${mints[$half]}"
 else
@@ -84,9 +84,12 @@ fi
 stop_commd "$COMMD_PID" TERM
 check_eq "exit status after SIGTERM" 0 "$STOP_RC"
 check_integrity "after retention" "$db"
-minrow=$(q "$db" "select min(rowid) from ev_sched_switch")
-check_true "retention cut the oldest events (min rowid of ev_sched_switch > 1)" "> 1" "$minrow" \
-	test "${minrow:-0}" -gt 1
+mints_end=$(q "$db" "select min(ts) from ev_sched_switch")
+check_true "retention cut the oldest events (the oldest kept switch is past the first sample's oldest)" \
+	"> ${mints[0]:-0}" "$mints_end" test "${mints_end:-0}" -gt "${mints[0]:-0}"
+check_true "... and the kept switches are fewer than those stored" \
+	"< $(stat "$db" events:sched:sched_switch)" "$(q "$db" "select count(*) from ev_sched_switch")" \
+	test "$(q "$db" "select count(*) from ev_sched_switch")" -lt "$(stat "$db" events:sched:sched_switch)"
 cut=$(q "$db" "select count(*) from stats where name = 'retention_cutoff_ts'")
 check_eq "retention_cutoff_ts in stats (one row, the last cutoff)" 1 "$cut"
 orphans=0
@@ -99,9 +102,11 @@ for t in ev_sched_switch ev_sched_wakeup ev_sched_waking ev_sched_wakeup_new \
 done
 o=$(q "$db" "select count(*) from dv_wakeup_latency e left join comm_history h on h.id = e.waker_hid where e.waker_hid is not null and h.id is null")
 check_eq "dv_wakeup_latency: every kept waker has its comm_history row" 0 "$o"
-for c in wake_hid waker_hid; do
-	o=$(q "$db" "select count(*) from ev_sched_switch e left join comm_history h on h.id = e.$c where e.$c is not null and h.id is null")
-	check_eq "sched_switch's wakeups: every kept $c has its comm_history row" 0 "$o"
+o=$(q "$db" "select count(*) from ev_sched_switch e left join comm_history h on h.id = e.next_hid where e.next_hid is not null and h.id is null")
+check_eq "sched_switch's slices: every kept next_hid has its comm_history row" 0 "$o"
+for t in ev_sched_waking ev_sched_wakeup ev_sched_wakeup_new; do
+	o=$(q "$db" "select count(*) from $t e left join comm_history h on h.id = e.run_hid where e.run_hid is not null and h.id is null")
+	check_eq "$t's wakeups: every kept run_hid has its comm_history row" 0 "$o"
 done
 # Losses under this load are likely (not certain): their warnings are
 # rate-limited to one per 10 s, so at most run/10 + 1 lines.
@@ -110,7 +115,7 @@ warns=$(grep -c 'ring buffer full' "$TMP/commd.err" || true)
 check_true "loss warnings rate-limited (at most one per 10 s of ${run_s:-?} s)" \
 	"<= $(( ${run_s:-0} / 10 + 1 ))" "$warns" test "$warns" -le $(( ${run_s:-0} / 10 + 1 ))
 log "database at most $((max_db / 1024)) KiB, WAL at most $((max_wal / 1024)) KiB;" \
-	"kept $(q "$db" "select count(*) from ev_sched_switch") of $(q "$db" "select max(rowid) from ev_sched_switch") sched_switch rows," \
+	"kept $(q "$db" "select count(*) from ev_sched_switch") of $(stat "$db" events:sched:sched_switch) sched_switch rows," \
 	"$(q "$db" "select count(*) from comm_history") comm_history rows; $(grep -E 'stopped after' "$TMP/commd.err")"
 
 # The bound retention keeps history by (the longest wake latency stored on
@@ -121,7 +126,7 @@ log "database at most $((max_db / 1024)) KiB, WAL at most $((max_wal / 1024)) Ki
 # reaches them all), which the bound of the second run's own wakeups
 # alone (what a restart used to start from) would not keep.
 mw=$(q "$db" "select value from stats where name = 'max_wake_latency' and capture is null")
-kept_mw=$(q "$db" "select coalesce(max(wake_latency), 0) from ev_sched_switch")
+kept_mw=$(q "$db" "select coalesce(max(latency), 0) from wakeup_latency")
 check_true "max_wake_latency in stats (>= the longest kept, $kept_mw ns)" ">= $kept_mw" "${mw:-none}" \
 	test "${mw:-0}" -gt 0 -a "${mw:-0}" -ge "$kept_mw"
 day=86400000000000

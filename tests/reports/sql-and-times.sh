@@ -56,7 +56,7 @@ unset COMMD_SOCKET
 # time_sql TIME — the SQL value --from TIME gives the window.
 time_sql() {
 	"$COMMQ" --sql top --from "$1" 2>&1 | head -n 1 |
-		sed -n 's/^WITH w(lo, hi) AS (SELECT \(.*\), 9223372036854775807),$/\1/p'
+		sed -n 's/^WITH w0(lo, hi) AS (SELECT \(.*\), 9223372036854775807),$/\1/p'
 }
 rel="(coalesce((SELECT min(start_ts) FROM capture), (SELECT min(ts) FROM sched)) +"
 while read -r input want; do

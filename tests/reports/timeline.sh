@@ -126,23 +126,11 @@ xmllint --noout "$T/hostile.svg" 2>"$T/xml.err" ||
 grep -qF '&lt;a href=&quot;x&quot;&gt;&amp;amp;??é' "$T/hostile.svg" ||
 	fail "timeline hostile names: not escaped as expected"
 
-# synthetic DB — a database with only what the timeline reads, made as
-# plain tables named like commd's views: the tables under them are
-# commd's business.
+# synthetic DB — a database of commd's schema (schema/*.sql through the
+# sqlite3 shell) holding only what the timeline reads: slices and wakeups
+# as rows of dv_sched and dv_wakeup_latency, named through comm_history.
 synthetic() {
-	ref "$1" "
-	create table capture (id integer primary key, source text, kernel text,
-		host text, start_ts integer, end_ts integer, events text);
-	create table sched (ts integer, dur integer, cpu integer, pid integer,
-		comm text, prio integer, end_state integer, lost integer);
-	create table wakeup_latency (ts integer, pid integer, comm text,
-		cpu integer, latency integer, waker_pid integer, waker_comm text);
-	create table lost_events (cpu integer, ts integer, count integer);
-	create table comm_history (id integer primary key, pid integer,
-		tgid integer, comm text, start_ts integer, end_ts integer,
-		source text);
-	create table clock_map (capture integer, ts integer, realtime integer,
-		err integer);"
+	cat "$SRCDIR"/schema/[0-9][0-9][0-9]-*.sql | ref "$1"
 }
 
 # a trace a thousand times bigger than sched-v7.dat: 1000 comms on 16
@@ -150,17 +138,23 @@ synthetic() {
 # the file stays small and the rects bounded
 synthetic "$T/big.db"
 ref "$T/big.db" "
-	insert into capture values (1, 'synthetic', null, null, 1000000000,
-		1040000000, null);
-	insert into sched
-	with recursive n(i) as (select 0 union all select i + 1 from n where i < 999999)
-	select 1000000000 + i * 39, 20 + i % 50, i % 16, 1000 + i * 7919 % 1000,
-	       'task-' || (i * 7919 % 1000), 120, 1, i % 9973 = 0 from n;
-	insert into sched
+	insert into capture (id, source, start_ts, end_ts, cpus)
+		values (1, 'synthetic', 1000000000, 1040000000, 16);
+	insert into comm_history (id, pid, comm, start_ts, source)
+	with recursive n(i) as (select 0 union all select i + 1 from n where i < 999)
+	select 1000 + i, 1000 + i, 'task-' || i, 0, 'synthetic' from n;
+	insert into comm_history (id, pid, comm, start_ts, source)
 	with recursive n(i) as (select 0 union all select i + 1 from n where i < 15)
-	select 1039000000, 1000000, i, 0, 'swapper/' || i, 120, null, 0 from n;
-	insert into wakeup_latency
-	select ts, pid, comm, cpu, 1000, null, null from sched where rowid % 10 = 0;
+	select 2000 + i, 0, 'swapper/' || i, 0, 'synthetic' from n;
+	insert into dv_sched (ts, cpu, n, dur, hid, prio, end_state, lost)
+	with recursive n(i) as (select 0 union all select i + 1 from n where i < 999999)
+	select 1000000000 + i * 39, i % 16, 0, 20 + i % 50, 1000 + i * 7919 % 1000,
+	       120, 1, i % 9973 = 0 from n;
+	insert into dv_sched (ts, cpu, n, dur, hid, prio, end_state, lost)
+	with recursive n(i) as (select 0 union all select i + 1 from n where i < 15)
+	select 1039000000, i, 0, 1000000, 2000 + i, 120, null, 0 from n;
+	insert into dv_wakeup_latency (ts, cpu, n, hid, latency)
+	select ts, cpu, 0, hid, 1000 from dv_sched where (ts - 1000000000) % 390 = 0;
 	insert into lost_events values (3, 1020000000, 5), (null, 1030000000, null);"
 commq_ok timeline_big --db "$T/big.db" timeline -o "$T/big.svg"
 check_svg "timeline big" "$T/big.svg" "$T/big.db"

@@ -210,10 +210,10 @@ q() {
 	sqlite3 -readonly -batch -noheader "$DB" "$1"
 }
 
-# switches: the newest committed sched_switch row (its rowid: grows with
-# every commit, costs nothing on a big table).
+# switches: the newest committed sched_switch row (its ts: grows with
+# every commit, costs nothing on a big table: the key begins with ts).
 switches() {
-	q "SELECT coalesce(max(rowid), 0) FROM ev_sched_switch"
+	q "SELECT coalesce(max(ts), 0) FROM ev_sched_switch"
 }
 
 # small_load: some scheduling (forks, execs, switches) for a moment.
@@ -225,17 +225,18 @@ small_load() {
 	sleep 0.3
 }
 
-# fixed_range: sets R and TS, a fixed historical range of sched_switch:
-# the rows with rowid <= R (committed, never to change: at most the first
+# fixed_range: sets TS and R, a fixed historical range of sched_switch:
+# the rows with ts <= TS (committed, never to change: about the first
 # 20000, so that queries over it stay cheap however busy the machine is),
-# and TS, the ts of row R: every event before TS is committed too (taken
-# after a load and two commits, returned after two commits more).
+# R of them; every event before TS is committed too (taken after a load
+# and two commits, returned after two commits more).
 fixed_range() {
 	small_load
 	sleep 2.2
-	R=$(q "SELECT min(20000, coalesce(max(rowid), 0)) FROM ev_sched_switch")
+	R=$(q "SELECT min(20000, count(*)) FROM ev_sched_switch")
 	[ "$R" -gt 0 ] || abort "sched_switch rows after a load and two commits" "> 0" "$R"
-	TS=$(q "SELECT ts FROM ev_sched_switch WHERE rowid = $R")
+	TS=$(q "SELECT ts FROM ev_sched_switch ORDER BY ts LIMIT 1 OFFSET $((R - 1))")
+	R=$(q "SELECT count(*) FROM ev_sched_switch WHERE ts <= $TS")
 	sleep 2.2
 }
 

@@ -22,7 +22,7 @@ start_ready_at() {
 	[ -n "$SERVE_PID" ] || abort "one query server after start" "one process" "'$(serve_pid "$DB")'"
 }
 
-# rising WHAT N0: capture committed rows after N0 (the sched_switch rowid
+# rising WHAT N0: capture committed rows after N0 (the newest sched_switch ts
 # grows within 10 s): ingestion goes on during an attack.
 rising() {
 	local what=$1 n0=$2 i n

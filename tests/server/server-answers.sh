@@ -4,7 +4,7 @@
 #
 #  1. after a small load, `commq --socket S "select comm, count(*) from
 #     sched_switch group by comm"` returns rows, and names the load's tasks;
-#  2. over a fixed historical range (the first rows, rowid <= R, and
+#  2. over a fixed historical range (the first rows, ts <= TS, and
 #     ts < TS, both committed long ago) the socket answers exactly what
 #     `commq --db DB` and the sqlite3 shell answer, twice: counts,
 #     group-bys, the capture row;
@@ -43,14 +43,14 @@ check_true "socket: the load's task srvtest-load is in sched_switch" "> 0 rows" 
 
 # --- 2. same answers as --db over a fixed range ---------------------------------
 fixed_range
-log "fixed range: sched_switch rowid <= $R, ts < $TS"
+log "fixed range: sched_switch ts <= $TS ($R rows)"
 # The first rows of sched_switch, named as the view names them (a join on
 # the base tables: cheap however big the table has grown).
-named="from ev_sched_switch e join comm_history h on h.id = e.hid where e.rowid <= $R"
+named="from ev_sched_switch e join comm_history h on h.id = e.hid where e.ts <= $TS"
 for sql in \
-	"select count(*) from ev_sched_switch where rowid <= $R" \
+	"select count(*) from ev_sched_switch where ts <= $TS" \
 	"select coalesce(h.comm, '<...>') as comm, count(*), sum(e.prev_prio), min(e.ts), max(e.ts) $named group by 1 order by 1" \
-	"select cpu, count(*) from ev_sched_switch where rowid <= $R group by cpu order by cpu" \
+	"select cpu, count(*) from ev_sched_switch where ts <= $TS group by cpu order by cpu" \
 	"select comm, count(*) from sched_switch where ts < $TS group by comm order by comm" \
 	"select count(*) from capture" \
 	"select source, kernel, host, start_ts from capture order by 1"; do
@@ -104,7 +104,7 @@ $(q "select count(*) from capture")" "$SQ_OUT"
 sq "select 1; select 2;" -csv
 dq "select 1; select 2;" -csv
 check_eq "two statements, -csv: socket vs --db" "$DQ_OUT" "$SQ_OUT"
-sql="select ts, cpu from ev_sched_switch where rowid <= $R order by rowid"
+sql="select ts, cpu from ev_sched_switch where ts <= $TS order by ts, cpu, n"
 sq "$sql" --limit 5 -csv -noheader
 check_eq "--limit 5: exit status" 0 "$SQ_RC"
 check_eq "--limit 5: rows" 5 "$(grep -c . <<< "$SQ_OUT")"
@@ -122,13 +122,13 @@ sq "select x from (select 1 as x union all select 2 union all select 3) order by
 check_eq "--limit 0: no limit" "1
 2
 3" "$SQ_OUT"
-out=$("$RAWCLIENT" "$SOCK" "q:3:0:select ts from ev_sched_switch where rowid <= $R" read:10 2>&1) || true
+out=$("$RAWCLIENT" "$SOCK" "q:3:0:select ts from ev_sched_switch where ts <= $TS" read:10 2>&1) || true
 check_match "'Q' frame with row_limit 3: the end frame counts 3 rows, cut" "^E rows=3 cut$" "$out"
 check_match "'Q' frame with row_limit 3: 3 rows in the frames" "SUMMARY frames=[0-9]+ rows=3 " "$out"
 
 # --- 5. one connection, query after query ----------------------------------------
 out=$("$RAWCLIENT" "$SOCK" "q:0:0:select 11" read:10 "q:0:0:select 22" read:10 \
-	"q:0:0:select count(*) from ev_sched_switch where rowid <= $R" read:10 2>&1) || true
+	"q:0:0:select count(*) from ev_sched_switch where ts <= $TS" read:10 2>&1) || true
 check_eq "three queries on one connection" "C 1 11:
 R 1 11
 E rows=1
@@ -139,7 +139,7 @@ C 1 count(*):
 R 1 $R
 E rows=1" "$(grep -v '^SUMMARY' <<< "$out")"
 n=$(q "select count(*) from ev_sched_switch")
-huge="select a.*, b.rowid from ev_sched_switch a, (select rowid from ev_sched_switch where rowid <= 20) b where a.rowid <= $R limit 100000"
+huge="select a.*, b.ts from ev_sched_switch a, (select ts from ev_sched_switch order by ts limit 20) b where a.ts <= $TS limit 100000"
 big=$(q "select count(*) from ($huge)")
 out=$("$RAWCLIENT" "$SOCK" "q:0:120000:$huge" read:30 2>&1 | tail -n 2) || true
 check_eq "a big result ($big rows): the end frame counts them all" "E rows=$big" "$(head -n 1 <<< "$out")"

@@ -22,8 +22,8 @@ need_live
 start_ready 1
 serve=$SERVE_PID
 fixed_range
-ref=$(q "select count(*) from ev_sched_switch where rowid <= $R")
-top="select next_comm || ',' || count(*) from ev_sched_switch where rowid <= $R group by next_comm order by count(*) desc, next_comm limit 3"
+ref=$(q "select count(*) from ev_sched_switch where ts <= $TS")
+top="select next_comm || ',' || count(*) from ev_sched_switch where ts <= $TS group by next_comm order by count(*) desc, next_comm limit 3"
 refc=$(q "$top")
 
 # --- 1. a long query does not delay a short one ----------------------------------
@@ -38,10 +38,10 @@ long_start() {	# OUTFILE TIMEOUT: the runaway in the background; sets LONG_PID
 long_start "$TMP/long1" 12
 sleep 0.5
 n1=$(switches)
-ts1=$(q "select ts from ev_sched_switch where rowid = (select max(rowid) from ev_sched_switch)")
+ts1=$(q "select max(ts) from ev_sched_switch")
 # (-q: one query per check, without the look-up of lost events)
 for i in 1 2 3 4 5; do
-	sq "select count(*) from ev_sched_switch where rowid <= $R" -list -noheader -q
+	sq "select count(*) from ev_sched_switch where ts <= $TS" -list -noheader -q
 	check_eq "short query $i while a runaway runs: answer" "0 $ref" "$SQ_RC $SQ_OUT"
 	# (< 3 s: the runaway lasts 12; a loaded machine stretches every time.)
 	check_true "short query $i while a runaway runs: answered in < 3 s" "< 3000 ms" "$SQ_MS ms" [ "$SQ_MS" -lt 3000 ]
@@ -51,7 +51,7 @@ check_eq "the runaway is still running during the short queries" running \
 	"$(_alive "$LONG_PID" && echo running || echo "finished: $(cat "$TMP/long1.rc" 2> /dev/null)")"
 sleep 1
 n2=$(switches)
-ts2=$(q "select ts from ev_sched_switch where rowid = (select max(rowid) from ev_sched_switch)")
+ts2=$(q "select max(ts) from ev_sched_switch")
 check_true "capture commits while the runaway runs: sched_switch rows grow" "> $n1" "$n2" [ "$n2" -gt "$n1" ]
 check_true "capture commits while the runaway runs: the newest ts grows" "> $ts1" "$ts2" [ "$ts2" -gt "$ts1" ]
 wait "$LONG_PID" || true
@@ -79,7 +79,7 @@ many() {	# TAG: 20 clients at once; checks every answer
 	for i in $(seq 20); do
 		( rc=0
 		  "$COMMQ" --socket "$SOCK" -list -noheader -q \
-			"select $i, count(*) from ev_sched_switch where rowid <= $R; $top" \
+			"select $i, count(*) from ev_sched_switch where ts <= $TS; $top" \
 			> "$TMP/many-$tag-$i.out" 2> "$TMP/many-$tag-$i.err" || rc=$?
 		  echo "$rc" > "$TMP/many-$tag-$i.rc" ) &
 		pids+=($!)

@@ -17,7 +17,7 @@
 #     error that says it timed out; with no --timeout the server's default
 #     deadline (here --query-timeout-ms 5000: the built-in 30 s is
 #     server-safety.sh's) cuts it off too;
-#  5. afterwards: the fixed range (rowid <= R) and the schema are unchanged,
+#  5. afterwards: the fixed range (ts <= TS) and the schema are unchanged,
 #     journal_mode is still wal, the database passes integrity_check, the
 #     query server is the same process, capture went on.
 #
@@ -29,11 +29,11 @@ need_live
 start_ready 1 --query-timeout-ms 5000
 serve=$SERVE_PID
 fixed_range
-count_range() { q "select (select count(*) from ev_sched_switch where rowid <= $R) || '/' || (select count(*) from capture) || '/' || (select count(*) from comm_history where start_ts < $TS)"; }
+count_range() { q "select (select count(*) from ev_sched_switch where ts <= $TS) || '/' || (select count(*) from capture) || '/' || (select count(*) from comm_history where start_ts < $TS)"; }
 before=$(count_range)
 schema=$(q "select group_concat(type || ':' || name || ':' || coalesce(sql, ''), char(10)) from (select * from sqlite_master order by name)" | md5sum)
 uv=$(q "pragma user_version")
-log "fixed range rowid <= $R, ts < $TS: $before (sched_switch/capture/comm_history rows)"
+log "fixed range ts <= $TS: $before (sched_switch/capture/comm_history rows)"
 
 # --- 1. statements that would write, reach outside, or load code ----------------
 n_attack=$(switches)
@@ -91,7 +91,7 @@ for f in "$TMP/attached.db" "$TMP/written" "$TMP/vacuumed.db" "/tmp/commd-srvtes
 done
 
 # --- 2. a refused statement after a good one ------------------------------------
-sq "select 1; delete from ev_sched_switch where rowid <= $R"
+sq "select 1; delete from ev_sched_switch where ts <= $TS"
 check_eq "'select 1; delete ...': exit status" 1 "$SQ_RC"
 check_match "'select 1; delete ...': refused with a clear error" "$DENIED" "$SQ_ERR"
 sq "select 1; PRAGMA journal_mode=delete; select 2"
@@ -147,7 +147,7 @@ check_eq "after the refusals: the same query server process" "$serve" "$(serve_p
 n=$(switches)
 sleep 1.5
 check_true "capture went on (sched_switch rows grow)" "> $n" "$(switches)" [ "$(switches)" -gt "$n" ]
-sq "select count(*) from ev_sched_switch where rowid <= $R" -list -noheader
+sq "select count(*) from ev_sched_switch where ts <= $TS" -list -noheader
 check_eq "a query after the refusals" "0 ${before%%/*}" "$SQ_RC $SQ_OUT"
 stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"

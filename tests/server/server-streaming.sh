@@ -24,8 +24,9 @@ start_ready 1
 serve=$SERVE_PID
 small_load
 sleep 2.2
-R=$(q "select min(20000, coalesce(max(rowid), 0)) from ev_sched_switch")
-huge="select a.*, b.rowid from ev_sched_switch a, (select rowid from ev_sched_switch where rowid <= 20) b where a.rowid <= $R limit 100000"
+R=$(q "select min(20000, count(*)) from ev_sched_switch")
+TS=$(q "select ts from ev_sched_switch order by ts limit 1 offset $((R - 1))")
+huge="select a.*, b.ts from ev_sched_switch a, (select ts from ev_sched_switch order by ts limit 20) b where a.ts <= $TS limit 100000"
 big=$(q "select count(*) from ($huge)")
 taskset -a -p 1 "$serve" > /dev/null || abort "taskset -a -p 1 $serve" "exit 0" "failed"
 log "$big rows per client, 6 clients a round, query server $serve on CPU 0"
