@@ -538,11 +538,6 @@ int store_slice(struct store *s, const struct derive_slice *d)
 	return 0;
 }
 
-uint64_t store_last_ref(const struct store *s)
-{
-	return s->fill_gen << BATCH_OPS_SHIFT | (uint64_t)(s->fill->nops - 1);
-}
-
 /* The op of ref when it is still in the batch being filled (it can
  * still be changed there), else NULL: its row is written, or will be by
  * the batches before this one. */
@@ -555,6 +550,22 @@ static struct op *ref_op(struct store *s, uint64_t ref, int kind, uint64_t ts)
 		return NULL;
 	o = &s->fill->ops[i];
 	return o->op == OP_EVENT && o->kind == kind && o->ts == ts ? o : NULL;
+}
+
+int store_switch_wake(struct store *s, uint64_t ts, int64_t latency)
+{
+	struct op *o = ref_op(s, store_last_ref(s), DECODE_SCHED_SWITCH, ts);
+
+	if (!o)
+		return -1;	/* not right after store_event(that switch) */
+	o->has |= OP_HAS_SWITCH_WAKE;
+	o->wake_latency = latency;
+	return 0;
+}
+
+uint64_t store_last_ref(const struct store *s)
+{
+	return s->fill_gen << BATCH_OPS_SHIFT | (uint64_t)(s->fill->nops - 1);
 }
 
 int store_slice_at(struct store *s, uint64_t ref, uint64_t ts, int cpu,

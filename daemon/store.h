@@ -55,6 +55,10 @@ int store_event(struct store *s, const struct decode_event *ev, uint32_t hid,
  * (never 0). */
 uint64_t store_last_ref(const struct store *s);
 
+/* The sched_switch at ts just given to store_event() ended a wakeup of
+ * the task it switched in, latency ns after its first waking. */
+int store_switch_wake(struct store *s, uint64_t ts, int64_t latency);
+
 /* Derived rows of their own (hids as the resolver numbers them). */
 int store_slice(struct store *s, const struct derive_slice *d);
 int store_wakeup(struct store *s, const struct derive_wakeup *w);

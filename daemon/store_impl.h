@@ -65,6 +65,7 @@ struct op {
 	uint32_t next_hid, run_hid;
 	int32_t run_cpu;
 	int64_t slice_dur, slice_state, latency;
+	int64_t wake_latency;	/* a switch's (OP_HAS_SWITCH_WAKE) */
 };
 
 /* op.has bits above decode's DECODE_HAS_*; OP_NEW_ROW: an OP_HISTORY
@@ -73,7 +74,8 @@ struct op {
  * in or woken; a switch's slice_dur and slice_state, a waking's latency,
  * run_cpu and run_hid). */
 enum {
-	OP_HAS_SLICE = 1 << 8, OP_HAS_WAKE = 1 << 10, OP_NEW_ROW = 1 << 11,
+	OP_HAS_SLICE = 1 << 8, OP_HAS_SWITCH_WAKE = 1 << 9, OP_HAS_WAKE = 1 << 10,
+	OP_NEW_ROW = 1 << 11,
 };
 
 #define BATCH_OPS 8192

@@ -7,8 +7,9 @@ static const struct { const char *name; int ncols; } event_table[TABLE_COUNT] = 
 	[TABLE_SCHED] = { "dv_sched", 10 },
 	[TABLE_WAKEUP_LATENCY] = { "dv_wakeup_latency", 6 },
 	[DECODE_OTHER] = { "ev_other", 6 },
-	/* its own fields, then next_hid, slice_dur, slice_state */
-	[DECODE_SCHED_SWITCH] = { "ev_sched_switch", 14 },
+	/* its own fields, then next_hid, slice_dur, slice_state,
+	 * wake_latency */
+	[DECODE_SCHED_SWITCH] = { "ev_sched_switch", 15 },
 	/* its own fields, then latency, run_cpu, run_hid */
 	[DECODE_SCHED_WAKEUP] = { "ev_sched_wakeup", 11 },
 	[DECODE_SCHED_WAKEUP_NEW] = { "ev_sched_wakeup_new", 11 },
@@ -123,6 +124,7 @@ static void event_row(struct row *r, const struct op *o, const struct batch *b,
 		v_opt(r, 13, o, OP_HAS_SLICE, o->slice_state);
 		if (o->slice_state < 0)
 			r->c[13].t = V_NULL;
+		v_opt(r, 14, o, OP_HAS_SWITCH_WAKE, o->wake_latency);
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:

@@ -19,6 +19,10 @@
 --                                next_pid ran from ts to ts + slice_dur
 --                                (until the switch that switched it out)
 --   ev_sched_switch.slice_state  that switch's prev_state
+--   ev_sched_switch.wake_latency the wakeup this switch ended: next_pid's
+--                                first waking since it last ran was at
+--                                ts - wake_latency (as in 004; thread_state
+--                                reads it here)
 --   ev_sched_waking/wakeup/wakeup_new.latency
 --                                the wakeup this event began (the task's
 --                                first waking since it last ran) ended
@@ -26,8 +30,8 @@
 --                                switched in
 --   ... .run_cpu, .run_hid       on that CPU, as that comm_history row
 --
--- (They replace the switch-out columns slice_dur, slice_prio,
--- wake_latency, wake_hid and waker_hid of 004.) Rows stored before this
+-- (They replace the switch-out columns slice_dur, slice_prio, wake_hid
+-- and waker_hid of 004.) Rows stored before this
 -- keep their answers in dv_sched and dv_wakeup_latency, which read as
 -- before.
 --
@@ -74,11 +78,13 @@ CREATE TABLE new_ev_sched_switch (
 	hid INTEGER NOT NULL, prev_pid INTEGER, prev_comm INTEGER, prev_prio INTEGER,
 	prev_state INTEGER, next_pid INTEGER, next_comm INTEGER, next_prio INTEGER,
 	next_hid INTEGER, slice_dur INTEGER, slice_state INTEGER,
+	wake_latency INTEGER,
 	PRIMARY KEY (ts, cpu, n)
 ) WITHOUT ROWID;
 INSERT INTO new_ev_sched_switch
 SELECT ts, cpu, row_number() OVER (PARTITION BY ts, cpu ORDER BY rowid) - 1,
-       hid, prev_pid, prev_comm, prev_prio, prev_state, next_pid, next_comm, next_prio, NULL, NULL, NULL
+       hid, prev_pid, prev_comm, prev_prio, prev_state, next_pid, next_comm, next_prio, NULL, NULL, NULL,
+       wake_latency
 FROM ev_sched_switch;
 DROP TABLE ev_sched_switch;
 ALTER TABLE new_ev_sched_switch RENAME TO ev_sched_switch;
@@ -384,22 +390,33 @@ SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.cpu, e.latency, w.pid,
 FROM dv_wakeup_latency e JOIN comm_history h ON h.id = e.hid
 LEFT JOIN comm_history w ON w.id = e.waker_hid;
 
+-- thread_state as in 006, but the wakeup that ends an off-CPU interval
+-- is read from the switch that ran the task again (its wake_latency: the
+-- same wakeup wakeup_latency has, found without joining every wakeup to
+-- every slice); slices from the tables, each with that switch's waking.
 CREATE VIEW thread_state AS
 WITH s AS (
 	SELECT ts, dur, cpu, pid, comm, end_state, lost,
-	       lead(ts) OVER w AS next_ts, lead(cpu) OVER w AS next_cpu
-	FROM sched
+	       lead(ts) OVER w AS next_ts, lead(cpu) OVER w AS next_cpu,
+	       lead(woke) OVER w AS next_woke
+	FROM (SELECT e.ts, e.slice_dur AS dur, e.cpu, h.pid,
+		     coalesce(h.comm, '<...>') AS comm, e.slice_state AS end_state,
+		     0 AS lost, e.ts - e.wake_latency AS woke
+	      FROM ev_sched_switch e JOIN comm_history h ON h.id = e.next_hid
+	      WHERE e.slice_dur IS NOT NULL
+	      UNION ALL
+	      SELECT e.ts, e.dur, e.cpu, h.pid, coalesce(h.comm, '<...>'),
+		     e.end_state, e.lost,
+		     (SELECT x.ts - x.wake_latency FROM ev_sched_switch x
+		      WHERE x.ts = e.ts AND x.cpu = e.cpu AND x.next_pid = h.pid)
+	      FROM dv_sched e JOIN comm_history h ON h.id = e.hid)
 	WHERE pid > 0
 	WINDOW w AS (PARTITION BY pid ORDER BY ts)
 ),
-wl AS (
-	SELECT pid, ts + latency AS run_ts, ts AS woken
-	FROM wakeup_latency
-),
 off AS (
-	SELECT s.*, s.ts + s.dur AS off_ts, wl.woken
-	FROM s LEFT JOIN wl ON wl.pid = s.pid AND wl.run_ts = s.next_ts
-				AND wl.woken >= s.ts + s.dur
+	SELECT s.*, s.ts + s.dur AS off_ts,
+	       CASE WHEN s.next_woke >= s.ts + s.dur THEN s.next_woke END AS woken
+	FROM s
 	WHERE s.lost = 0 AND s.next_ts IS NOT NULL AND s.end_state IS NOT NULL
 	  AND s.end_state NOT IN (16, 32)
 	  AND NOT EXISTS (SELECT 1 FROM lost_events l
