@@ -239,6 +239,14 @@ FROM ev_other;
 DROP TABLE ev_other;
 ALTER TABLE new_ev_other RENAME TO ev_other;
 
+-- Wakeups stored as rows of their own (databases from before 004) are
+-- also put on the switch that ended them, where thread_state reads them.
+UPDATE ev_sched_switch SET wake_latency = k.latency
+FROM (SELECT d.ts + d.latency AS run, d.cpu, h.pid, d.latency
+      FROM dv_wakeup_latency d JOIN comm_history h ON h.id = d.hid) AS k
+WHERE ev_sched_switch.ts = k.run AND ev_sched_switch.cpu = k.cpu
+  AND ev_sched_switch.next_pid = k.pid AND ev_sched_switch.wake_latency IS NULL;
+
 CREATE TABLE new_dv_sched (
 	ts INTEGER NOT NULL, cpu INTEGER NOT NULL, n INTEGER NOT NULL,
 	dur INTEGER NOT NULL, hid INTEGER NOT NULL, prio INTEGER,
