@@ -101,6 +101,10 @@ for size in 1m 10m 40m; do
 		got=$("$commq" --socket "$sock" -list -noheader "$count")
 		want=$(sqlite3 "$db" "$count")
 		[ "$got" = "$want" ] || { echo "commq and sqlite3 disagree: $got / $want" >&2; exit 1; }
+		for c in "top --last ${w}s" "latency --last ${w}s"; do
+			"$commq" --socket "$sock" -q $c > /dev/null 2> "$work/err" ||
+				{ echo "commq $c failed on the $size database: $(cat "$work/err")" >&2; exit 1; }
+		done
 		hyperfine -N -w 2 -r "$runs" --export-json "$work/h.json" \
 			-n count "$commq --socket $sock -list -noheader '$count'" \
 			-n sqlite3 "sqlite3 $db '$count'" \

@@ -180,12 +180,11 @@ static void build_sql(struct sbuf *b, const struct report_args *a)
 	/* the slices of tasks, the part of each inside the window */
 	report_window_cte(b, a);
 	sbuf_printf(b, "\n"
-"SELECT s.cpu, max(s.ts, w.lo) AS ts,\n"
-"       min(s.ts + s.dur, w.hi) - max(s.ts, w.lo) AS dur, s.pid,\n"
+"SELECT s.cpu, max(s.ts, " W_LO ") AS ts, " CLIPPED " AS dur, s.pid,\n"
 "       " TGID_OF("s.pid", "s.ts") " AS tgid,\n"
 "       s.comm, s.prio, s.end_state, s.lost\n"
-"FROM ws s, w\n"
-"WHERE s.pid <> 0 AND s.ts < w.hi AND s.ts + s.dur > w.lo;\n");
+"FROM ws s\n"
+"WHERE s.pid <> 0 AND " IN_WINDOW ";\n");
 	report_window_cte(b, a);
 	sbuf_printf(b, "\n"
 "SELECT l.cpu, l.ts, l.count FROM lost_events l, w\n"

@@ -327,7 +327,7 @@ static void slice_rows_sql(struct sbuf *b)
 "                ORDER BY h.start_ts DESC LIMIT 1),\n"
 "               (SELECT h.id FROM comm_history h WHERE h.pid = s.pid\n"
 "                ORDER BY h.start_ts LIMIT 1)) END AS hid\n"
-"      FROM ws s, w WHERE " IN_WINDOW "),\n"
+"      FROM ws s WHERE " IN_WINDOW "),\n"
 "g AS (SELECT hid, pid, comm, sum(t) AS t, count(*) AS n, max(ts) AS last\n"
 "      FROM s GROUP BY hid, pid, comm)");
 }
@@ -339,7 +339,7 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 	case REPORT_BY_COMM:
 		sbuf_printf(b, ",\n"
 "s AS (SELECT s.comm, s.pid, " CLIPPED " AS t\n"
-"      FROM ws s, w WHERE " IN_WINDOW ")\n"
+"      FROM ws s WHERE " IN_WINDOW ")\n"
 "SELECT comm, count(DISTINCT pid) AS pids,\n"
 "       round(sum(t) / 1e6, 3) AS time_ms,\n"
 "       round(100.0 * sum(t) / sum(sum(t)) OVER (), 2) AS share_pct,\n"
@@ -420,10 +420,9 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 static void latency_source(struct sbuf *b, const struct report_args *a)
 {
 	report_window_cte(b, a);
-	sbuf_printf(b, ",\nl AS (SELECT l.latency FROM wl l, w\n"
-		       "      WHERE l.ts >= w.lo AND l.ts < w.hi");
+	sbuf_printf(b, ",\nl AS (SELECT l.latency FROM wl l");
 	if (a->comm) {
-		sbuf_printf(b, " AND l.comm = ");
+		sbuf_printf(b, " WHERE l.comm = ");
 		sbuf_sql_string(b, a->comm);
 	}
 	sbuf_printf(b, ")");

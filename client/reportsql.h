@@ -89,9 +89,14 @@ void report_wall_sql(struct sbuf *b, const char *ts);
  * mapped with clock_map, or back from the newest event). */
 void report_time_sql(struct sbuf *b, const struct report_time *t);
 
+/* The window's bounds, as values: a query over ws or wl that joined w
+ * would have SQLite store the whole window's rows first. */
+#define W_LO "(SELECT lo FROM w)"
+#define W_HI "(SELECT hi FROM w)"
+
 /* The part of slice s inside window w; and the slices that have one. */
-#define CLIPPED "min(s.ts + s.dur, w.hi) - max(s.ts, w.lo)"
-#define IN_WINDOW "s.ts < w.hi AND s.ts + s.dur > w.lo"
+#define CLIPPED "min(s.ts + s.dur, " W_HI ") - max(s.ts, " W_LO ")"
+#define IN_WINDOW "s.ts < " W_HI " AND s.ts + s.dur > " W_LO
 
 /* Runs sql through run into a sink built from cb and ctx; logs an error
  * (the sink's own message when it set one).  Returns 0 or -1. */

@@ -227,12 +227,10 @@ static void build_sql(struct sbuf *q, const struct report_args *a)
 		    "SELECT cpu FROM lost_events WHERE cpu IS NOT NULL ORDER BY cpu;\n");
 	window_cte(q, a);
 	sbuf_printf(q,
-		    "SELECT s.cpu, s.ts, s.dur, s.pid, s.comm, s.lost FROM ws s, w\n"
-		    "WHERE s.ts < w.hi AND s.ts + s.dur > w.lo;\n");
+		    "SELECT s.cpu, s.ts, s.dur, s.pid, s.comm, s.lost FROM ws s\n"
+		    "WHERE " IN_WINDOW ";\n");
 	window_cte(q, a);
-	sbuf_printf(q,
-		    "SELECT l.cpu, l.ts FROM wl l, w\n"
-		    "WHERE l.ts >= w.lo AND l.ts < w.hi;\n");
+	sbuf_printf(q, "SELECT l.cpu, l.ts FROM wl l;\n");
 	window_cte(q, a);
 	sbuf_printf(q,
 		    "SELECT l.cpu, l.ts, l.count FROM lost_events l, w\n"
