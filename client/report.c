@@ -420,7 +420,7 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 static void latency_source(struct sbuf *b, const struct report_args *a)
 {
 	report_window_cte(b, a);
-	sbuf_printf(b, ",\nl AS (SELECT l.latency FROM wl l");
+	sbuf_printf(b, ",\nl AS NOT MATERIALIZED (SELECT l.latency FROM wl l");
 	if (a->comm) {
 		sbuf_printf(b, " WHERE l.comm = ");
 		sbuf_sql_string(b, a->comm);

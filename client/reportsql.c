@@ -132,7 +132,8 @@ void report_window_cte(struct sbuf *b, const struct report_args *a)
  *       slices of a CPU do not overlap); capture.cpus says which CPUs;
  *   wl  the wakeups that begin in it, as the wakeup_latency view has them.
  *
- * Unused CTEs cost nothing: SQLite skips them. */
+ * Unused CTEs cost nothing: SQLite skips them. NOT MATERIALIZED: read as
+ * they are used, never stored whole first (a window may hold millions). */
 void report_window_cte_range(struct sbuf *b, const struct report_time *from,
 			     const struct report_time *to)
 {
@@ -167,7 +168,8 @@ void report_window_rows_cte(struct sbuf *b)
 "        (SELECT max(d.ts) FROM dv_sched d\n"
 "         WHERE d.ts < w0.lo AND d.cpu = wc.cpu), w0.lo)) FROM wc), lo))\n"
 "      FROM w0),\n"
-"ws(ts, dur, cpu, pid, comm, prio, end_state, lost, start_err, end_err) AS (\n"
+"ws(ts, dur, cpu, pid, comm, prio, end_state, lost, start_err, end_err)\n"
+"  AS NOT MATERIALIZED (\n"
 "  SELECT e.ts, e.slice_dur, e.cpu, h.pid, coalesce(h.comm, '<...>'),\n"
 "         e.next_prio, e.slice_state, 0, NULL, NULL\n"
 "  FROM ev_sched_switch e JOIN comm_history h ON h.id = e.next_hid\n"
@@ -178,7 +180,7 @@ void report_window_rows_cte(struct sbuf *b)
 "         e.end_state, e.lost, e.start_err, e.end_err\n"
 "  FROM dv_sched e JOIN comm_history h ON h.id = e.hid\n"
 "  WHERE e.ts >= (SELECT since FROM w) AND e.ts < (SELECT hi FROM w)),\n"
-"wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm) AS (\n");
+"wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm) AS NOT MATERIALIZED (\n");
 	for (size_t i = 0; i < sizeof(wakings) / sizeof(*wakings); i++)
 		sbuf_printf(b,
 "  SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.run_cpu, e.latency,\n"
