@@ -419,13 +419,27 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 /* The wakeups the latency report looks at. */
 static void latency_source(struct sbuf *b, const struct report_args *a)
 {
+	static const char *const tables[] = {
+		"ev_sched_waking", "ev_sched_wakeup", "ev_sched_wakeup_new",
+	};
+
 	report_window_cte(b, a);
-	sbuf_printf(b, ",\nl AS NOT MATERIALIZED (SELECT l.latency FROM wl l");
 	if (a->comm) {
-		sbuf_printf(b, " WHERE l.comm = ");
+		sbuf_printf(b, ",\nl AS NOT MATERIALIZED (SELECT l.latency FROM wl l"
+			       " WHERE l.comm = ");
 		sbuf_sql_string(b, a->comm);
+		sbuf_printf(b, ")");
+		return;
 	}
-	sbuf_printf(b, ")");
+	/* Every wakeup of the window: its latency alone, no name to look
+	 * up (what wl holds, without its joins). */
+	sbuf_printf(b, ",\nl AS NOT MATERIALIZED (\n");
+	for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
+		sbuf_printf(b, "  SELECT latency FROM %s\n"
+			       "  WHERE ts >= " W_LO " AND ts < " W_HI
+			       " AND latency IS NOT NULL\n  UNION ALL\n", tables[i]);
+	sbuf_printf(b, "  SELECT latency FROM dv_wakeup_latency\n"
+		       "  WHERE ts >= " W_LO " AND ts < " W_HI ")");
 }
 
 /* Highest log2 slot of the histogram: 2^40 µs is 12 days. */
@@ -434,14 +448,28 @@ static void latency_source(struct sbuf *b, const struct report_args *a)
 /* log2 buckets of µs as bcc's runqlat: slot 0 holds 0 and 1 µs, slot k
  * holds [2^k, 2^(k+1) - 1].  The slot is counted with comparisons
  * (SQLite's log2() is optional), from slot 0 up to the highest used one. */
+/* The slot of latency among slots lo..hi: a binary search of nested
+ * CASEs (six comparisons a row, not forty). */
+static void slot_sql(struct sbuf *b, int lo, int hi)
+{
+	int mid = (lo + hi + 1) / 2;
+
+	if (lo == hi) {
+		sbuf_printf(b, "%d", lo);
+		return;
+	}
+	sbuf_printf(b, "CASE WHEN latency >= %lld THEN ", (1LL << mid) * 1000);
+	slot_sql(b, mid, hi);
+	sbuf_printf(b, " ELSE ");
+	slot_sql(b, lo, mid - 1);
+	sbuf_printf(b, " END");
+}
+
 static void histogram_sql(struct sbuf *b, const struct report_args *a)
 {
 	latency_source(b, a);
 	sbuf_printf(b, ",\nb AS (SELECT ");
-	for (int k = 1; k <= LATENCY_SLOTS; k++)
-		sbuf_printf(b, "%s(latency >= %lld)", k == 1 ? "" :
-			    k % 5 == 1 ? "\n             + " : " + ",
-			    (1LL << k) * 1000);
+	slot_sql(b, 0, LATENCY_SLOTS);
 	sbuf_printf(b, " AS slot,\n"
 "             count(*) AS n FROM l GROUP BY slot),\n"
 "r(slot) AS (SELECT 0 WHERE EXISTS (SELECT 1 FROM b)\n"
@@ -454,23 +482,26 @@ static void histogram_sql(struct sbuf *b, const struct report_args *a)
 }
 
 /* Nearest-rank percentiles: the value at rank ceil(p/100 * n), from one
- * ordering of the latencies (row_number over them). */
+ * ordering of the latencies. */
 static void percentiles_sql(struct sbuf *b, const struct report_args *a)
 {
 	static const int pcts[] = { 50, 90, 99 };
 
+	/* The latencies sorted once (o), each percentile a step into them. */
 	latency_source(b, a);
 	sbuf_printf(b, ",\n"
-"o AS (SELECT latency, row_number() OVER (ORDER BY latency) AS rank,\n"
-"             count(*) OVER () AS n FROM l)\n"
-"SELECT count(*) AS wakeups,\n"
-"       round(min(latency) / 1e3, 3) AS min_us,\n"
-"       round(avg(latency) / 1e3, 3) AS avg_us,\n");
+"o AS MATERIALIZED (SELECT latency FROM l ORDER BY latency),\n"
+"c AS (SELECT count(*) AS n, min(latency) AS lo, avg(latency) AS mean,\n"
+"             max(latency) AS hi FROM o)\n"
+"SELECT n AS wakeups,\n"
+"       round(lo / 1e3, 3) AS min_us,\n"
+"       round(mean / 1e3, 3) AS avg_us,\n");
 	for (size_t i = 0; i < sizeof(pcts) / sizeof(*pcts); i++)
 		sbuf_printf(b,
-"       round(max(CASE WHEN rank = (n * %d + 99) / 100 THEN latency END)"
-" / 1e3, 3) AS p%d_us,\n", pcts[i], pcts[i]);
-	sbuf_printf(b, "       round(max(latency) / 1e3, 3) AS max_us\nFROM o;\n");
+"       round((SELECT latency FROM o LIMIT 1\n"
+"              OFFSET ((SELECT n FROM c) * %d + 99) / 100 - 1) / 1e3, 3) AS p%d_us,\n",
+			    pcts[i], pcts[i]);
+	sbuf_printf(b, "       round(hi / 1e3, 3) AS max_us\nFROM c;\n");
 }
 
 /* Every name of pid, lifetime by lifetime (comm_history.life), with
