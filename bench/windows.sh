@@ -135,20 +135,25 @@ for r in rows:
     for name, v in zip(("count", "top", "latency"), (r[5], r[7], r[8])):
         pts.setdefault((name, r[4]), []).append((ev / 1e6, float(v[:-2])))
 W, H, L, B = 640, 360, 60, 40
+import math
 xmax = max(x for p in pts.values() for x, _ in p) * 1.05
-ymax = max(y for p in pts.values() for _, y in p) * 1.15
+ylo, yhi = 1.0, 10 ** math.ceil(math.log10(max(y for p in pts.values() for _, y in p)))
 X = lambda x: L + (W - L - 20) * x / xmax
-Y = lambda y: H - B - (H - B - 20) * y / ymax
+Y = lambda y: H - B - (H - B - 20) * (math.log10(max(y, ylo)) - math.log10(ylo)) / (math.log10(yhi) - math.log10(ylo))
 col = {"count": "#1f77b4", "top": "#d62728", "latency": "#2ca02c"}
 out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
        f'<rect width="{W}" height="{H}" fill="white"/>',
        f'<line x1="{L}" y1="{H-B}" x2="{W-20}" y2="{H-B}" stroke="black"/>',
        f'<line x1="{L}" y1="{H-B}" x2="{L}" y2="20" stroke="black"/>',
        f'<text x="{W/2}" y="{H-8}" text-anchor="middle">database size (million events)</text>',
-       f'<text x="14" y="{H/2}" transform="rotate(-90 14 {H/2})" text-anchor="middle">median time through the socket (ms)</text>']
-for i in range(6):
-    y = ymax * i / 5
-    out.append(f'<text x="{L-6}" y="{Y(y)+4:.1f}" text-anchor="end">{y:.0f}</text>')
+       f'<text x="14" y="{H/2}" transform="rotate(-90 14 {H/2})" text-anchor="middle">median time through the socket (ms, log scale)</text>']
+y = ylo
+while y <= yhi:
+    out.append(f'<text x="{L-6}" y="{Y(y)+4:.1f}" text-anchor="end">{y:g}</text>')
+    out.append(f'<line x1="{L}" y1="{Y(y):.1f}" x2="{W-20}" y2="{Y(y):.1f}" stroke="#ddd"/>')
+    y *= 10
+out.append(f'<line x1="{L}" y1="{Y(50):.1f}" x2="{W-20}" y2="{Y(50):.1f}" stroke="#999" stroke-dasharray="2,2"/>')
+out.append(f'<text x="{W-22}" y="{Y(50)-3:.1f}" text-anchor="end" fill="#666">50 ms</text>')
 for x in sorted({x for p in pts.values() for x, _ in p}):
     out.append(f'<text x="{X(x):.1f}" y="{H-B+14}" text-anchor="middle">{x:.1f}</text>')
 ly = 30

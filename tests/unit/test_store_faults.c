@@ -143,6 +143,14 @@ static int feed_record(void *ctx, const void *data, int size, int cpu,
 	return 0;
 }
 
+static void unlink_suffix(const char *db, const char *suffix)
+{
+	char path[4300];
+
+	snprintf(path, sizeof(path), "%s%s", db, suffix);
+	unlink(path);
+}
+
 static long count_rows(const char *db)
 {
 	sqlite3 *h = NULL;
@@ -176,7 +184,10 @@ static void faults_live_batches_retry_and_lose_nothing(void)
 		long got;
 		int retries = 0;
 
+		/* A fresh database: no WAL of the round before either. */
 		unlink(db);
+		unlink_suffix(db, "-wal");
+		unlink_suffix(db, "-shm");
 		f.s = store_open(db, STORE_LIVE, err, sizeof(err));
 		if (!t || !f.s) {
 			check_failures++;
