@@ -419,10 +419,6 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 /* The wakeups the latency report looks at. */
 static void latency_source(struct sbuf *b, const struct report_args *a)
 {
-	static const char *const tables[] = {
-		"ev_sched_waking", "ev_sched_wakeup", "ev_sched_wakeup_new",
-	};
-
 	report_window_cte(b, a);
 	if (a->comm) {
 		sbuf_printf(b, ",\nl AS NOT MATERIALIZED (SELECT l.latency FROM wl l"
@@ -434,10 +430,11 @@ static void latency_source(struct sbuf *b, const struct report_args *a)
 	/* Every wakeup of the window: its latency alone, no name to look
 	 * up (what wl holds, without its joins). */
 	sbuf_printf(b, ",\nl AS NOT MATERIALIZED (\n");
-	for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
+	for (size_t i = 0; i < REPORT_NWAKING; i++)
 		sbuf_printf(b, "  SELECT latency FROM %s\n"
 			       "  WHERE ts >= " W_LO " AND ts < " W_HI
-			       " AND latency IS NOT NULL\n  UNION ALL\n", tables[i]);
+			       " AND latency IS NOT NULL\n  UNION ALL\n",
+			    report_waking_tables[i]);
 	sbuf_printf(b, "  SELECT latency FROM dv_wakeup_latency\n"
 		       "  WHERE ts >= " W_LO " AND ts < " W_HI ")");
 }

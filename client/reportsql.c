@@ -152,11 +152,12 @@ void report_window_cte_range(struct sbuf *b, const struct report_time *from,
 	report_window_rows_cte(b);
 }
 
+const char *const report_waking_tables[REPORT_NWAKING] = {
+	"ev_sched_waking", "ev_sched_wakeup", "ev_sched_wakeup_new",
+};
+
 void report_window_rows_cte(struct sbuf *b)
 {
-	static const char *const wakings[] = {
-		"ev_sched_waking", "ev_sched_wakeup", "ev_sched_wakeup_new",
-	};
 
 	sbuf_printf(b, ",\n"
 "wc(cpu) AS (SELECT 0 WHERE (SELECT max(cpus) FROM capture) > 0\n"
@@ -181,7 +182,7 @@ void report_window_rows_cte(struct sbuf *b)
 "  FROM dv_sched e JOIN comm_history h ON h.id = e.hid\n"
 "  WHERE e.ts >= (SELECT since FROM w) AND e.ts < (SELECT hi FROM w)),\n"
 "wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm) AS NOT MATERIALIZED (\n");
-	for (size_t i = 0; i < sizeof(wakings) / sizeof(*wakings); i++)
+	for (size_t i = 0; i < REPORT_NWAKING; i++)
 		sbuf_printf(b,
 "  SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.run_cpu, e.latency,\n"
 "         k.pid, k.comm\n"
@@ -189,7 +190,7 @@ void report_window_rows_cte(struct sbuf *b)
 "  LEFT JOIN comm_history k ON k.id = e.hid\n"
 "  WHERE e.ts >= (SELECT lo FROM w) AND e.ts < (SELECT hi FROM w)\n"
 "    AND e.latency IS NOT NULL\n"
-"  UNION ALL\n", wakings[i]);
+"  UNION ALL\n", report_waking_tables[i]);
 	sbuf_printf(b,
 "  SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.cpu, e.latency,\n"
 "         k.pid, k.comm\n"

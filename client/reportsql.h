@@ -120,6 +120,10 @@ void report_window_cte(struct sbuf *b, const struct report_args *a);
 /* The same for a window [from, to] (NULL or unset: unbounded). */
 void report_window_cte_range(struct sbuf *b, const struct report_time *from,
 			     const struct report_time *to);
+/* The tables whose rows carry the wakeups they began (schema 010). */
+#define REPORT_NWAKING 3
+extern const char *const report_waking_tables[REPORT_NWAKING];
+
 /* Only the CTEs after w0(lo, hi), which the caller wrote. */
 void report_window_rows_cte(struct sbuf *b);
 /* After one of those: the CTE cpu_use(cpu, busy, idle, unknown, span,

@@ -37,9 +37,7 @@ struct pipeline {
 	 * whether derive counted the waking being stored. */
 	uint32_t next_hid;
 	int took_waking;
-	uint64_t sw_ts;		/* the switch being stored, */
-	int sw_cpu;
-	int64_t sw_wake;	/* the wakeup it ended (-1: none) */
+	int64_t sw_wake;	/* the wakeup that switch ended (-1: none) */
 	/* A rename of a task (task_rename, or exec without it) that may
 	 * split its running slice: from ts on, row rename_hid. */
 	int32_t rename_pid;
@@ -80,13 +78,13 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 }
 
 /* A wakeup goes on the row of the event that began it, and its latency
- * on the switch that ended it too (thread_state reads it there). */
+ * on the switch that ended it too (thread_state reads it there): derive
+ * ends a wakeup only in derive_switch, at the switch being stored. */
 static int derived_wakeup(void *ctx, const struct derive_wakeup *w)
 {
 	struct pipeline *p = ctx;
 
-	if (w->cpu == p->sw_cpu && w->ts + w->latency == p->sw_ts)
-		p->sw_wake = (int64_t)w->latency;
+	p->sw_wake = (int64_t)w->latency;
 
 	if (w->ref)
 		return store_wakeup_at(p->store, w->ref, w->ref_kind, w->ts,
@@ -413,12 +411,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	p->next_hid = 0;
 	p->took_waking = 0;
 	p->sw_wake = -1;
-	p->sw_cpu = -1;
-	if (ev.kind == DECODE_SCHED_SWITCH && (ev.has & DECODE_HAS_P1)) {
+	if (ev.kind == DECODE_SCHED_SWITCH && (ev.has & DECODE_HAS_P1))
 		p->next_hid = resolve_hid_fast(r, ev.p[1], cpu, ts);
-		p->sw_ts = ts;
-		p->sw_cpu = cpu;
-	}
 	if (p->derive && derive_event(p, &ev, hid))
 		return -1;
 	if (store_event(p->store, &ev, hid, p->next_hid, ids, type, json, json_len))
