@@ -50,7 +50,7 @@ enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   OPT_HELP, OPT_QUIET,
 		   /* the reports' options from here on */
 		   OPT_BY, OPT_FROM, OPT_TO, OPT_LAST, OPT_COMM, OPT_OUTPUT, OPT_SQL,
-		   OPT_WIDTH, OPT_CHROME_JSON };
+		   OPT_WIDTH, OPT_CHROME_JSON, OPT_INTERVAL };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */
@@ -90,6 +90,7 @@ static const struct option_def {
 	{ "sql",       OPT_SQL,       0,             false },
 	{ "width",     OPT_WIDTH,     0,             true  },
 	{ "chrome-json", OPT_CHROME_JSON, 0,         true  },
+	{ "interval",  OPT_INTERVAL,  0,             true  },
 };
 
 static const char usage_line[] =
@@ -153,6 +154,12 @@ static const char help_text[] =
 	"        log2 histogram in microseconds as bcc's runqlat (a bar chart\n"
 	"        in column mode, rows in the others), then count, min, avg,\n"
 	"        p50, p90, p99 (nearest rank) and max\n"
+	"  util [--by cpu|comm] [--interval D] [--from T] [--to T] [--last D]\n"
+	"        utilisation over time from the sched slices, the window cut\n"
+	"        into intervals of D (default 1s) from its start: per CPU and\n"
+	"        interval its busy, idle and unknown time and busy_pct of the\n"
+	"        interval (--by cpu, the default), or per interval each comm's\n"
+	"        CPU time and cpu_pct of one CPU (--by comm, idle left out)\n"
 	"  history PID\n"
 	"        every name PID had (comm_history), lifetime by lifetime, with\n"
 	"        durations and what named it; exit status 1 if none\n"
@@ -303,7 +310,19 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 		if (report_parse_by(value, &opt->report.by) < 0)
 			return usage_error("--by takes comm, process, thread or cpu: ",
 					   value);
+		opt->report.by_set = true;
 		break;
+	case OPT_INTERVAL: {
+		struct report_time t;
+		const char *why;
+
+		if (report_parse_time(value, &t, &why) < 0 || t.relative ||
+		    t.wall || t.ns <= 0)
+			return usage_error("--interval takes a duration (100ms, 1s): ",
+					   value);
+		opt->report.interval = t.ns;
+		break;
+	}
 	case OPT_FROM:
 	case OPT_TO: {
 		struct report_time *t = def->kind == OPT_FROM ? &opt->report.from

@@ -38,6 +38,7 @@ static const char *const kind_names[] = {
 	[REPORT_LOST] = "lost",
 	[REPORT_TIMELINE] = "timeline",
 	[REPORT_EXPORT] = "export",
+	[REPORT_UTIL] = "util",
 };
 
 enum report_kind report_kind(const char *name)
@@ -55,8 +56,8 @@ int report_results(enum report_kind kind)
 
 const char *report_name(enum report_kind kind)
 {
-	return kind > REPORT_NONE && kind <= REPORT_EXPORT ? kind_names[kind]
-							   : "?";
+	return kind > REPORT_NONE && kind <= REPORT_UTIL ? kind_names[kind]
+							 : "?";
 }
 
 int report_parse_by(const char *s, enum report_by *by)
@@ -245,14 +246,23 @@ int report_check(const struct report_args *a)
 {
 	const char *name = report_name(a->kind);
 
-	if (a->kind != REPORT_TOP && a->by != REPORT_BY_COMM) {
-		log_error("--by is for 'commq top', not '%s'", name);
+	if (a->by_set && a->kind != REPORT_TOP && a->kind != REPORT_UTIL) {
+		log_error("--by is for 'commq top' and 'commq util', not '%s'", name);
+		return -1;
+	}
+	if (a->kind == REPORT_UTIL && a->by_set && a->by != REPORT_BY_CPU &&
+	    a->by != REPORT_BY_COMM) {
+		log_error("'commq util' goes --by cpu or --by comm");
+		return -1;
+	}
+	if (a->interval && a->kind != REPORT_UTIL) {
+		log_error("--interval is for 'commq util', not '%s'", name);
 		return -1;
 	}
 	if ((a->from.set || a->to.set) && (a->kind == REPORT_HISTORY ||
 					   a->kind == REPORT_LOST)) {
-		log_error("--from and --to are for top, latency, timeline and "
-			  "export, not '%s'", name);
+		log_error("--from and --to are for top, latency, util, timeline "
+			  "and export, not '%s'", name);
 		return -1;
 	}
 	if (a->comm && a->kind != REPORT_LATENCY) {
@@ -414,6 +424,92 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 "FROM cpu_use ORDER BY cpu;\n");
 		break;
 	}
+}
+
+/* Intervals of a window at most (a row each per CPU). */
+#define UTIL_MAX_INTERVALS 1000000
+
+static int64_t util_interval(const struct report_args *a)
+{
+	return a->interval > 0 ? a->interval : 1000000000;
+}
+
+/* util's window, cut into intervals: after the window's CTEs, u(lo, hi,
+ * iv) and n(k), the intervals [lo + k iv, min(lo + (k + 1) iv, hi)).
+ * The window is its part of the captures; while a capture still runs it
+ * ends at the newest slice's end, and each CPU at its own (ue): time a
+ * CPU has not reported yet is in no interval of it. */
+static void util_intervals_sql(struct sbuf *b, const struct report_args *a)
+{
+	report_window_cte(b, a);
+	report_capture_window_cte(b);
+	sbuf_printf(b, ",\n"
+"ue0 AS (SELECT cpu, max(ts + dur) AS e FROM ws GROUP BY cpu),\n"
+"ue AS (SELECT c.cpu, coalesce((SELECT hi FROM cw), min((SELECT whi FROM cw),\n"
+"              coalesce(ue0.e, (SELECT max(e) FROM ue0)))) AS hi\n"
+"       FROM (SELECT cpu FROM wc UNION SELECT cpu FROM ue0) c\n"
+"       LEFT JOIN ue0 USING (cpu)),\n"
+"u AS (SELECT lo, max(lo, coalesce((SELECT max(hi) FROM ue), lo)) AS hi,\n"
+"             %" PRId64 " AS iv FROM cw),\n"
+"n(k) AS (SELECT 0 WHERE (SELECT hi > lo FROM u)\n"
+"         UNION ALL SELECT k + 1 FROM n\n"
+"         WHERE (k + 1) * (SELECT iv FROM u) < (SELECT hi - lo FROM u)\n"
+"           AND k + 1 < %d)", util_interval(a), UTIL_MAX_INTERVALS);
+}
+
+/* Busy, idle and unknown time per CPU and interval, or CPU time per comm
+ * and interval, from the sched slices: each slice's part inside the
+ * window is cut at the interval edges (its first and last interval, and
+ * whole intervals between them for a long one). */
+static void util_sql(struct sbuf *b, const struct report_args *a)
+{
+	util_intervals_sql(b, a);
+	sbuf_printf(b, ",\n"
+"c AS (SELECT s.cpu, s.pid, s.comm, max(s.ts, u.lo) AS a,\n"
+"             min(s.ts + s.dur, u.hi) AS b\n"
+"      FROM ws s, u WHERE s.ts < u.hi AND s.ts + s.dur > u.lo),\n"
+"k AS (SELECT c.*, (a - u.lo) / u.iv AS k0, (b - 1 - u.lo) / u.iv AS k1,\n"
+"             u.lo AS lo, u.iv AS iv FROM c, u WHERE b > a),\n"
+"p AS (SELECT cpu, pid, comm, k0 AS k, min(b, lo + (k0 + 1) * iv) - a AS t\n"
+"      FROM k\n"
+"      UNION ALL\n"
+"      SELECT cpu, pid, comm, k1, b - (lo + k1 * iv) FROM k WHERE k1 > k0\n"
+"      UNION ALL\n"
+"      SELECT k.cpu, k.pid, k.comm, n.k, k.iv FROM k JOIN n\n"
+"        ON n.k > k.k0 AND n.k < k.k1 WHERE k.k1 > k.k0 + 1)");
+	if (a->by_set && a->by == REPORT_BY_COMM) {
+		/* Idle (pid 0) is left out: --by cpu has it. */
+		sbuf_printf(b, ",\n"
+"g AS (SELECT k, comm, sum(t) AS t, count(DISTINCT pid) AS pids\n"
+"      FROM p WHERE pid <> 0 GROUP BY k, comm),\n"
+"x AS (SELECT g.*, u.lo + g.k * u.iv AS t0,\n"
+"             min(u.iv, u.hi - (u.lo + g.k * u.iv)) AS len FROM g, u)\n"
+"SELECT t0 AS ts, ");
+		report_wall_sql(b, "t0");
+		sbuf_printf(b, " AS wall, comm, pids,\n"
+"       round(t / 1e6, 3) AS time_ms,\n"
+"       round(100.0 * t / len, 2) AS cpu_pct\n"
+"FROM x ORDER BY t0, t DESC, comm;\n");
+		return;
+	}
+	sbuf_printf(b, ",\n"
+"g AS (SELECT cpu, k, sum(CASE WHEN pid <> 0 THEN t ELSE 0 END) AS busy,\n"
+"             sum(CASE WHEN pid = 0 THEN t ELSE 0 END) AS idle\n"
+"      FROM p GROUP BY cpu, k),\n"
+"x AS (SELECT n.k, ue.cpu, u.lo + n.k * u.iv AS t0,\n"
+"             min(u.lo + (n.k + 1) * u.iv, ue.hi) - (u.lo + n.k * u.iv) AS span\n"
+"      FROM n, ue, u),\n"
+"y AS (SELECT x.t0, x.cpu, x.span, coalesce(g.busy, 0) AS busy,\n"
+"             coalesce(g.idle, 0) AS idle\n"
+"      FROM x LEFT JOIN g ON g.cpu = x.cpu AND g.k = x.k WHERE x.span > 0)\n"
+"SELECT t0 AS ts, ");
+	report_wall_sql(b, "t0");
+	sbuf_printf(b, " AS wall, cpu,\n"
+"       round(busy / 1e6, 3) AS busy_ms,\n"
+"       round(idle / 1e6, 3) AS idle_ms,\n"
+"       round(max(0, span - busy - idle) / 1e6, 3) AS unknown_ms,\n"
+"       round(100.0 * busy / span, 2) AS busy_pct\n"
+"FROM y ORDER BY t0, cpu;\n");
 }
 
 /* The wakeups the latency report looks at. */
@@ -748,6 +844,38 @@ static const struct output_sink int_row_sink = {
 	int_row_begin, int_row_row, int_row_end,
 };
 
+/* util: a window of more intervals than UTIL_MAX_INTERVALS is an error,
+ * not a cut answer (the interval count costs no scan of the slices: the
+ * window ends at the capture's end or the newest event). */
+static int check_intervals(const struct report_args *a, report_run_fn *run,
+			   void *ctx)
+{
+	struct report_sink_error serr;
+	struct int_row r = { .n = 0 };
+	struct sbuf sql = { 0 };
+	int ret = 0;
+
+	report_window_cte(&sql, a);
+	report_capture_window_cte(&sql);
+	sbuf_printf(&sql, "\nSELECT (coalesce(hi, min(whi, %s)) - lo + %" PRId64
+		    " - 1) / %" PRId64 " FROM cw;", report_newest_sql,
+		    util_interval(a), util_interval(a));
+	if (sql.oom) {
+		log_error("%s", strerror(ENOMEM));
+		ret = -1;
+	} else if (report_query(run, ctx, sql.s, &int_row_sink, &r, &serr) < 0) {
+		ret = -1;
+	} else if (r.n == 1 && r.v[0] > UTIL_MAX_INTERVALS) {
+		log_error("util: the window holds %" PRId64 " intervals of %" PRId64
+			  " ns, more than %d: give a longer --interval or a "
+			  "narrower window", r.v[0], util_interval(a),
+			  UTIL_MAX_INTERVALS);
+		ret = -1;
+	}
+	free(sql.s);
+	return ret;
+}
+
 /* A time given as a timestamp or a time of day must fall inside a
  * capture: outside every one the report would silently answer for
  * nothing (or all). A time of day needs the clock readings to map it. */
@@ -812,6 +940,11 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 		break;
 	case REPORT_LOST:
 		lost_sql(&sql);
+		break;
+	case REPORT_UTIL:
+		if (!a->print_sql && check_intervals(a, run, ctx))
+			return -1;
+		util_sql(&sql, a);
 		break;
 	default:
 		log_error("no such report");

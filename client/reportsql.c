@@ -204,14 +204,20 @@ void report_window_rows_cte(struct sbuf *b)
  * recorded, a loss), out of the window's part of the captures (a capture
  * still running ends, per CPU, at its last stored slice), its slices and
  * tasks: cu(cpu, busy, idle, unknown, span, slices, tasks). */
-void report_cpu_use_cte(struct sbuf *b)
+void report_capture_window_cte(struct sbuf *b)
 {
 	sbuf_printf(b, ",\n"
 "cw AS (SELECT max(w.lo, coalesce((SELECT min(start_ts) FROM capture),\n"
 "                                 (SELECT min(ts) FROM sched))) AS lo,\n"
 "              CASE WHEN (SELECT count(*) - count(end_ts) FROM capture) > 0\n"
 "                   THEN NULL ELSE min(w.hi, (SELECT max(end_ts) FROM capture))\n"
-"              END AS hi, w.hi AS whi FROM w),\n"
+"              END AS hi, w.hi AS whi FROM w)");
+}
+
+void report_cpu_use_cte(struct sbuf *b)
+{
+	report_capture_window_cte(b);
+	sbuf_printf(b, ",\n"
 "cs AS (SELECT s.cpu, s.pid, " CLIPPED " AS t,\n"
 "              s.ts + s.dur AS e\n"
 "       FROM ws s WHERE " IN_WINDOW "),\n"

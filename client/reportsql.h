@@ -24,6 +24,7 @@ enum report_kind {
 	REPORT_LOST,
 	REPORT_TIMELINE,
 	REPORT_EXPORT,
+	REPORT_UTIL,
 };
 
 enum report_by {
@@ -46,7 +47,9 @@ struct report_time {
 
 struct report_args {
 	enum report_kind kind;
-	enum report_by by;		/* top --by */
+	enum report_by by;		/* top --by, util --by */
+	bool by_set;			/* --by was given */
+	int64_t interval;		/* util --interval, ns; 0: 1 s */
 	struct report_time from, to;	/* top, latency, timeline, export */
 	const char *comm;		/* latency --comm */
 	int64_t pid;			/* history PID */
@@ -126,6 +129,9 @@ extern const char *const report_waking_tables[REPORT_NWAKING];
 
 /* Only the CTEs after w0(lo, hi), which the caller wrote. */
 void report_window_rows_cte(struct sbuf *b);
+/* After one of those: cw(lo, hi, whi), the window's part of the captures
+ * (hi NULL while a capture is still running; whi the window's own end). */
+void report_capture_window_cte(struct sbuf *b);
 /* After one of those: the CTE cpu_use(cpu, busy, idle, unknown, span,
  * slices, tasks), ns per CPU of the window (report.c says how). */
 void report_cpu_use_cte(struct sbuf *b);

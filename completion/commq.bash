@@ -50,20 +50,27 @@ _commq()
 	local i report=
 	for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
 		case ${COMP_WORDS[i]} in
-		top|latency|history|lost|timeline|export) report=${COMP_WORDS[i]}; break ;;
+		top|latency|util|history|lost|timeline|export) report=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
-	--by) COMPREPLY=($(compgen -W 'comm process cpu' -- "$cur")); return ;;
-	--from|--to|--comm|--width) return ;;
+	--by)
+		if [[ $report == util ]]; then
+			COMPREPLY=($(compgen -W 'cpu comm' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W 'comm process thread cpu' -- "$cur"))
+		fi
+		return ;;
+	--from|--to|--last|--comm|--width|--interval) return ;;
 	-o) [[ $report == timeline ]] && { _commq_files; return; } ;;
 	--chrome-json) [[ $report == export ]] && { _commq_files; return; } ;;
 	esac
 	if [[ -n $report ]]; then
 		local opts=
 		case $report in
-		top) opts='--by --from --to --sql' ;;
-		latency) opts='--comm --from --to --sql' ;;
+		top) opts='--by --from --to --last --sql' ;;
+		latency) opts='--comm --from --to --last --sql' ;;
+		util) opts='--by --interval --from --to --last --sql' ;;
 		timeline) opts='--from --to -o --width --sql' ;;
 		export) opts='--chrome-json --from --to --sql' ;;
 		*) opts='--sql' ;;
@@ -80,7 +87,7 @@ _commq()
 	fi
 	if [[ $cur != *[[:space:]]* ]]; then
 		local r
-		for r in top latency history lost timeline export; do
+		for r in top latency util history lost timeline export; do
 			[[ $r == "$cur"* ]] && COMPREPLY+=("$r")
 		done
 	fi

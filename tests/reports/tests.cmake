@@ -12,6 +12,7 @@ set(_report_tests
   reports_latency latency
   reports_history history
   reports_lost lost
+  reports_util util
   reports_sql_and_times sql-and-times
   reports_timeline timeline
   reports_timeline_chromium chromium
