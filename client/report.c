@@ -39,6 +39,7 @@ static const char *const kind_names[] = {
 	[REPORT_TIMELINE] = "timeline",
 	[REPORT_EXPORT] = "export",
 	[REPORT_UTIL] = "util",
+	[REPORT_RUNQ] = "runq",
 };
 
 enum report_kind report_kind(const char *name)
@@ -56,7 +57,7 @@ int report_results(enum report_kind kind)
 
 const char *report_name(enum report_kind kind)
 {
-	return kind > REPORT_NONE && kind <= REPORT_UTIL ? kind_names[kind]
+	return kind > REPORT_NONE && kind <= REPORT_RUNQ ? kind_names[kind]
 							 : "?";
 }
 
@@ -261,8 +262,8 @@ int report_check(const struct report_args *a)
 	}
 	if ((a->from.set || a->to.set) && (a->kind == REPORT_HISTORY ||
 					   a->kind == REPORT_LOST)) {
-		log_error("--from and --to are for top, latency, util, timeline "
-			  "and export, not '%s'", name);
+		log_error("--from and --to are for top, latency, util, runq, "
+			  "timeline and export, not '%s'", name);
 		return -1;
 	}
 	if (a->comm && a->kind != REPORT_LATENCY) {
@@ -510,6 +511,36 @@ static void util_sql(struct sbuf *b, const struct report_args *a)
 "       round(max(0, span - busy - idle) / 1e6, 3) AS unknown_ms,\n"
 "       round(100.0 * busy / span, 2) AS busy_pct\n"
 "FROM y ORDER BY t0, cpu;\n");
+}
+
+/* Per CPU, the run queue's length over the window (the runqueue view's
+ * steps, each counted for its part inside the window): time-weighted
+ * mean, percentiles of the time (the least length the queue was at or
+ * under for that share of the time), the maximum, and the waiting it
+ * adds up to (the time integral of the length: the CPU's run delay). */
+static void runq_sql(struct sbuf *b, const struct report_args *a)
+{
+	static const int pcts[] = { 50, 90, 99 };
+
+	report_window_cte(b, a);
+	sbuf_printf(b, ",\n"
+"rq AS (SELECT r.cpu, r.nr,\n"
+"              min(r.ts + r.dur, " W_HI ") - max(r.ts, " W_LO ") AS t\n"
+"       FROM runqueue r WHERE r.dur IS NOT NULL AND r.ts < " W_HI "\n"
+"         AND r.ts + r.dur > " W_LO "),\n"
+"h AS (SELECT cpu, nr, sum(t) AS t FROM rq GROUP BY cpu, nr),\n"
+"c AS (SELECT cpu, nr, t, sum(t) OVER (PARTITION BY cpu ORDER BY nr) AS cum,\n"
+"             sum(t) OVER (PARTITION BY cpu) AS span FROM h),\n"
+"x AS (SELECT cpu, max(span) AS span, sum(nr * t) AS area, max(nr) AS mx");
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(*pcts); i++)
+		sbuf_printf(b, ",\n"
+"             min(CASE WHEN cum * 100 >= span * %d THEN nr END) AS p%d",
+			    pcts[i], pcts[i]);
+	sbuf_printf(b, "\n"
+"      FROM c GROUP BY cpu)\n"
+"SELECT cpu, round(1.0 * area / span, 3) AS mean, p50, p90, p99, mx AS max,\n"
+"       round(area / 1e6, 3) AS wait_ms, round(span / 1e6, 3) AS span_ms\n"
+"FROM x ORDER BY cpu;\n");
 }
 
 /* The wakeups the latency report looks at. */
@@ -945,6 +976,9 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 		if (!a->print_sql && check_intervals(a, run, ctx))
 			return -1;
 		util_sql(&sql, a);
+		break;
+	case REPORT_RUNQ:
+		runq_sql(&sql, a);
 		break;
 	default:
 		log_error("no such report");

@@ -25,6 +25,7 @@ enum report_kind {
 	REPORT_TIMELINE,
 	REPORT_EXPORT,
 	REPORT_UTIL,
+	REPORT_RUNQ,
 };
 
 enum report_by {

@@ -5,7 +5,8 @@
 _commq_tables="sched_switch sched_wakeup sched_wakeup_new sched_waking
 sched_process_fork sched_process_exec sched_process_exit sched_process_free
 sched_migrate_task sched_stat_runtime task_rename task_newtask events
-comm_history sched wakeup_latency lost_events stats capture"
+comm_history sched wakeup_latency thread_state runqueue_wait runqueue
+lost_events stats capture"
 
 _commq_files()
 {
@@ -50,7 +51,7 @@ _commq()
 	local i report=
 	for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
 		case ${COMP_WORDS[i]} in
-		top|latency|util|history|lost|timeline|export) report=${COMP_WORDS[i]}; break ;;
+		top|latency|util|runq|history|lost|timeline|export) report=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -71,6 +72,7 @@ _commq()
 		top) opts='--by --from --to --last --sql' ;;
 		latency) opts='--comm --from --to --last --sql' ;;
 		util) opts='--by --interval --from --to --last --sql' ;;
+		runq) opts='--from --to --last --sql' ;;
 		timeline) opts='--from --to -o --width --sql' ;;
 		export) opts='--chrome-json --from --to --sql' ;;
 		*) opts='--sql' ;;
@@ -87,7 +89,7 @@ _commq()
 	fi
 	if [[ $cur != *[[:space:]]* ]]; then
 		local r
-		for r in top latency util history lost timeline export; do
+		for r in top latency util runq history lost timeline export; do
 			[[ $r == "$cur"* ]] && COMPREPLY+=("$r")
 		done
 	fi

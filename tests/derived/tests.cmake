@@ -6,7 +6,7 @@
 # perf; RUN_SERIAL because it loads the machine with perf bench).
 # Included from tests/CMakeLists.txt.
 
-foreach(t derived-cpu-time derived-latency derived-losses derived-thread-state)
+foreach(t derived-cpu-time derived-latency derived-losses derived-thread-state derived-runqueue)
 	string(REPLACE "-" "_" name "${t}")
 	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh import TIMEOUT 600)
 endforeach()

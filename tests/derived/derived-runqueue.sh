@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# derived-runqueue.sh - the runqueue_wait and runqueue views (issue 19
+# point 2) on every fixture, against a state machine of their own in awk:
+#
+#   each task is asleep, running or waiting on a CPU's queue; the sched
+#   slices (ends with their state, starts), and sched_wakeup,
+#   sched_wakeup_new and sched_migrate_task as trace-cmd report prints
+#   them (not commd's decoding) move it between those. A wakeup queues a
+#   task that slept (or was not seen yet), a slice left in R or R+
+#   queues it where it ran, a migration of a waiting task ends its wait
+#   on orig_cpu and begins one on dest_cpu, its next slice ends the wait;
+#   a slice end while waiting (a switch-in nobody saw) leaves the wait's
+#   end unknown.
+#
+# Checks: the rows are the same (ts, dur, cpu, pid, reason, ended: to the
+# ns); runqueue's nr is never negative, and per CPU its time integral
+# equals the sum of the CPU's known waits.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+while read -r dat; do
+	name=$(basename "$dat" .dat)
+	db=$TMPDIR_TEST/$name.db
+	p=$TMPDIR_TEST/$name
+	import_ok "$dat" "$db" || continue
+	LC_ALL=C trace-cmd report -t -i "$dat" > "$p.report" 2> /dev/null ||
+		{ fail "$name.dat: trace-cmd report -t" "exit 0" "failed"; continue; }
+	# Events: pid, ts, order, kind, cpu (kind 0 slept, 1 preempted,
+	# 2 migrated, 3 woken, 4 ran; order within a ts as the view's).
+	{
+		q "$db" "SELECT pid, ts + dur, 0, CASE WHEN end_state & 255 = 0 THEN 1 ELSE 0 END, cpu
+			 FROM sched WHERE pid > 0"
+		q "$db" "SELECT pid, ts, 3, 4, cpu FROM sched WHERE pid > 0"
+		LC_ALL=C awk -v OFS='\t' '
+			function ns(t,  a) { split(t, a, "."); return a[1] * 1000000000 + substr(a[2] "000000000", 1, 9) }
+			/ sched_wakeup(_new)?: / {
+				if (!match($0, /[0-9]+ \[[0-9]+\] CPU:[0-9]+$/)) next
+				s = substr($0, RSTART); split(s, f, /[ \[\]:]+/)
+				# the time is the field before the event name (a comm may
+				# hold anything, "x [001] 1.5: y" too)
+				for (i = 2; i <= NF; i++) if ($i ~ /^sched_wakeup(_new)?:$/) t = $(i - 1)
+				sub(/:$/, "", t)
+				if (f[1] > 0) printf "%d\t%.0f\t2\t3\t%d\n", f[1], ns(t), f[4]
+			}
+			/ sched_migrate_task: / {
+				for (i = 2; i <= NF; i++) {
+					if ($i == "sched_migrate_task:") { t = $(i - 1); sub(/:$/, "", t) }
+					if ($i ~ /^pid=/) pid = substr($i, 5)
+					if ($i ~ /^dest_cpu=/) d = substr($i, 10)
+				}
+				if (pid > 0) printf "%d\t%.0f\t1\t2\t%d\n", pid, ns(t), d
+			}' "$p.report"
+	} | LC_ALL=C sort -t$'\t' -k1,1n -k2,2n -k3,3n > "$p.events"
+	LC_ALL=C awk -F'\t' -v OFS='\t' '
+		function emit(end, how) {
+			printf "%.0f\t%s\t%d\t%d\t%s\t%s\n", since, (how == "" ? "" : sprintf("%.0f", end - since)), qcpu, pid, why, how
+		}
+		function flush() { if (st == "queued") emit(0, "") }	# no end seen
+		$1 != pid { flush(); pid = $1; st = "new" }
+		{
+			t = $2; k = $4; c = $5
+			if (k == 0 || k == 1) {		# a slice ends
+				flush()
+				if (k == 1) { st = "queued"; since = t; qcpu = c; why = "preempted" }
+				else st = "asleep"
+			} else if (k == 2) {		# migrated
+				if (st == "queued") { emit(t, "migrated"); since = t; qcpu = c; why = "migrated" }
+			} else if (k == 3) {		# woken
+				if (st == "asleep" || st == "new") { st = "queued"; since = t; qcpu = c; why = "woken" }
+			} else {			# a slice begins
+				if (st == "queued") emit(t, "ran")
+				st = "running"
+			}
+		}
+		END { flush() }' "$p.events" > "$p.tmp"
+	LC_ALL=C sort "$p.tmp" > "$p.want"
+	q "$db" "SELECT ts, coalesce(dur, ''), cpu, pid, reason, coalesce(ended, '') FROM runqueue_wait" |
+		LC_ALL=C sort > "$p.got"
+	check_true "$name.dat: waits found" "> 0" "$(wc -l < "$p.got")" test "$(wc -l < "$p.got")" -gt 0
+	compare_sets "$name.dat: runqueue_wait against the awk state machine" "$p.want" "$p.got"
+	check_eq "$name.dat: runqueue rows with a negative nr" 0 \
+		"$(q "$db" "SELECT count(*) FROM runqueue WHERE nr < 0")" || true
+	check_eq "$name.dat: per CPU, runqueue's integral = the sum of its known waits" \
+		"$(q "$db" "SELECT cpu, sum(dur) FROM runqueue_wait WHERE dur IS NOT NULL GROUP BY cpu ORDER BY cpu")" \
+		"$(q "$db" "SELECT cpu, sum(nr * dur) FROM runqueue GROUP BY cpu ORDER BY cpu")" || true
+done < <(fixtures)
+finish
