@@ -50,7 +50,7 @@ enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   OPT_HELP, OPT_QUIET,
 		   /* the reports' options from here on */
 		   OPT_BY, OPT_FROM, OPT_TO, OPT_LAST, OPT_COMM, OPT_OUTPUT, OPT_SQL,
-		   OPT_WIDTH, OPT_CHROME_JSON, OPT_INTERVAL };
+		   OPT_WIDTH, OPT_CHROME_JSON, OPT_INTERVAL, OPT_PREEMPT, OPT_DEPTH };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */
@@ -91,6 +91,8 @@ static const struct option_def {
 	{ "width",     OPT_WIDTH,     0,             true  },
 	{ "chrome-json", OPT_CHROME_JSON, 0,         true  },
 	{ "interval",  OPT_INTERVAL,  0,             true  },
+	{ "preempt",   OPT_PREEMPT,   0,             false },
+	{ "depth",     OPT_DEPTH,     0,             true  },
 };
 
 static const char usage_line[] =
@@ -154,6 +156,15 @@ static const char help_text[] =
 	"        log2 histogram in microseconds as bcc's runqlat (a bar chart\n"
 	"        in column mode, rows in the others), then count, min, avg,\n"
 	"        p50, p90, p99 (nearest rank) and max\n"
+	"  latency --by pid|comm [--preempt] [--from T] [--to T] [--last D]\n"
+	"        per task (or comm), as perf sched latency: run time, switches,\n"
+	"        waits, average and maximum wait and when the maximum began;\n"
+	"        a wait is a wakeup's latency, and with --preempt also the\n"
+	"        time a preempted task waited to run again (preempt_wait)\n"
+	"  wakers PID [--depth N] [--from T] [--to T] [--last D]\n"
+	"        who woke PID, wakeup by wakeup, and who woke them (the\n"
+	"        waker's last wakeup before), N levels deep (default 3), as far\n"
+	"        as the window shows\n"
 	"  util [--by cpu|comm] [--interval D] [--from T] [--to T] [--last D]\n"
 	"        utilisation over time from the sched slices, the window cut\n"
 	"        into intervals of D (default 1s) from its start: per CPU and\n"
@@ -313,10 +324,21 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 		break;
 	case OPT_BY:
 		if (report_parse_by(value, &opt->report.by) < 0)
-			return usage_error("--by takes comm, process, thread or cpu: ",
+			return usage_error("--by takes comm, process, thread, cpu or pid: ",
 					   value);
 		opt->report.by_set = true;
 		break;
+	case OPT_PREEMPT:
+		opt->report.preempt = true;
+		break;
+	case OPT_DEPTH: {
+		uint32_t d;
+
+		if (parse_limit(value, &d) < 0 || d < 1 || d > 64)
+			return usage_error("--depth takes 1 to 64: ", value);
+		opt->report.depth = (int)d;
+		break;
+	}
 	case OPT_INTERVAL: {
 		struct report_time t;
 		const char *why;
@@ -390,7 +412,8 @@ static int report_argument(const char *arg, struct options *opt)
 {
 	uint32_t pid;
 
-	if (opt->report.kind != REPORT_HISTORY || opt->report.has_pid)
+	if ((opt->report.kind != REPORT_HISTORY && opt->report.kind != REPORT_WAKERS) ||
+	    opt->report.has_pid)
 		return usage_error("unexpected argument: ", arg);
 	if (parse_limit(arg, &pid) < 0 || pid > INT32_MAX)
 		return usage_error("not a pid: ", arg);
@@ -641,7 +664,7 @@ static int run(const struct options *opt)
 	 * would tell them apart, unless -noheader says otherwise. */
 	if (shell_init(&sh, run_batch, &t, &opt->spec,
 		       opt->header < 0 && opt->spec.mode == OUTPUT_CSV &&
-		       report_results(opt->report.kind) > 1 ? 1 : opt->header) < 0) {
+		       report_results(&opt->report) > 1 ? 1 : opt->header) < 0) {
 		log_error("%s", strerror(errno));
 		goto out;
 	}

@@ -40,6 +40,7 @@ static const char *const kind_names[] = {
 	[REPORT_EXPORT] = "export",
 	[REPORT_UTIL] = "util",
 	[REPORT_RUNQ] = "runq",
+	[REPORT_WAKERS] = "wakers",
 };
 
 enum report_kind report_kind(const char *name)
@@ -50,15 +51,17 @@ enum report_kind report_kind(const char *name)
 	return REPORT_NONE;
 }
 
-int report_results(enum report_kind kind)
+int report_results(const struct report_args *a)
 {
-	return kind == REPORT_LATENCY ? 2 : kind == REPORT_NONE ? 0 : 1;
+	if (a->kind == REPORT_LATENCY)
+		return a->by_set ? 1 : 2;
+	return a->kind == REPORT_NONE ? 0 : 1;
 }
 
 const char *report_name(enum report_kind kind)
 {
-	return kind > REPORT_NONE && kind <= REPORT_RUNQ ? kind_names[kind]
-							 : "?";
+	return kind > REPORT_NONE && kind <= REPORT_WAKERS ? kind_names[kind]
+							   : "?";
 }
 
 int report_parse_by(const char *s, enum report_by *by)
@@ -71,6 +74,8 @@ int report_parse_by(const char *s, enum report_by *by)
 		*by = REPORT_BY_THREAD;
 	else if (!strcmp(s, "cpu"))
 		*by = REPORT_BY_CPU;
+	else if (!strcmp(s, "pid"))
+		*by = REPORT_BY_PID;
 	else
 		return -1;
 	return 0;
@@ -247,8 +252,33 @@ int report_check(const struct report_args *a)
 {
 	const char *name = report_name(a->kind);
 
-	if (a->by_set && a->kind != REPORT_TOP && a->kind != REPORT_UTIL) {
-		log_error("--by is for 'commq top' and 'commq util', not '%s'", name);
+	if (a->by_set && a->kind != REPORT_TOP && a->kind != REPORT_UTIL &&
+	    a->kind != REPORT_LATENCY) {
+		log_error("--by is for 'commq top', 'latency' and 'util', not '%s'",
+			  name);
+		return -1;
+	}
+	if (a->kind == REPORT_TOP && a->by == REPORT_BY_PID) {
+		log_error("'commq top' goes --by comm, process, thread or cpu "
+			  "(a pid's lifetime: --by thread)");
+		return -1;
+	}
+	if (a->kind == REPORT_LATENCY && a->by_set && a->by != REPORT_BY_PID &&
+	    a->by != REPORT_BY_COMM) {
+		log_error("'commq latency' goes --by pid or --by comm");
+		return -1;
+	}
+	if (a->kind == REPORT_LATENCY && a->by_set && a->comm) {
+		log_error("'commq latency --by' takes no --comm (it has a row per "
+			  "comm or pid)");
+		return -1;
+	}
+	if (a->preempt && !(a->kind == REPORT_LATENCY && a->by_set)) {
+		log_error("--preempt is for 'commq latency --by pid|comm'");
+		return -1;
+	}
+	if (a->depth && a->kind != REPORT_WAKERS) {
+		log_error("--depth is for 'commq wakers', not '%s'", name);
 		return -1;
 	}
 	if (a->kind == REPORT_UTIL && a->by_set && a->by != REPORT_BY_CPU &&
@@ -279,12 +309,12 @@ int report_check(const struct report_args *a)
 		log_error("--chrome-json is for 'commq export', not '%s'", name);
 		return -1;
 	}
-	if (a->has_pid && a->kind != REPORT_HISTORY) {
+	if (a->has_pid && a->kind != REPORT_HISTORY && a->kind != REPORT_WAKERS) {
 		log_error("'commq %s' takes no argument", name);
 		return -1;
 	}
-	if (a->kind == REPORT_HISTORY && !a->has_pid) {
-		log_error("'commq history' needs a PID");
+	if ((a->kind == REPORT_HISTORY || a->kind == REPORT_WAKERS) && !a->has_pid) {
+		log_error("'commq %s' needs a PID", name);
 		return -1;
 	}
 	if (a->kind == REPORT_TIMELINE && !a->output && !a->print_sql) {
@@ -396,6 +426,7 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 "ORDER BY ns DESC, process, tgid;\n");
 		break;
 	case REPORT_BY_THREAD:
+	case REPORT_BY_PID:	/* refused by report_check */
 		/* One row per thread lifetime (pid 0: per CPU), named by its
 		 * name at its last slice in the window. */
 		slice_rows_sql(b);
@@ -541,6 +572,77 @@ static void runq_sql(struct sbuf *b, const struct report_args *a)
 "SELECT cpu, round(1.0 * area / span, 3) AS mean, p50, p90, p99, mx AS max,\n"
 "       round(area / 1e6, 3) AS wait_ms, round(span / 1e6, 3) AS span_ms\n"
 "FROM x ORDER BY cpu;\n");
+}
+
+/* latency --by pid|comm: per task (or comm), as perf sched latency does
+ * it: run time and slices in the window, and the waits that begin in it
+ * (a wakeup's latency; with --preempt also the time from a slice left
+ * runnable to the task's next one, found among the window's slices):
+ * count, average, maximum and when the longest began. A task's name is
+ * its name at its last slice (or wakeup) in the window. */
+static void latency_by_sql(struct sbuf *b, const struct report_args *a)
+{
+	bool by_pid = a->by == REPORT_BY_PID;
+
+	report_window_cte(b, a);
+	sbuf_printf(b, ",\n"
+"r AS (SELECT s.pid, s.comm, s.ts, " CLIPPED " AS t\n"
+"      FROM ws s WHERE " IN_WINDOW " AND s.pid > 0),\n"
+"d AS (SELECT pid, comm, ts, latency AS d FROM wl");
+	if (a->preempt)
+		sbuf_printf(b, "\n"
+"      UNION ALL\n"
+"      SELECT pid, comm, ts, d FROM (\n"
+"        SELECT pid, comm, ts + dur AS ts, end_state, lost,\n"
+"               lead(ts) OVER (PARTITION BY pid ORDER BY ts) - (ts + dur) AS d\n"
+"        FROM ws WHERE pid > 0)\n"
+"      WHERE end_state & 255 = 0 AND lost = 0 AND d IS NOT NULL\n"
+"        AND ts >= " W_LO " AND ts < " W_HI);
+	sbuf_printf(b, "),\n"
+"rr AS (SELECT %s AS k, comm, max(ts) AS last, sum(t) AS run, count(*) AS sw,\n"
+"              count(DISTINCT pid) AS pids FROM r GROUP BY k),\n"
+"dd AS (SELECT %s AS k, comm, max(d) AS mx, ts AS mx_ts, count(*) AS n,\n"
+"              avg(d) AS mean, count(DISTINCT pid) AS pids FROM d GROUP BY k),\n"
+"k AS (SELECT k FROM rr UNION SELECT k FROM dd)\n",
+		    by_pid ? "pid" : "comm", by_pid ? "pid" : "comm");
+	if (by_pid)
+		sbuf_printf(b,
+"SELECT k.k AS pid, coalesce(rr.comm, dd.comm) AS comm,\n");
+	else
+		sbuf_printf(b,
+"SELECT k.k AS comm, max(coalesce(rr.pids, 0), coalesce(dd.pids, 0)) AS pids,\n");
+	sbuf_printf(b,
+"       round(coalesce(rr.run, 0) / 1e6, 3) AS run_ms,\n"
+"       coalesce(rr.sw, 0) AS switches, coalesce(dd.n, 0) AS waits,\n"
+"       round(dd.mean / 1e3, 3) AS avg_us, round(dd.mx / 1e3, 3) AS max_us,\n"
+"       dd.mx_ts AS max_at\n"
+"FROM k LEFT JOIN rr ON rr.k = k.k LEFT JOIN dd ON dd.k = k.k\n"
+"ORDER BY dd.mx IS NULL, dd.mx DESC, rr.run DESC, k.k;\n");
+}
+
+/* wakers PID: each wakeup of PID in the window with its waker, then the
+ * waker's own last wakeup before it and its waker, and so on, depth
+ * levels deep, as far as the window's wakeups go. A waker of pid 0 (an
+ * interrupt on an idle CPU) ends a chain. */
+static void wakers_sql(struct sbuf *b, const struct report_args *a)
+{
+	report_window_cte(b, a);
+	sbuf_printf(b, ",\n"
+"wk AS MATERIALIZED (SELECT ts, pid, comm, latency, waker_pid, waker_comm FROM wl),\n"
+"c(root, depth, ts, pid, comm, latency, waker_pid, waker_comm) AS (\n"
+"  SELECT ts, 1, ts, pid, comm, latency, waker_pid, waker_comm FROM wk\n"
+"  WHERE pid = %" PRId64 "\n"
+"  UNION ALL\n"
+"  SELECT c.root, c.depth + 1, x.ts, x.pid, x.comm, x.latency, x.waker_pid,\n"
+"         x.waker_comm\n"
+"  FROM c JOIN wk x ON x.pid = c.waker_pid\n"
+"   AND x.ts = (SELECT max(y.ts) FROM wk y\n"
+"               WHERE y.pid = c.waker_pid AND y.ts < c.ts)\n"
+"  WHERE c.depth < %d AND c.waker_pid > 0)\n"
+"SELECT root AS wakeup_ts, depth, ts AS woken_ts,\n"
+"       round((root - ts) / 1e3, 3) AS before_us, pid, comm,\n"
+"       round(latency / 1e3, 3) AS latency_us, waker_pid, waker_comm\n"
+"FROM c ORDER BY root, depth;\n", a->pid, a->depth ? a->depth : 3);
 }
 
 /* The wakeups the latency report looks at. */
@@ -963,8 +1065,15 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 		top_sql(&sql, a);
 		break;
 	case REPORT_LATENCY:
+		if (a->by_set) {
+			latency_by_sql(&sql, a);
+			break;
+		}
 		histogram_sql(&sql, a);
 		percentiles_sql(&sql, a);
+		break;
+	case REPORT_WAKERS:
+		wakers_sql(&sql, a);
 		break;
 	case REPORT_HISTORY:
 		history_sql(&sql, a);
@@ -995,7 +1104,10 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 	}
 	switch (a->kind) {
 	case REPORT_LATENCY:
-		ret = latency_run(a, run, ctx, out, spec, sql.s);
+		if (a->by_set)
+			ret = run_tabular(run, ctx, sql.s, out);
+		else
+			ret = latency_run(a, run, ctx, out, spec, sql.s);
 		break;
 	case REPORT_HISTORY: {
 		struct counting c = { .out = out };

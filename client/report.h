@@ -24,7 +24,7 @@ enum report_kind report_kind(const char *name);
 const char *report_name(enum report_kind kind);
 
 /* How many results a report prints (in the tabular modes). */
-int report_results(enum report_kind kind);
+int report_results(const struct report_args *a);
 
 /* Parses a time for --from/--to (the rule is in commq --help).  Returns
  * 0, or -1 with *why saying what is wrong. */

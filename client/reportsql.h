@@ -26,10 +26,12 @@ enum report_kind {
 	REPORT_EXPORT,
 	REPORT_UTIL,
 	REPORT_RUNQ,
+	REPORT_WAKERS,
 };
 
 enum report_by {
-	REPORT_BY_COMM, REPORT_BY_PROCESS, REPORT_BY_THREAD, REPORT_BY_CPU
+	REPORT_BY_COMM, REPORT_BY_PROCESS, REPORT_BY_THREAD, REPORT_BY_CPU,
+	REPORT_BY_PID
 };
 
 /* A time given to --from/--to.  Absolute: ns of the trace clock.
@@ -51,9 +53,11 @@ struct report_args {
 	enum report_by by;		/* top --by, util --by */
 	bool by_set;			/* --by was given */
 	int64_t interval;		/* util --interval, ns; 0: 1 s */
+	bool preempt;			/* latency --preempt */
+	int depth;			/* wakers --depth; 0: the default */
 	struct report_time from, to;	/* top, latency, timeline, export */
 	const char *comm;		/* latency --comm */
-	int64_t pid;			/* history PID */
+	int64_t pid;			/* history PID, wakers PID */
 	bool has_pid;
 	const char *output;		/* timeline -o FILE ('-': stdout) */
 	int width;			/* timeline --width, 0: default */

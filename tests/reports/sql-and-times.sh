@@ -174,9 +174,11 @@ expect_failure "report option with SQL" 2 "option for reports only: --by" \
 	--db "$DB" --by cpu "select 1"
 expect_failure "-- makes it SQL" 1 "syntax error" --db "$DB" -- top
 expect_failure "comm is latency's" 2 "--comm is for 'commq latency'" --sql top --comm x
-expect_failure "by is top's" 2 "--by is for 'commq top'" --sql latency --by cpu
+expect_failure "by is top's, util's and latency's" 2 "--by is for 'commq top', 'latency' and 'util'" --sql history 1 --by cpu
+expect_failure "latency's --by" 2 "'commq latency' goes --by pid or --by comm" --sql latency --by cpu
 expect_failure "-o is timeline's" 2 "-o and --width are for 'commq timeline'" --sql lost -o x.svg
 expect_failure "no -f" 2 "a report reads no -f" --sql lost -f x.sql
-expect_failure "bad --by" 2 "--by takes comm, process, thread or cpu" --sql top --by pid
+expect_failure "bad --by" 2 "--by takes comm, process, thread, cpu or pid" --sql top --by task
+expect_failure "top --by pid" 2 "(a pid's lifetime: --by thread)" --sql top --by pid
 
 finish

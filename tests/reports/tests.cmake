@@ -13,6 +13,7 @@ set(_report_tests
   reports_history history
   reports_lost lost
   reports_util util
+  reports_per_task per-task
   reports_sql_and_times sql-and-times
   reports_timeline timeline
   reports_timeline_chromium chromium
