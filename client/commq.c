@@ -144,13 +144,13 @@ static const char help_text[] =
 	"--limit and --timeout apply); --sql prints it instead of running it.\n"
 	"Tables print in the output mode chosen above.\n"
 	"\n"
-	"  top [--by comm|process|thread|cpu] [--from T] [--to T] [--last D]\n"
+	"  top [--by comm|process|thread|cpu|cgroup] [--from T] [--to T] [--last D]\n"
 	"        CPU time from the sched slices, the part of each slice inside\n"
 	"        the window: per comm (time_ms, share_pct of all CPU time\n"
 	"        seen, idle included, switches = slices), per process (one per\n"
 	"        the thread group's lifetime, named by its leader, with its\n"
-	"        tgid), per thread (a pid's lifetime), or per CPU (busy, idle,\n"
-	"        unknown)\n"
+	"        tgid), per thread (a pid's lifetime), per CPU (busy, idle,\n"
+	"        unknown), or per cgroup (cgroup_history; split at moves)\n"
 	"  latency [--comm NAME] [--from T] [--to T] [--last D]\n"
 	"        wakeup latency (wakeup_latency, by the time of the wakeup): a\n"
 	"        log2 histogram in microseconds as bcc's runqlat (a bar chart\n"
@@ -165,12 +165,13 @@ static const char help_text[] =
 	"        who woke PID, wakeup by wakeup, and who woke them (the\n"
 	"        waker's last wakeup before), N levels deep (default 3), as far\n"
 	"        as the window shows\n"
-	"  util [--by cpu|comm] [--interval D] [--from T] [--to T] [--last D]\n"
+	"  util [--by cpu|comm|cgroup] [--interval D] [--from T] [--to T] [--last D]\n"
 	"        utilisation over time from the sched slices, the window cut\n"
 	"        into intervals of D (default 1s) from its start: per CPU and\n"
 	"        interval its busy, idle and unknown time and busy_pct of the\n"
 	"        interval (--by cpu, the default), or per interval each comm's\n"
-	"        CPU time and cpu_pct of one CPU (--by comm, idle left out)\n"
+	"        CPU time and cpu_pct of one CPU (--by comm, idle left out;\n"
+	"        --by cgroup the same per cgroup)\n"
 	"  runq [--from T] [--to T] [--last D]\n"
 	"        run-queue length per CPU (the runqueue view): its time-weighted\n"
 	"        mean, p50/p90/p99 of the time, max, and the waiting it adds up\n"
@@ -324,7 +325,7 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 		break;
 	case OPT_BY:
 		if (report_parse_by(value, &opt->report.by) < 0)
-			return usage_error("--by takes comm, process, thread, cpu or pid: ",
+			return usage_error("--by takes comm, process, thread, cpu, pid or cgroup: ",
 					   value);
 		opt->report.by_set = true;
 		break;

@@ -76,6 +76,8 @@ int report_parse_by(const char *s, enum report_by *by)
 		*by = REPORT_BY_CPU;
 	else if (!strcmp(s, "pid"))
 		*by = REPORT_BY_PID;
+	else if (!strcmp(s, "cgroup"))
+		*by = REPORT_BY_CGROUP;
 	else
 		return -1;
 	return 0;
@@ -259,8 +261,8 @@ int report_check(const struct report_args *a)
 		return -1;
 	}
 	if (a->kind == REPORT_TOP && a->by == REPORT_BY_PID) {
-		log_error("'commq top' goes --by comm, process, thread or cpu "
-			  "(a pid's lifetime: --by thread)");
+		log_error("'commq top' goes --by comm, process, thread, cpu or "
+			  "cgroup (a pid's lifetime: --by thread)");
 		return -1;
 	}
 	if (a->kind == REPORT_LATENCY && a->by_set && a->by != REPORT_BY_PID &&
@@ -282,8 +284,8 @@ int report_check(const struct report_args *a)
 		return -1;
 	}
 	if (a->kind == REPORT_UTIL && a->by_set && a->by != REPORT_BY_CPU &&
-	    a->by != REPORT_BY_COMM) {
-		log_error("'commq util' goes --by cpu or --by comm");
+	    a->by != REPORT_BY_COMM && a->by != REPORT_BY_CGROUP) {
+		log_error("'commq util' goes --by cpu, comm or cgroup");
 		return -1;
 	}
 	if (a->interval && a->kind != REPORT_UTIL) {
@@ -441,6 +443,25 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 "              ELSE 't' || coalesce(h.life, g.pid) END)\n"
 "ORDER BY ns DESC, comm, pid;\n");
 		break;
+	case REPORT_BY_CGROUP:
+		/* Each slice's part inside the window, to the cgroup_history
+		 * rows of its task it overlaps (a move inside splits it); the
+		 * idle task apart, time of a task in no row '(unknown)'. */
+		sbuf_printf(b, ",\n"
+"s AS (SELECT s.pid, max(s.ts, " W_LO ") AS a, min(s.ts + s.dur, " W_HI ") AS b\n"
+"      FROM ws s WHERE " IN_WINDOW "),\n"
+"j AS (SELECT CASE WHEN s.pid = 0 THEN '(idle)'\n"
+"                  ELSE coalesce(g.cgroup, '(unknown)') END AS cgroup,\n"
+"             coalesce(g.path, '') AS path, s.pid,\n"
+"             min(s.b, coalesce(g.end_ts, s.b)) - max(s.a, coalesce(g.start_ts, s.a)) AS t\n"
+"      FROM s LEFT JOIN cgroup_history g ON s.pid > 0 AND g.pid = s.pid\n"
+"        AND g.start_ts < s.b AND (g.end_ts IS NULL OR g.end_ts > s.a))\n"
+"SELECT cgroup, path, count(DISTINCT nullif(pid, 0)) AS tasks,\n"
+"       round(sum(t) / 1e6, 3) AS time_ms,\n"
+"       round(100.0 * sum(t) / sum(sum(t)) OVER (), 2) AS share_pct,\n"
+"       count(*) AS slices\n"
+"FROM j WHERE t > 0 GROUP BY cgroup, path ORDER BY sum(t) DESC, cgroup;\n");
+		break;
 	case REPORT_BY_CPU:
 		/* busy + idle + unknown = the CPU's part of the window:
 		 * time no event attributes is unknown, never idle. */
@@ -502,13 +523,37 @@ static void util_sql(struct sbuf *b, const struct report_args *a)
 "      FROM ws s, u WHERE s.ts < u.hi AND s.ts + s.dur > u.lo),\n"
 "k AS (SELECT c.*, (a - u.lo) / u.iv AS k0, (b - 1 - u.lo) / u.iv AS k1,\n"
 "             u.lo AS lo, u.iv AS iv FROM c, u WHERE b > a),\n"
-"p AS (SELECT cpu, pid, comm, k0 AS k, min(b, lo + (k0 + 1) * iv) - a AS t\n"
-"      FROM k\n"
-"      UNION ALL\n"
-"      SELECT cpu, pid, comm, k1, b - (lo + k1 * iv) FROM k WHERE k1 > k0\n"
-"      UNION ALL\n"
-"      SELECT k.cpu, k.pid, k.comm, n.k, k.iv FROM k JOIN n\n"
-"        ON n.k > k.k0 AND n.k < k.k1 WHERE k.k1 > k.k0 + 1)");
+"p0 AS (SELECT cpu, pid, comm, k0 AS k, a AS pa, min(b, lo + (k0 + 1) * iv) AS pb\n"
+"       FROM k\n"
+"       UNION ALL\n"
+"       SELECT cpu, pid, comm, k1, lo + k1 * iv, b FROM k WHERE k1 > k0\n"
+"       UNION ALL\n"
+"       SELECT k.cpu, k.pid, k.comm, n.k, k.lo + n.k * k.iv, k.lo + (n.k + 1) * k.iv\n"
+"       FROM k JOIN n ON n.k > k.k0 AND n.k < k.k1 WHERE k.k1 > k.k0 + 1),\n"
+"p AS (SELECT p0.*, pb - pa AS t FROM p0)");
+	if (a->by_set && a->by == REPORT_BY_CGROUP) {
+		/* Each piece of a task's slice to the cgroup_history rows of
+		 * the task it overlaps (a move inside splits it); idle left
+		 * out, time in no row '(unknown)'. */
+		sbuf_printf(b, ",\n"
+"j AS (SELECT p.k, coalesce(g.cgroup, '(unknown)') AS cgroup,\n"
+"             coalesce(g.path, '') AS path, p.pid,\n"
+"             min(p.pb, coalesce(g.end_ts, p.pb)) - max(p.pa, coalesce(g.start_ts, p.pa)) AS t\n"
+"      FROM p LEFT JOIN cgroup_history g ON g.pid = p.pid AND g.start_ts < p.pb\n"
+"        AND (g.end_ts IS NULL OR g.end_ts > p.pa)\n"
+"      WHERE p.pid <> 0),\n"
+"g AS (SELECT k, cgroup, path, sum(t) AS t, count(DISTINCT pid) AS pids\n"
+"      FROM j WHERE t > 0 GROUP BY k, cgroup, path),\n"
+"x AS (SELECT g.*, u.lo + g.k * u.iv AS t0,\n"
+"             min(u.iv, u.hi - (u.lo + g.k * u.iv)) AS len FROM g, u)\n"
+"SELECT t0 AS ts, ");
+		report_wall_sql(b, "t0");
+		sbuf_printf(b, " AS wall, cgroup, path, pids,\n"
+"       round(t / 1e6, 3) AS time_ms,\n"
+"       round(100.0 * t / len, 2) AS cpu_pct\n"
+"FROM x ORDER BY t0, t DESC, cgroup;\n");
+		return;
+	}
 	if (a->by_set && a->by == REPORT_BY_COMM) {
 		/* Idle (pid 0) is left out: --by cpu has it. */
 		sbuf_printf(b, ",\n"

@@ -31,7 +31,7 @@ enum report_kind {
 
 enum report_by {
 	REPORT_BY_COMM, REPORT_BY_PROCESS, REPORT_BY_THREAD, REPORT_BY_CPU,
-	REPORT_BY_PID
+	REPORT_BY_PID, REPORT_BY_CGROUP
 };
 
 /* A time given to --from/--to.  Absolute: ns of the trace clock.

@@ -6,7 +6,7 @@ _commq_tables="sched_switch sched_wakeup sched_wakeup_new sched_waking
 sched_process_fork sched_process_exec sched_process_exit sched_process_free
 sched_migrate_task sched_stat_runtime task_rename task_newtask events
 comm_history sched wakeup_latency thread_state runqueue_wait runqueue
-preempt_wait lost_events stats capture"
+preempt_wait cgroup_history lost_events stats capture"
 
 _commq_files()
 {
@@ -57,11 +57,11 @@ _commq()
 	case $prev in
 	--by)
 		if [[ $report == util ]]; then
-			COMPREPLY=($(compgen -W 'cpu comm' -- "$cur"))
+			COMPREPLY=($(compgen -W 'cpu comm cgroup' -- "$cur"))
 		elif [[ $report == latency ]]; then
 			COMPREPLY=($(compgen -W 'pid comm' -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W 'comm process thread cpu' -- "$cur"))
+			COMPREPLY=($(compgen -W 'comm process thread cpu cgroup' -- "$cur"))
 		fi
 		return ;;
 	--from|--to|--last|--comm|--width|--interval|--depth) return ;;

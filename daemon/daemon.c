@@ -32,6 +32,7 @@
 #include "log.h"
 #include "notify.h"
 #include "pipeline.h"
+#include "cgroups.h"
 #include "seed.h"
 #include "serverctl.h"
 #include "store.h"
@@ -571,8 +572,13 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 		log_error("cannot start capture: %s", store_errmsg(c->store));
 		return -1;
 	}
-	if (c->proc_is_hosts)
+	if (c->proc_is_hosts) {
+		int root = seed_cgroup_root();
+
 		seed_from_proc(pipeline_resolver(c->pipe), now);
+		cgroups_set_root(pipeline_cgroups(c->pipe), root);
+		seed_cgroups_from_proc(pipeline_cgroups(c->pipe), root, now);
+	}
 	seed_from_saved_cmdlines(pipeline_resolver(c->pipe), tracefs_tracing_dir(), now);
 	if (store_stat(c->store, c->id, "snapshot_ns", -1,
 		       (int64_t)(live_trace_now(c->live) - now)) ||

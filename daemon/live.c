@@ -22,6 +22,8 @@
 /* What commd stores, plus the task events that name tasks exactly. */
 static const char default_events[] = DAEMON_DEFAULT_EVENTS;
 static const char naming_events[] = "task:task_rename,task:task_newtask";
+/* Where the kernel has them: the moves between cgroups (cgroup_history). */
+static const char *const cgroup_events[] = { "cgroup_attach_task", "cgroup_transfer_tasks" };
 
 struct live {
 	struct tracefs_instance *inst;
@@ -214,6 +216,8 @@ static int enable_events(struct live *l, const char *list, char *err, size_t err
 	snprintf(all, len, "%s,%s", list, naming_events);
 	rc = enable_list(l, all, bad, sizeof(bad));
 	free(all);
+	for (size_t i = 0; !rc && i < sizeof(cgroup_events) / sizeof(*cgroup_events); i++)
+		(void)tracefs_event_enable(l->inst, "cgroup", cgroup_events[i]);
 	if (rc) {
 		snprintf(err, errlen, "cannot enable event '%s' in instance %s", bad, l->name);
 	} else {

@@ -1,6 +1,8 @@
 /* pipeline.c — see pipeline.h. */
 #define _GNU_SOURCE
 #include "pipeline.h"
+
+#include "cgroups.h"
 #include "grow.h"
 
 #include <errno.h>
@@ -45,6 +47,10 @@ struct pipeline {
 	uint64_t rename_ts;
 	char *json;		/* an ev_other row's fields, grown to fit */
 	size_t json_cap;
+	/* cgroup_history: the tasks' cgroups, and the event types that
+	 * move a task (-1: not in the trace) */
+	struct cgroups *cg;
+	int cg_attach_id, cg_transfer_id;
 };
 
 static const enum resolve_source kind_source[DECODE_KIND_COUNT] = {
@@ -121,6 +127,16 @@ struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 	}
 	/* exec renames the task; task_rename says so exactly, and when it
 	 * is not in the trace the exec'd file's name is the new comm. */
+	p->cg = cgroups_new(store, CGROUPS_ANY_ROOT);
+	if (!p->cg)
+		goto oom;
+	{
+		struct tep_event *e = tep_find_event_by_name(tep, "cgroup", "cgroup_attach_task");
+
+		p->cg_attach_id = e ? e->id : -1;
+		e = tep_find_event_by_name(tep, "cgroup", "cgroup_transfer_tasks");
+		p->cg_transfer_id = e ? e->id : -1;
+	}
 	p->exec_names = !decode_has_event(p->decode, DECODE_TASK_RENAME);
 	p->has_exit = decode_has_event(p->decode, DECODE_SCHED_PROCESS_EXIT);
 	n = tep_get_events_count(tep);
@@ -148,11 +164,33 @@ void pipeline_free(struct pipeline *p)
 	decode_free(p->decode);
 	resolve_free(p->resolve);
 	derive_free(p->derive);
+	cgroups_free(p->cg);
 	free(p->type_rows);
 	free(p->type_counts);
 	free(p->seen);
 	free(p->json);
 	free(p);
+}
+
+/* cgroup_attach_task and cgroup_transfer_tasks: the task (pid) is in
+ * dst_path of hierarchy dst_root from now on. Rare: read through the
+ * format's fields, not decode's tables. */
+static int cgroup_event(struct pipeline *p, const struct decode_event *ev)
+{
+	struct tep_record rec = { .data = (void *)ev->data, .size = ev->size };
+	unsigned long long root, pid;
+	const char *path;
+	int len = 0;
+
+	if (tep_get_field_val(NULL, ev->event, "dst_root", &rec, &root, 0) ||
+	    tep_get_field_val(NULL, ev->event, "pid", &rec, &pid, 0) ||
+	    !(path = tep_get_field_raw(NULL, ev->event, "dst_path", &rec, &len, 0)))
+		return 0;
+	while (len > 0 && path[len - 1] == '\0')
+		len--;
+	return cgroups_enter(p->cg, (int)(int32_t)root, (int32_t)pid, path, (size_t)len,
+			     ev->ts, ev->event->id == p->cg_attach_id ? STORE_CG_ATTACH
+								       : STORE_CG_TRANSFER);
 }
 
 /* Names the task of the pid_slot/comm_slot fields. When that task is the
@@ -334,8 +372,11 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_EXIT, &hid);
-		if (ev.has & DECODE_HAS_P0)
+		if (ev.has & DECODE_HAS_P0) {
 			resolve_exit(r, ev.p[0], ts);
+			if (cgroups_exit(p->cg, ev.p[0], ts))
+				return -1;
+		}
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
@@ -350,17 +391,24 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		ids[0] = intern_only(p, &ev, 0);
 		break;
 	case DECODE_SCHED_PROCESS_FORK:
-		if (ev.has & DECODE_HAS_P1)
+		if (ev.has & DECODE_HAS_P1) {
 			resolve_birth(r, ev.p[1], (ev.has & DECODE_HAS_P0) ?
 				      ev.p[0] : ev.pid, 0, 0, ts, RESOLVE_SRC_FORK);
+			if (cgroups_fork(p->cg, (ev.has & DECODE_HAS_P0) ? ev.p[0] : ev.pid,
+					 ev.p[1], ts))
+				return -1;
+		}
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_FORK, &hid);
 		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_FORK, &hid);
 		break;
 	case DECODE_TASK_NEWTASK:
-		if (ev.has & DECODE_HAS_P0)
+		if (ev.has & DECODE_HAS_P0) {
 			resolve_birth(r, ev.p[0], ev.pid, (uint64_t)ev.v[0],
 				      !!(ev.has & DECODE_HAS_V0), ts,
 				      RESOLVE_SRC_NEWTASK);
+			if (cgroups_fork(p->cg, ev.pid, ev.p[0], ts))
+				return -1;
+		}
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_NEWTASK, &hid);
 		break;
 	case DECODE_TASK_RENAME:
@@ -397,6 +445,10 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		break;
 	case DECODE_OTHER:
 	default:
+		if (ev.event->id >= 0 && (ev.event->id == p->cg_attach_id ||
+					  ev.event->id == p->cg_transfer_id) &&
+		    cgroup_event(p, &ev))
+			return -1;
 		if (ev.names_task)
 			name(p, &ev, 0, 0, RESOLVE_SRC_EVENT, &hid);
 		type = type_row(p, &ev);
@@ -617,6 +669,11 @@ uint64_t pipeline_first_ts(const struct pipeline *p)
 uint64_t pipeline_last_ts(const struct pipeline *p)
 {
 	return p->last_ts > p->last_loss_ts ? p->last_ts : p->last_loss_ts;
+}
+
+struct cgroups *pipeline_cgroups(struct pipeline *p)
+{
+	return p->cg;
 }
 
 struct resolve *pipeline_resolver(struct pipeline *p)

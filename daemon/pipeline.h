@@ -57,6 +57,8 @@ uint64_t pipeline_undecodable(const struct pipeline *p);
 uint64_t pipeline_first_ts(const struct pipeline *p);
 uint64_t pipeline_last_ts(const struct pipeline *p);
 struct resolve *pipeline_resolver(struct pipeline *p);
+/* Its cgroup_history keeper (cgroups.h), for the /proc snapshot. */
+struct cgroups *pipeline_cgroups(struct pipeline *p);
 
 /* CPUs 0..n-1 had events or losses. */
 int pipeline_cpus(const struct pipeline *p);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroups.h"
 #include "resolve.h"
 
 static int read_comm(const char *path, char *buf, size_t len)
@@ -175,6 +176,81 @@ int seed_from_saved_cmdlines(struct resolve *r, const char *tracing_dir,
 		}
 	}
 	fclose(f);
+	return n;
+}
+
+/* The path of hierarchy root in a /proc/PID/cgroup file ("ID:controllers:
+ * path" lines) into path; its length, or -1. With root -2: the id of the
+ * cpu controller's line (returned), for seed_cgroup_root. */
+static int cgroup_line(const char *file, int root, char *path, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen(file, "re");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (ret < 0 && fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		int id = atoi(line);
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		if (root == -2) {
+			char *save = NULL;
+
+			for (char *t = strtok_r(c1 + 1, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				if (!strcmp(t, "cpu"))
+					ret = id;
+			continue;
+		}
+		if (id != root || (root == 0 && c1[1]))
+			continue;
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		ret = snprintf(path, len, "%s", c2 + 1);
+		if (ret >= (int)len)
+			ret = (int)len - 1;
+	}
+	fclose(f);
+	return ret;
+}
+
+int seed_cgroup_root(void)
+{
+	char path[8];
+
+	if (cgroup_line("/proc/self/cgroup", 0, path, sizeof(path)) >= 0)
+		return 0;
+	return cgroup_line("/proc/self/cgroup", -2, NULL, 0);
+}
+
+int seed_cgroups_from_proc(struct cgroups *cg, int root, uint64_t ts)
+{
+	struct dirent *p, *t;
+	char file[640], cgpath[4096];
+	DIR *procs, *tasks;
+	int n = 0, len;
+
+	if (root < 0 || !(procs = opendir("/proc")))
+		return 0;
+	while ((p = readdir(procs))) {
+		if (!numeric(p->d_name))
+			continue;
+		snprintf(file, sizeof(file), "/proc/%s/cgroup", p->d_name);
+		if ((len = cgroup_line(file, root, cgpath, sizeof(cgpath))) < 0)
+			continue;
+		snprintf(file, sizeof(file), "/proc/%s/task", p->d_name);
+		if (!(tasks = opendir(file)))
+			continue;
+		while ((t = readdir(tasks)))
+			if (numeric(t->d_name) &&
+			    !cgroups_enter(cg, root, atoi(t->d_name), cgpath, (size_t)len, ts,
+					   STORE_CG_PROC))
+				n++;
+		closedir(tasks);
+	}
+	closedir(procs);
 	return n;
 }
 

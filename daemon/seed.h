@@ -28,6 +28,15 @@ int seed_tgids_from_proc(struct resolve *r);
 int seed_from_saved_cmdlines(struct resolve *r, const char *tracing_dir,
 			     uint64_t ts);
 
+/* The cgroup hierarchy to follow, from /proc/self/cgroup: the unified
+ * one (0) where it is mounted, else the v1 hierarchy of the cpu
+ * controller; -1 when there is neither. */
+int seed_cgroup_root(void);
+/* Every thread's cgroup in that hierarchy (/proc/PID/cgroup, of its
+ * process) as of ts. Returns the number of threads seeded. */
+struct cgroups;
+int seed_cgroups_from_proc(struct cgroups *cg, int root, uint64_t ts);
+
 /* /proc/PID/comm of a live task, for naming what the trace never named
  * (NULL when gone). ctx unused. Not thread-safe: one static buffer. */
 const char *seed_proc_comm(void *ctx, int32_t pid);

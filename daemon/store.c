@@ -16,6 +16,9 @@ static const char *const misc_sql[ST_COUNT] = {
 	[ST_LOST] = "INSERT INTO lost_events VALUES (?,?,?)",
 	[ST_STAT] = "INSERT INTO stats VALUES (?,?,?,?)",
 	[ST_CLOCK] = "INSERT INTO clock_map VALUES (?,?,?,?)",
+	[ST_CGROUP_END] = "UPDATE cgroup_history SET end_ts = ?2 WHERE pid = ?1 AND end_ts IS NULL",
+	[ST_CGROUP] = "INSERT INTO cgroup_history (pid, cgroup, path, start_ts, source) "
+		      "VALUES (?1, ?3, ?4, ?2, ?5)",
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
 };
@@ -374,6 +377,29 @@ int store_sync_names(struct store *s, struct resolve *r)
 	return 0;
 }
 
+int store_cgroup(struct store *s, int32_t pid, uint64_t ts, const char *path,
+		 size_t len, const char *name, enum store_cgroup_source source)
+{
+	struct op *o = st_new_op(s, OP_CGROUP);
+
+	if (!o)
+		return -1;
+	o->p[0] = pid;
+	o->ts = ts;
+	o->type = source;
+	o->text_len = o->text2_len = 0;
+	o->text = o->text2 = 0;
+	o->has = 0;
+	if (!path)
+		return 0;
+	o->text = st_add_text(s, path, len);
+	o->text_len = (uint32_t)len;
+	o->text2 = st_add_text(s, name, strlen(name));
+	o->text2_len = (uint32_t)strlen(name);
+	o->has = 1;
+	return o->text == UINT32_MAX || o->text2 == UINT32_MAX ? -1 : 0;
+}
+
 int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count)
 {
 	struct op *o = st_new_op(s, OP_LOST);
@@ -509,13 +535,18 @@ int store_close_open_history(struct store *s, uint64_t ts)
 
 	if (st_drain(s))
 		return -1;
-	if (sqlite3_prepare_v2(s->db, "UPDATE comm_history SET end_ts = max(start_ts, ?)"
-			       " WHERE end_ts IS NULL", -1, &st, NULL) != SQLITE_OK)
-		return st_fail(s, "preparing history update");
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)ts);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = st_fail(s, "closing history");
-	sqlite3_finalize(st);
+	/* The cgroups too: a new capture's snapshot says where tasks are. */
+	for (int i = 0; i < 2 && !rc; i++) {
+		if (sqlite3_prepare_v2(s->db, i ? "UPDATE cgroup_history SET end_ts = "
+				       "max(start_ts, ?) WHERE end_ts IS NULL" :
+				       "UPDATE comm_history SET end_ts = max(start_ts, ?)"
+				       " WHERE end_ts IS NULL", -1, &st, NULL) != SQLITE_OK)
+			return st_fail(s, "preparing history update");
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)ts);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = st_fail(s, "closing history");
+		sqlite3_finalize(st);
+	}
 	return rc;
 }
 

@@ -88,6 +88,15 @@ int store_clock(struct store *s, int64_t capture, uint64_t ts,
 /* A loss: count < 0 when only the fact of a loss is known. */
 int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count);
 
+/* cgroup_history (cgroups.h): pid's open row ends at ts, and with a path
+ * a row of that cgroup begins there (source: what says so). */
+enum store_cgroup_source {
+	STORE_CG_PROC, STORE_CG_ATTACH, STORE_CG_TRANSFER, STORE_CG_FORK,
+	STORE_CG_EXIT,
+};
+int store_cgroup(struct store *s, int32_t pid, uint64_t ts, const char *path,
+		 size_t len, const char *name, enum store_cgroup_source source);
+
 /* A counter of capture `capture`; cpu < 0 for the whole capture. */
 int store_stat(struct store *s, int64_t capture, const char *name, int cpu,
 	       int64_t value);

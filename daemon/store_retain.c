@@ -197,6 +197,10 @@ static void trim_finish(struct store *s, int64_t cutoff)
 			     __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED)));
 	if (st_exec(s, sql))
 		goto fail;
+	snprintf(sql, sizeof(sql), "DELETE FROM cgroup_history WHERE end_ts < %lld",
+		 (long long)(first - TRIM_HISTORY_SLACK_NS));
+	if (st_exec(s, sql))
+		goto fail;
 	/* Clock readings before the first row kept, but the one that maps
 	 * it (each capture's latest before it). */
 	snprintf(sql, sizeof(sql), "DELETE FROM clock_map WHERE ts < (SELECT "

@@ -514,6 +514,29 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 		return st_step(s, st, "storing a clock reading");
 	case OP_PATCH:
 		return run_patch(s, o);
+	case OP_CGROUP: {
+		static const char *const source[] = {
+			[STORE_CG_PROC] = "proc", [STORE_CG_ATTACH] = "cgroup_attach_task",
+			[STORE_CG_TRANSFER] = "cgroup_transfer_tasks",
+			[STORE_CG_FORK] = "fork", [STORE_CG_EXIT] = "exit",
+		};
+
+		st = s->misc[ST_CGROUP_END];
+		sqlite3_bind_int(st, 1, o->p[0]);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)o->ts);
+		if (st_step(s, st, "ending a cgroup_history row"))
+			return -1;
+		if (!o->has)
+			return 0;
+		st = s->misc[ST_CGROUP];
+		sqlite3_bind_int(st, 1, o->p[0]);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)o->ts);
+		bind_text(st, 3, b, o->text2, o->text2_len, 1);
+		bind_text(st, 4, b, o->text, o->text_len, 1);
+		sqlite3_bind_text(st, 5, o->type < sizeof(source) / sizeof(*source) ?
+				  source[o->type] : "?", -1, SQLITE_STATIC);
+		return st_step(s, st, "storing cgroup_history");
+	}
 	case OP_BEGIN:
 		return st_step(s, s->misc[ST_BEGIN], "BEGIN");
 	case OP_COMMIT: {

@@ -99,7 +99,7 @@ done
 
 DB=$T/sched-v7.db
 expect_failure "latency --by cpu" 2 "'commq latency' goes --by pid or --by comm" --db "$DB" latency --by cpu
-expect_failure "top --by pid" 2 "'commq top' goes --by comm, process, thread or cpu" --db "$DB" top --by pid
+expect_failure "top --by pid" 2 "'commq top' goes --by comm, process, thread, cpu or cgroup" --db "$DB" top --by pid
 expect_failure "latency --preempt without --by" 2 "--preempt is for 'commq latency --by pid|comm'" --db "$DB" latency --preempt
 expect_failure "wakers without a pid" 2 "'commq wakers' needs a PID" --db "$DB" wakers
 expect_failure "wakers --depth 0" 2 "--depth takes 1 to 64" --db "$DB" wakers 1 --depth 0

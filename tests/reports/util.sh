@@ -88,7 +88,7 @@ done
 
 # the refusals
 DB=$T/sched-v7.db
-expect_failure "util --by process" 2 "'commq util' goes --by cpu or --by comm" --db "$DB" util --by process
+expect_failure "util --by process" 2 "'commq util' goes --by cpu, comm or cgroup" --db "$DB" util --by process
 expect_failure "util --interval 0" 2 "--interval takes a duration" --db "$DB" util --interval 0
 expect_failure "util --interval +1s" 2 "--interval takes a duration" --db "$DB" util --interval +1s
 expect_failure "top --interval" 2 "--interval is for 'commq util'" --db "$DB" top --interval 1s

@@ -11,5 +11,6 @@ commd_unit(test_resolve)
 commd_unit(test_store_faults)
 commd_unit(test_log)
 commd_unit(test_config)
+commd_unit(test_cgroups)
 set_tests_properties(test_store_faults PROPERTIES
   ENVIRONMENT "TESTDATA=${CMAKE_SOURCE_DIR}/tests/data" TIMEOUT 600)
