@@ -50,7 +50,8 @@ enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   OPT_HELP, OPT_QUIET,
 		   /* the reports' options from here on */
 		   OPT_BY, OPT_FROM, OPT_TO, OPT_LAST, OPT_COMM, OPT_OUTPUT, OPT_SQL,
-		   OPT_WIDTH, OPT_CHROME_JSON, OPT_INTERVAL, OPT_PREEMPT, OPT_DEPTH };
+		   OPT_WIDTH, OPT_CHROME_JSON, OPT_INTERVAL, OPT_PREEMPT, OPT_DEPTH,
+		   OPT_PID, OPT_FOLDED };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */
@@ -93,6 +94,8 @@ static const struct option_def {
 	{ "interval",  OPT_INTERVAL,  0,             true  },
 	{ "preempt",   OPT_PREEMPT,   0,             false },
 	{ "depth",     OPT_DEPTH,     0,             true  },
+	{ "pid",       OPT_PID,       0,             true  },
+	{ "folded",    OPT_FOLDED,    0,             false },
 };
 
 static const char usage_line[] =
@@ -161,6 +164,13 @@ static const char help_text[] =
 	"        waits, average and maximum wait and when the maximum began;\n"
 	"        a wait is a wakeup's latency, and with --preempt also the\n"
 	"        time a preempted task waited to run again (preempt_wait)\n"
+	"  offcpu [--comm NAME | --pid PID] [--from T] [--to T] [--last D]\n"
+	"         [--folded | -o FILE.svg]\n"
+	"        time off CPU asleep (S) or blocked (D), per kernel stack (the\n"
+	"        offcpu view; stacks need commd --stacks, or trace-cmd record\n"
+	"        -T for an import), longest first; --folded prints\n"
+	"        'comm;outer;...;inner µs' lines for flame graph tools, -o\n"
+	"        draws the flame graph itself\n"
 	"  wakers PID [--depth N] [--from T] [--to T] [--last D]\n"
 	"        who woke PID, wakeup by wakeup, and who woke them (the\n"
 	"        waker's last wakeup before), N levels deep (default 3), as far\n"
@@ -332,6 +342,18 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 	case OPT_PREEMPT:
 		opt->report.preempt = true;
 		break;
+	case OPT_FOLDED:
+		opt->report.folded = true;
+		break;
+	case OPT_PID: {
+		uint32_t pid;
+
+		if (parse_limit(value, &pid) < 0 || pid > INT32_MAX)
+			return usage_error("--pid needs a pid: ", value);
+		opt->report.only_pid = pid;
+		opt->report.has_only_pid = true;
+		break;
+	}
 	case OPT_DEPTH: {
 		uint32_t d;
 

@@ -16,6 +16,7 @@
 #include "report.h"
 
 #include "export.h"
+#include "flame.h"
 #include "log.h"
 #include "timeline.h"
 
@@ -41,6 +42,7 @@ static const char *const kind_names[] = {
 	[REPORT_UTIL] = "util",
 	[REPORT_RUNQ] = "runq",
 	[REPORT_WAKERS] = "wakers",
+	[REPORT_OFFCPU] = "offcpu",
 };
 
 enum report_kind report_kind(const char *name)
@@ -60,7 +62,7 @@ int report_results(const struct report_args *a)
 
 const char *report_name(enum report_kind kind)
 {
-	return kind > REPORT_NONE && kind <= REPORT_WAKERS ? kind_names[kind]
+	return kind > REPORT_NONE && kind <= REPORT_OFFCPU ? kind_names[kind]
 							   : "?";
 }
 
@@ -298,13 +300,31 @@ int report_check(const struct report_args *a)
 			  "timeline and export, not '%s'", name);
 		return -1;
 	}
-	if (a->comm && a->kind != REPORT_LATENCY) {
-		log_error("--comm is for 'commq latency', not '%s'", name);
+	if (a->comm && a->kind != REPORT_LATENCY && a->kind != REPORT_OFFCPU) {
+		log_error("--comm is for 'commq latency' and 'commq offcpu', not '%s'", name);
 		return -1;
 	}
-	if ((a->output || a->width) && a->kind != REPORT_TIMELINE) {
-		log_error("-o and --width are for 'commq timeline', not '%s'",
-			  name);
+	if ((a->has_only_pid || a->folded) && a->kind != REPORT_OFFCPU) {
+		log_error("--pid and --folded are for 'commq offcpu', not '%s'", name);
+		return -1;
+	}
+	if (a->kind == REPORT_OFFCPU && a->output) {
+		const char *dot = strrchr(a->output, '.');
+
+		if (!dot || strcmp(dot, ".svg")) {
+			log_error("-o %s: 'commq offcpu' draws a flame graph into a .svg file",
+				  a->output);
+			return -1;
+		}
+		if (a->folded) {
+			log_error("'commq offcpu' writes --folded text or -o FILE.svg, not both");
+			return -1;
+		}
+	}
+	if ((a->output && a->kind != REPORT_TIMELINE && a->kind != REPORT_OFFCPU) ||
+	    (a->width && a->kind != REPORT_TIMELINE)) {
+		log_error("-o and --width are for 'commq timeline' (and -o FILE.svg for "
+			  "'commq offcpu'), not '%s'", name);
 		return -1;
 	}
 	if (a->chrome_json && a->kind != REPORT_EXPORT) {
@@ -688,6 +708,119 @@ static void wakers_sql(struct sbuf *b, const struct report_args *a)
 "       round((root - ts) / 1e3, 3) AS before_us, pid, comm,\n"
 "       round(latency / 1e3, 3) AS latency_us, waker_pid, waker_comm\n"
 "FROM c ORDER BY root, depth;\n", a->pid, a->depth ? a->depth : 3);
+}
+
+/* offcpu: the time tasks spent asleep (S) or blocked (D), from the
+ * offcpu view's intervals that begin in the window, per kernel stack
+ * (and state); --folded and -o FILE.svg per comm and stack, in µs. */
+static void offcpu_sql(struct sbuf *b, const struct report_args *a)
+{
+	report_window_cte(b, a);
+	sbuf_printf(b, ",\n"
+"o AS (SELECT comm, state, frames, dur FROM offcpu\n"
+"      WHERE ts >= " W_LO " AND ts < " W_HI);
+	if (a->comm) {
+		sbuf_printf(b, " AND comm = ");
+		sbuf_sql_string(b, a->comm);
+	}
+	if (a->has_only_pid)
+		sbuf_printf(b, " AND pid = %" PRId64, a->only_pid);
+	sbuf_printf(b, ")\n");
+	if (a->folded || a->output) {
+		sbuf_printf(b,
+"SELECT comm || ';' || coalesce(frames, '[no stack]') AS stack,\n"
+"       sum(dur) / 1000 AS us\n"
+"FROM o GROUP BY comm, frames HAVING us > 0 ORDER BY stack;\n");
+		return;
+	}
+	sbuf_printf(b,
+"SELECT round(sum(dur) / 1e6, 3) AS blocked_ms, count(*) AS intervals, state,\n"
+"       coalesce(frames, '(no stack: capture with commd --stacks)') AS stack\n"
+"FROM o GROUP BY state, frames ORDER BY sum(dur) DESC, stack;\n");
+}
+
+/* offcpu --folded: "stack value" lines, as flame graph tools read them;
+ * offcpu -o FILE.svg: the same drawn (flame.h). */
+struct folded {
+	struct report_sink_error err;
+	struct flame *flame;		/* NULL: print the lines */
+	FILE *out;
+};
+
+static int folded_begin(void *ctx, const struct output_column *c, int n)
+{
+	(void)c;
+	if (n != 2)
+		return report_fail(&((struct folded *)ctx)->err, EPROTO,
+				   "offcpu: %d columns, not 2", n);
+	return 0;
+}
+
+static int folded_row(void *ctx, const struct output_value *v, int n)
+{
+	struct folded *f = ctx;
+	int64_t us = report_int(&v[1], 0);
+
+	(void)n;
+	if (v[0].type == OUTPUT_NULL || us <= 0)
+		return 0;
+	if (f->flame)
+		return flame_add(f->flame, v[0].text, v[0].len, (uint64_t)us) ?
+		       report_fail(&f->err, ENOMEM, "offcpu: %s", strerror(ENOMEM)) : 0;
+	fwrite(v[0].text, 1, v[0].len, f->out);
+	fprintf(f->out, " %" PRId64 "\n", us);
+	return ferror(f->out) ? report_fail(&f->err, errno, "stdout: %s", strerror(errno)) : 0;
+}
+
+static int folded_end(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static const struct output_sink folded_sink = {
+	folded_begin, folded_row, folded_end,
+};
+
+static int offcpu_run(const struct report_args *a, report_run_fn *run, void *ctx,
+		      const char *sql)
+{
+	struct folded f = { .out = stdout };
+	char *tmp = NULL, title[256];
+	FILE *svg = NULL;
+	int ret = -1;
+
+	if (!a->output)
+		return report_query(run, ctx, sql, &folded_sink, &f, &f.err);
+	if (!(f.flame = flame_new()) || !(svg = report_open_temp(a->output, &tmp))) {
+		log_error("%s: %s", a->output, strerror(errno));
+		goto out;
+	}
+	if (report_query(run, ctx, sql, &folded_sink, &f, &f.err) < 0)
+		goto out;
+	snprintf(title, sizeof(title), "Off-CPU time%s%s%s", a->comm ? " of " : "",
+		 a->comm ? a->comm : "", a->has_only_pid ? " (one pid)" : "");
+	if (flame_write_svg(f.flame, svg, title, "\xc2\xb5s", 1200) || fflush(svg)) {
+		log_error("%s: %s", a->output, strerror(errno ? errno : EIO));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (svg) {
+		if (fclose(svg) && !ret) {
+			log_error("%s: %s", a->output, strerror(errno));
+			ret = -1;
+		}
+		if (!ret && rename(tmp, a->output)) {
+			log_error("%s: %s", a->output, strerror(errno));
+			ret = -1;
+		}
+		if (ret)
+			unlink(tmp);
+	}
+	free(tmp);
+	flame_free(f.flame);
+	return ret;
 }
 
 /* The wakeups the latency report looks at. */
@@ -1120,6 +1253,9 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 	case REPORT_WAKERS:
 		wakers_sql(&sql, a);
 		break;
+	case REPORT_OFFCPU:
+		offcpu_sql(&sql, a);
+		break;
 	case REPORT_HISTORY:
 		history_sql(&sql, a);
 		break;
@@ -1153,6 +1289,12 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 			ret = run_tabular(run, ctx, sql.s, out);
 		else
 			ret = latency_run(a, run, ctx, out, spec, sql.s);
+		break;
+	case REPORT_OFFCPU:
+		if (a->folded || a->output)
+			ret = offcpu_run(a, run, ctx, sql.s);
+		else
+			ret = run_tabular(run, ctx, sql.s, out);
 		break;
 	case REPORT_HISTORY: {
 		struct counting c = { .out = out };

@@ -27,6 +27,7 @@ enum report_kind {
 	REPORT_UTIL,
 	REPORT_RUNQ,
 	REPORT_WAKERS,
+	REPORT_OFFCPU,
 };
 
 enum report_by {
@@ -54,12 +55,15 @@ struct report_args {
 	bool by_set;			/* --by was given */
 	int64_t interval;		/* util --interval, ns; 0: 1 s */
 	bool preempt;			/* latency --preempt */
+	bool folded;			/* offcpu --folded */
+	int64_t only_pid;		/* offcpu --pid; -1: any */
+	bool has_only_pid;
 	int depth;			/* wakers --depth; 0: the default */
 	struct report_time from, to;	/* top, latency, timeline, export */
-	const char *comm;		/* latency --comm */
+	const char *comm;		/* latency --comm, offcpu --comm */
 	int64_t pid;			/* history PID, wakers PID */
 	bool has_pid;
-	const char *output;		/* timeline -o FILE ('-': stdout) */
+	const char *output;		/* timeline -o FILE ('-': stdout), offcpu -o FILE.svg */
 	int width;			/* timeline --width, 0: default */
 	const char *chrome_json;	/* export --chrome-json FILE ('-': stdout) */
 	bool print_sql;			/* --sql */

@@ -57,7 +57,7 @@ _commd()
 	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--foreground --db --instance --buffer-kb
-			--events --clock --commit-ms --socket --max-db-mb --max-age --log-level
+			--events --clock --stacks --commit-ms --socket --max-db-mb --max-age --log-level
 			--config --help --version' -- "$cur"))
 	elif [[ $cword -eq 1 || $COMP_CWORD -eq 1 ]]; then
 		COMPREPLY=($(compgen -W 'import check-config' -- "$cur"))

@@ -6,7 +6,7 @@ _commq_tables="sched_switch sched_wakeup sched_wakeup_new sched_waking
 sched_process_fork sched_process_exec sched_process_exit sched_process_free
 sched_migrate_task sched_stat_runtime task_rename task_newtask events
 comm_history sched wakeup_latency thread_state runqueue_wait runqueue
-preempt_wait cgroup_history lost_events stats capture"
+preempt_wait cgroup_history offcpu stacks switch_stack lost_events stats capture"
 
 _commq_files()
 {
@@ -51,7 +51,7 @@ _commq()
 	local i report=
 	for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
 		case ${COMP_WORDS[i]} in
-		top|latency|util|runq|wakers|history|lost|timeline|export) report=${COMP_WORDS[i]}; break ;;
+		top|latency|util|runq|wakers|offcpu|history|lost|timeline|export) report=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -65,7 +65,8 @@ _commq()
 		fi
 		return ;;
 	--from|--to|--last|--comm|--width|--interval|--depth) return ;;
-	-o) [[ $report == timeline ]] && { _commq_files; return; } ;;
+	-o) [[ $report == timeline || $report == offcpu ]] && { _commq_files; return; } ;;
+	--pid) return ;;
 	--chrome-json) [[ $report == export ]] && { _commq_files; return; } ;;
 	esac
 	if [[ -n $report ]]; then
@@ -74,6 +75,7 @@ _commq()
 		top) opts='--by --from --to --last --sql' ;;
 		latency) opts='--comm --by --preempt --from --to --last --sql' ;;
 		wakers) opts='--depth --from --to --last --sql' ;;
+		offcpu) opts='--comm --pid --folded -o --from --to --last --sql' ;;
 		util) opts='--by --interval --from --to --last --sql' ;;
 		runq) opts='--from --to --last --sql' ;;
 		timeline) opts='--from --to -o --width --sql' ;;
@@ -92,7 +94,7 @@ _commq()
 	fi
 	if [[ $cur != *[[:space:]]* ]]; then
 		local r
-		for r in top latency util runq wakers history lost timeline export; do
+		for r in top latency util runq wakers offcpu history lost timeline export; do
 			[[ $r == "$cur"* ]] && COMPREPLY+=("$r")
 		done
 	fi

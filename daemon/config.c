@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 enum kind { K_PATH, K_INSTANCE, K_EVENTS, K_CLOCK, K_SOCKET, K_KB, K_MS, K_MB, K_AGE, K_LEVEL,
+	    K_STACKS,
 	    K_QTIMEOUT, K_QCONNS, K_QRESULT, K_QMEM };
 
 struct optdef {
@@ -34,6 +35,8 @@ static const struct optdef defs[] = {
 	  4, 16ull << 20, "KiB per CPU" },
 	{ "events", "COMMD_EVENTS", K_EVENTS, 0, "system:event,... to capture", 0, 0, NULL },
 	{ "clock", "COMMD_CLOCK", K_CLOCK, 0, "trace clock: local, mono, global, ...", 0, 0, NULL },
+	{ "stacks", "COMMD_STACKS", K_STACKS, 0,
+	  "kernel stacks of switches into sleep: yes|no", 0, 0, NULL },
 	{ "commit-ms", "COMMD_COMMIT_MS", K_MS, 1, "commit interval, ms",
 	  1, 3600000, "milliseconds" },
 	{ "socket", "COMMD_SOCKET", K_SOCKET, 0, "the query socket, or none", 0, 0, NULL },
@@ -281,6 +284,17 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 			RANGE("");
 		o->serve.query_mem_mb = (int)v;
 		return 0;
+	case K_STACKS:
+		/* --stacks alone (no value) means yes */
+		if (!value || !strcasecmp(value, "yes") || !strcasecmp(value, "on") ||
+		    !strcasecmp(value, "true") || !strcmp(value, "1"))
+			o->stacks = 1;
+		else if (!strcasecmp(value, "no") || !strcasecmp(value, "off") ||
+			 !strcasecmp(value, "false") || !strcmp(value, "0"))
+			o->stacks = 0;
+		else
+			BAD("expected yes or no, got '%s'", value);
+		return 0;
 	case K_LEVEL:
 		for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
 			if (!strcasecmp(value, levels[i].name)) {
@@ -519,6 +533,7 @@ static const char *value_text(const struct optdef *d, const struct daemon_opts *
 	case K_MB: snprintf(buf, len, "%zu", o->max_db_mb); return buf;
 	case K_AGE: return config_age_text(o->max_age_s, buf, len);
 	case K_LEVEL: return config_level_name(o->log_level);
+	case K_STACKS: return o->stacks ? "yes" : "no";
 	case K_QTIMEOUT: return number_text(o->serve.timeout_ms, SERVER_DEFAULT_TIMEOUT_MS, buf, len);
 	case K_QCONNS: return number_text(o->serve.max_conns, SERVER_DEFAULT_MAX_CONNS, buf, len);
 	case K_QRESULT: return number_text(o->serve.result_mb, SERVER_DEFAULT_RESULT_MB, buf, len);

@@ -782,7 +782,7 @@ static int capture_close(struct capture *c, int rc)
 int daemon_run(const struct daemon_opts *opts)
 {
 	struct daemon_opts cur = *opts, *o = &cur;	/* strings stay the caller's */
-	struct live_opts lo = { o->instance, o->buffer_kb, o->events, o->clock };
+	struct live_opts lo = { o->instance, o->buffer_kb, o->events, o->clock, o->stacks };
 	struct capture c = { .o = o, .id = -1, .server = { .listen_fd = -1 },
 			     .lock_fd = -1, .ready_fd = -1,
 			     .lost_warn = { .interval_ns = LOST_WARN_INTERVAL_S * 1000000000ull } };

@@ -23,6 +23,7 @@ struct daemon_opts {
 	size_t max_db_mb;	/* retention by size; 0 keeps everything */
 	uint64_t max_age_s;	/* retention by age (seconds); 0 keeps all */
 	int log_level;		/* syslog priority: messages above it are dropped */
+	int stacks;		/* kernel stacks of switches into sleep */
 	int foreground;
 	/* SIGHUP: computes the settings again (file, environment, command
 	 * line) into *out; 0, or -1 with the reason in err. NULL: SIGHUP

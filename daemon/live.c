@@ -3,6 +3,7 @@
 #include "live.h"
 #include "daemon.h"
 #include "pages.h"
+#include "log.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -36,6 +37,7 @@ struct live {
 	char *events;			/* "system:name,..." enabled */
 	char clock[40];			/* trace_clock */
 	int mono;			/* it is CLOCK_MONOTONIC */
+	int stacks;			/* the stacktrace trigger is set */
 	uint64_t trace_now;		/* live_trace_now's last answer */
 };
 
@@ -160,6 +162,56 @@ static int enable_one(struct live *l, char *item)
 	return tracefs_event_enable(l->inst, "task", item);
 }
 
+/* --stacks: the instance's own trigger on its sched_switch records the
+ * kernel stack (an ftrace kernel_stack event, right after the switch on
+ * its CPU) of every switch out in state S or D; nothing global. */
+static const char stack_trigger[] = "stacktrace if prev_state & 3";
+
+static int set_stack_trigger(struct live *l, int on)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "%s%s", on ? "" : "!", stack_trigger);
+	return tracefs_instance_file_write(l->inst, "events/sched/sched_switch/trigger",
+					   cmd) < 0 ? -1 : 0;
+}
+
+/* The kernel's symbols, for the stacks' addresses (as root the real
+ * ones; a kptr_restrict'ed /proc/kallsyms shows zeros, and the frames
+ * are then printed as addresses). */
+static int load_kallsyms(struct live *l)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 65536 + 1 > cap) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
+
+			if (!nb)
+				goto out;
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0)
+			goto out;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	rc = tep_parse_kallsyms(l->tep, buf);
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
 /* The instance's enabled events (set_event), comma-separated; NULL when
  * it cannot be read. */
 static char *read_set_event(struct live *l)
@@ -276,6 +328,17 @@ static int load_formats(struct live *l)
 		free(buf);
 	}
 	free(list);
+	if (!rc && l->stacks) {
+		buf = tracefs_event_file_read(NULL, "ftrace", "kernel_stack", "format", &size);
+		if (!buf || size <= 0 || tep_parse_event(l->tep, buf, size, "ftrace")) {
+			errno = errno ? errno : EINVAL;
+			rc = -1;
+		}
+		free(buf);
+		if (!rc && load_kallsyms(l))
+			log_warning("cannot read /proc/kallsyms: stacks are stored as "
+				    "addresses");
+	}
 	return rc;
 }
 
@@ -415,6 +478,14 @@ struct live *live_open(const struct live_opts *o, char *err, size_t errlen)
 	}
 	if (enable_events(l, o->events ? o->events : default_events, err, errlen))
 		goto fail;
+	if (o->stacks) {
+		if (set_stack_trigger(l, 1)) {
+			snprintf(err, errlen, "--stacks: cannot set '%s' on sched_switch "
+				 "in instance %s: %s", stack_trigger, l->name, strerror(errno));
+			goto fail;
+		}
+		l->stacks = 1;
+	}
 	if (load_formats(l)) {
 		snprintf(err, errlen, "cannot read the event formats from %s: %s",
 			 tracefs_tracing_dir(), strerror(errno));
@@ -605,6 +676,8 @@ void live_close(struct live *l)
 	if (l->inst) {
 		/* The readers are closed: the instance can go. */
 		tracefs_instance_file_write(l->inst, "tracing_on", "0");
+		if (l->stacks)
+			set_stack_trigger(l, 0);
 		tracefs_instance_destroy(l->inst);
 		tracefs_instance_free(l->inst);
 	}

@@ -23,6 +23,7 @@ struct live_opts {
 	size_t buffer_kb;	/* per CPU */
 	const char *events;	/* "sched:sched_switch,task,..."; NULL = default */
 	const char *clock;	/* trace_clock; NULL = "local" */
+	int stacks;		/* the kernel stack of every switch into sleep */
 };
 
 /* The ring-buffer counters of one CPU (per_cpu/cpuN/stats). */

@@ -26,7 +26,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: commd [--foreground] [--config FILE] [--db PATH] [--instance NAME]\n"
-		"             [--buffer-kb N|auto] [--events LIST] [--clock NAME] [--commit-ms N]\n"
+		"             [--buffer-kb N|auto] [--events LIST] [--clock NAME] [--stacks[=no]]\n"
+		"             [--commit-ms N]\n"
 		"             [--socket PATH|none] [--max-db-mb N] [--max-age N[s|m|h|d]]\n"
 		"             [--log-level LEVEL] [--query-timeout-ms N] [--query-max-conns N]\n"
 		"             [--query-max-result-mb N] [--query-max-mem-mb N]\n"
@@ -75,6 +76,7 @@ static const struct option daemon_longopts[] = {
 	{ "buffer-kb", required_argument, NULL, 'S' },
 	{ "events", required_argument, NULL, 'S' },
 	{ "clock", required_argument, NULL, 'S' },
+	{ "stacks", optional_argument, NULL, 'S' },
 	{ "commit-ms", required_argument, NULL, 'S' },
 	{ "socket", required_argument, NULL, 'S' },
 	{ "max-db-mb", required_argument, NULL, 'S' },

@@ -3,6 +3,7 @@
 #include "pipeline.h"
 
 #include "cgroups.h"
+#include "stacks.h"
 #include "grow.h"
 
 #include <errno.h>
@@ -51,6 +52,14 @@ struct pipeline {
 	 * move a task (-1: not in the trace) */
 	struct cgroups *cg;
 	int cg_attach_id, cg_transfer_id;
+	/* switch_stack: the kernel_stack records' type (-1: none), and per
+	 * CPU the switch into sleep the next one belongs to (ts + 1; 0:
+	 * none: the CPU's last record was something else) */
+	struct stacks *stacks;
+	int kstack_id;
+	uint64_t *sleep_switch;
+	size_t nsleep;
+	uint64_t kernel_stacks;
 };
 
 static const enum resolve_source kind_source[DECODE_KIND_COUNT] = {
@@ -128,8 +137,14 @@ struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 	/* exec renames the task; task_rename says so exactly, and when it
 	 * is not in the trace the exec'd file's name is the new comm. */
 	p->cg = cgroups_new(store, CGROUPS_ANY_ROOT);
-	if (!p->cg)
+	p->stacks = stacks_new(tep, store);
+	if (!p->cg || !p->stacks)
 		goto oom;
+	{
+		struct tep_event *e = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
+
+		p->kstack_id = e ? e->id : -1;
+	}
 	{
 		struct tep_event *e = tep_find_event_by_name(tep, "cgroup", "cgroup_attach_task");
 
@@ -165,6 +180,8 @@ void pipeline_free(struct pipeline *p)
 	resolve_free(p->resolve);
 	derive_free(p->derive);
 	cgroups_free(p->cg);
+	stacks_free(p->stacks);
+	free(p->sleep_switch);
 	free(p->type_rows);
 	free(p->type_counts);
 	free(p->seen);
@@ -191,6 +208,43 @@ static int cgroup_event(struct pipeline *p, const struct decode_event *ev)
 	return cgroups_enter(p->cg, (int)(int32_t)root, (int32_t)pid, path, (size_t)len,
 			     ev->ts, ev->event->id == p->cg_attach_id ? STORE_CG_ATTACH
 								       : STORE_CG_TRANSFER);
+}
+
+/* A kernel_stack record: the stack of the switch into sleep just before
+ * it on its CPU, if that is what came just before; never stored as an
+ * event (nor seen by derive: its common_pid is the task that left). */
+static int kernel_stack(struct pipeline *p, const struct decode_event *ev)
+{
+	struct tep_format_field *size_f = tep_find_field(ev->event, "size");
+	struct tep_format_field *caller = tep_find_field(ev->event, "caller");
+	uint64_t addr[128];
+	unsigned long long n;
+	int cpu = ev->cpu, room, k = 0;
+	int64_t id;
+
+	p->kernel_stacks++;
+	if (cpu < 0 || (size_t)cpu >= p->nsleep || !p->sleep_switch[cpu] || !size_f ||
+	    !caller || caller->offset >= ev->size)
+		goto done;
+	if (tep_read_number_field(size_f, ev->data, &n))
+		goto done;
+	room = (ev->size - caller->offset) / 8;
+	/* entries (newer kernels), or bytes (some older ones) */
+	if (n > (unsigned long long)room)
+		n /= 8;
+	if (n > (unsigned long long)room)
+		n = (unsigned long long)room;
+	for (; k < (int)n && k < 128; k++)
+		memcpy(&addr[k], (const char *)ev->data + caller->offset + 8 * k, 8);
+	id = stacks_intern(p->stacks, addr, k);
+	if (id < 0)
+		return -1;
+	if (id && store_switch_stack(p->store, p->sleep_switch[cpu] - 1, cpu, id))
+		return -1;
+done:
+	if (cpu >= 0 && (size_t)cpu < p->nsleep)
+		p->sleep_switch[cpu] = 0;
+	return 0;
 }
 
 /* Names the task of the pid_slot/comm_slot fields. When that task is the
@@ -359,6 +413,17 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	if (decode_record(p->decode, data, size, cpu, ts, &ev)) {
 		p->undecodable++;
 		return 0;
+	}
+	if (ev.event->id == p->kstack_id)
+		return kernel_stack(p, &ev);
+	if (p->kstack_id >= 0 && cpu >= 0) {
+		/* the CPU's last record, for its next kernel_stack */
+		if ((size_t)cpu >= p->nsleep &&
+		    grow_array(&p->sleep_switch, &p->nsleep, sizeof(*p->sleep_switch),
+			       (size_t)cpu + 1, 1))
+			return -1;
+		p->sleep_switch[cpu] = ev.kind == DECODE_SCHED_SWITCH &&
+			(ev.has & DECODE_HAS_V1) && (ev.v[1] & 3) ? ts + 1 : 0;
 	}
 	switch (ev.kind) {
 	case DECODE_SCHED_SWITCH:
@@ -618,6 +683,8 @@ int pipeline_write_stats(struct pipeline *p, int64_t capture)
 		       (int64_t)resolve_tasks_without_tgid(p->resolve)) ||
 	    store_stat(p->store, capture, "comm_updates", -1,
 		       (int64_t)resolve_updates(p->resolve)) ||
+	    (p->kernel_stacks &&
+	     store_stat(p->store, capture, "kernel_stacks", -1, (int64_t)p->kernel_stacks)) ||
 	    store_stat(p->store, capture, "lost_event_records", -1,
 		       (int64_t)p->lost_records))
 		return -1;

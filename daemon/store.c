@@ -16,6 +16,8 @@ static const char *const misc_sql[ST_COUNT] = {
 	[ST_LOST] = "INSERT INTO lost_events VALUES (?,?,?)",
 	[ST_STAT] = "INSERT INTO stats VALUES (?,?,?,?)",
 	[ST_CLOCK] = "INSERT INTO clock_map VALUES (?,?,?,?)",
+	[ST_STACK] = "INSERT OR IGNORE INTO stacks VALUES (?,?)",
+	[ST_SWITCH_STACK] = "INSERT OR REPLACE INTO switch_stack VALUES (?,?,?)",
 	[ST_CGROUP_END] = "UPDATE cgroup_history SET end_ts = ?2 WHERE pid = ?1 AND end_ts IS NULL",
 	[ST_CGROUP] = "INSERT INTO cgroup_history (pid, cgroup, path, start_ts, source) "
 		      "VALUES (?1, ?3, ?4, ?2, ?5)",
@@ -398,6 +400,30 @@ int store_cgroup(struct store *s, int32_t pid, uint64_t ts, const char *path,
 	o->text2_len = (uint32_t)strlen(name);
 	o->has = 1;
 	return o->text == UINT32_MAX || o->text2 == UINT32_MAX ? -1 : 0;
+}
+
+int store_stack(struct store *s, int64_t id, const char *frames, size_t len)
+{
+	struct op *o = st_new_op(s, OP_STACK);
+
+	if (!o)
+		return -1;
+	o->v[0] = id;
+	o->text = st_add_text(s, frames, len);
+	o->text_len = (uint32_t)len;
+	return o->text == UINT32_MAX ? -1 : 0;
+}
+
+int store_switch_stack(struct store *s, uint64_t ts, int cpu, int64_t id)
+{
+	struct op *o = st_new_op(s, OP_SWITCH_STACK);
+
+	if (!o)
+		return -1;
+	o->ts = ts;
+	o->cpu = cpu;
+	o->v[0] = id;
+	return 0;
 }
 
 int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count)

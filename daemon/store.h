@@ -97,6 +97,11 @@ enum store_cgroup_source {
 int store_cgroup(struct store *s, int32_t pid, uint64_t ts, const char *path,
 		 size_t len, const char *name, enum store_cgroup_source source);
 
+/* A kernel stack (stacks.h): its row in `stacks` (kept if there), and
+ * the switch at (ts, cpu) that went to sleep in it. */
+int store_stack(struct store *s, int64_t id, const char *frames, size_t len);
+int store_switch_stack(struct store *s, uint64_t ts, int cpu, int64_t id);
+
 /* A counter of capture `capture`; cpu < 0 for the whole capture. */
 int store_stat(struct store *s, int64_t capture, const char *name, int cpu,
 	       int64_t value);

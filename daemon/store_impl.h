@@ -36,7 +36,8 @@
 enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
 
 enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
-       ST_CLOCK, ST_CGROUP_END, ST_CGROUP, ST_BEGIN, ST_COMMIT, ST_COUNT };
+       ST_CLOCK, ST_CGROUP_END, ST_CGROUP, ST_STACK, ST_SWITCH_STACK, ST_BEGIN,
+       ST_COMMIT, ST_COUNT };
 
 /* Writes go through a writer thread: the caller (decode and resolve)
  * fills a batch of operations while the thread runs the previous one
@@ -44,7 +45,7 @@ enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
  * operation copies everything it needs: the record it came from is gone
  * by the time it is written. */
 enum op_kind { OP_EVENT, OP_COMM, OP_HISTORY, OP_TYPE, OP_LOST, OP_CLOCK, OP_BEGIN,
-	       OP_COMMIT, OP_PATCH, OP_CGROUP };
+	       OP_COMMIT, OP_PATCH, OP_CGROUP, OP_STACK, OP_SWITCH_STACK };
 
 struct op {
 	uint8_t op;		/* enum op_kind */

@@ -514,6 +514,17 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 		return st_step(s, st, "storing a clock reading");
 	case OP_PATCH:
 		return run_patch(s, o);
+	case OP_STACK:
+		st = s->misc[ST_STACK];
+		sqlite3_bind_int64(st, 1, o->v[0]);
+		bind_text(st, 2, b, o->text, o->text_len, 1);
+		return st_step(s, st, "storing a stack");
+	case OP_SWITCH_STACK:
+		st = s->misc[ST_SWITCH_STACK];
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)o->ts);
+		sqlite3_bind_int(st, 2, o->cpu);
+		sqlite3_bind_int64(st, 3, o->v[0]);
+		return st_step(s, st, "storing a switch's stack");
 	case OP_CGROUP: {
 		static const char *const source[] = {
 			[STORE_CG_PROC] = "proc", [STORE_CG_ATTACH] = "cgroup_attach_task",

@@ -58,7 +58,8 @@ check_eq "check-config: max-age from the file" 15m "$(setting max-age)"
 check_eq "check-config: max-db-mb from the file" 64 "$(setting max-db-mb)"
 check_eq "check-config: instance default" commd "$(setting instance)"
 check_eq "check-config: clock default" local "$(setting clock)"
-check_eq "check-config: prints every option" 14 "$(grep -c ' = ' <<< "$OUT")"
+check_eq "check-config: prints every option" 15 "$(grep -c ' = ' <<< "$OUT")"
+check_eq "check-config: stacks default" no "$(setting stacks)"
 
 # --- precedence ----------------------------------------------------------------------
 RC=0
@@ -80,6 +81,14 @@ check_eq "COMMD_CONFIG names the file: exit" 0 "$RC"
 check_eq "COMMD_CONFIG names the file (db)" /tmp/from-file.db "$(setting db)"
 check_eq "COMMD_CONFIG + command line (commit-ms)" 500 "$(setting commit-ms)"
 
+# --stacks alone is yes; --stacks=no, the file and the environment
+RC=0
+OUT=$("$COMMD" check-config "$conf" --stacks 2>&1) || RC=$?
+check_eq "check-config --stacks: yes" "0 yes" "$RC $(setting stacks)"
+RC=0
+OUT=$(COMMD_STACKS=yes "$COMMD" check-config "$conf" --stacks=no 2>&1) || RC=$?
+check_eq "check-config COMMD_STACKS=yes --stacks=no: no (the command line wins)" "0 no" "$RC $(setting stacks)"
+
 # --- errors --------------------------------------------------------------------------------
 # bad FILE_TEXT EXPECTED_LINE_PATTERN: check-config of a file with it.
 n=0
@@ -98,6 +107,7 @@ bad 'db = /x\n\n\n\n\n\ncommit_ms = abc\n' "^commd: $TMP/bad1.conf:7: commit_ms:
 bad 'max-age = 5 minutes\n' ":1: max-age: expected 0 \(keep everything\) or N\[s\|m\|h\|d\] up to 3650d, got '5 minutes'$"
 bad '# x\nbuffer-kb = 2\n' ":2: buffer-kb: expected 4\.\.16777216 \(KiB per CPU\) or auto, got '2'$"
 bad 'clock = Mono Raw\n' ":1: clock: expected a trace clock name \(local, mono, global, \.\.\.\), got 'Mono Raw'$"
+bad 'stacks = maybe\n' ":1: stacks: expected yes or no, got 'maybe'$"
 bad 'max-db-mb = -1\n' ":1: max-db-mb: expected 0\.\.1073741824 .*got '-1'$"
 bad 'instance = ../etc\n' ":1: instance: expected an instance name .*got '\.\./etc'$"
 bad 'log-level = loud\n' ":1: log-level: expected error, warning, notice, info or debug, got 'loud'$"

@@ -10,7 +10,7 @@ foreach(t derived-cpu-time derived-latency derived-losses derived-thread-state d
 	string(REPLACE "-" "_" name "${t}")
 	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh import TIMEOUT 600)
 endforeach()
-foreach(t derived-live derived-processes derived-runtime derived-cgroup-import)
+foreach(t derived-live derived-processes derived-runtime derived-cgroup-import derived-stacks-import)
 	string(REPLACE "-" "_" name "${t}")
 	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh live SERIAL TIMEOUT 600)
 endforeach()
