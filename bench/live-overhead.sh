@@ -8,7 +8,9 @@
 #             private instance, to a trace.dat;
 #   commd     commd capturing into SQLite (default settings);
 #   commd-CLK commd with --clock CLK, for each CLK in $CLOCKS (none by
-#             default; CLOCKS=mono shows what the mono clock costs).
+#             default; CLOCKS=mono shows what the mono clock costs);
+#   commd-stacks  commd --stacks, with STACKS=1 (the kernel stack of
+#             every switch into sleep: what it costs).
 # Prints the workload's median time in each and its own CPU time, the CPU
 # seconds commd and trace-cmd spent (user+sys from their rusage,
 # /usr/bin/time, children included) per million events stored, and the
@@ -18,7 +20,7 @@
 # for its median. Dirty pages are written back before every timed load (a
 # previous run's files must not be flushed during the next), and trace-cmd
 # and commd swap places every other round.
-#   [CLOCKS="mono ..."] bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
+#   [CLOCKS="mono ..."] [STACKS=1] bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-5}
@@ -138,12 +140,14 @@ for i in $(seq "$runs"); do
 	for clk in ${CLOCKS:-}; do
 		commd_run "commd-$clk" --clock "$clk"
 	done
+	[ -z "${STACKS:-}" ] || commd_run commd-stacks --stacks
 	tc_count
 done
 
 [ -n "${DEBUG:-}" ] && cat "$work/results" >&2
 extra=
 for clk in ${CLOCKS:-}; do extra+=" commd-$clk"; done
+[ -z "${STACKS:-}" ] || extra+=" commd-stacks"
 awk -v g="$groups" -v l="$loops" -v n="$runs" -v extra="$extra" '
 function median(k,   i, j, t, m) {
 	m = cnt[k]
