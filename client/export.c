@@ -1,9 +1,11 @@
 /* export.c — see export.h.
  *
- * One batch of four statements, whose results come in order: the window
- * and the capture's source, the tasks (metadata), the slices, the losses.
- * Each row becomes one event written at once; a CPU's track is named
- * when its first event comes, so no statement has to list the CPUs.
+ * One batch of seven statements, whose results come in order: the window
+ * and the capture's source, the tasks (metadata), the slices, the losses,
+ * the tasks' states (thread_state), the wakeups (flow events from the
+ * waker's track to the wakee's) and the renames. Each row becomes one
+ * event written at once; a CPU's track is named when its first event
+ * comes, so no statement has to list the CPUs.
  */
 #include "export.h"
 #include "json.h"
@@ -22,7 +24,7 @@
 
 #define BUFFER_SIZE (1 << 16)
 
-enum { Q_WINDOW, Q_THREADS, Q_SLICES, Q_LOST, NQUERIES };
+enum { Q_WINDOW, Q_THREADS, Q_SLICES, Q_LOST, Q_STATES, Q_FLOWS, Q_RENAMES, NQUERIES };
 
 struct exporter {
 	struct report_sink_error err;
@@ -39,7 +41,7 @@ struct exporter {
 	int ncpus;
 	size_t cpus_cap;
 
-	uint64_t slices, threads, losses;
+	uint64_t slices, threads, losses, nstates, flows, renames;
 };
 
 /* After an event: a write error (a full disk, a closed pipe) stops the
@@ -189,13 +191,34 @@ static void build_sql(struct sbuf *b, const struct report_args *a)
 	sbuf_printf(b, "\n"
 "SELECT l.cpu, l.ts, l.count FROM lost_events l, w\n"
 "WHERE l.ts >= w.lo AND l.ts < w.hi;\n");
+	/* each task's states over the window, on its own track */
+	report_window_cte(b, a);
+	sbuf_printf(b, "\n"
+"SELECT max(s.ts, w.lo) AS ts, min(s.ts + s.dur, w.hi) - max(s.ts, w.lo) AS dur,\n"
+"       s.pid, " TGID_OF("s.pid", "s.ts") " AS tgid, s.comm, s.state, s.cpu\n"
+"FROM thread_state s, w\n"
+"WHERE s.pid <> 0 AND s.dur > 0 AND s.ts < w.hi AND s.ts + s.dur > w.lo;\n");
+	/* the wakeups that begin in the window, from a task to a task */
+	report_window_cte(b, a);
+	sbuf_printf(b, "\n"
+"SELECT l.ts, l.latency, l.pid, " TGID_OF("l.pid", "l.ts") " AS tgid,\n"
+"       l.waker_pid, " TGID_OF("l.waker_pid", "l.ts") " AS waker_tgid\n"
+"FROM wl l WHERE l.waker_pid > 0 AND l.pid > 0;\n");
+	/* the names a task took inside the window (not its first) */
+	report_window_cte(b, a);
+	sbuf_printf(b, "\n"
+"SELECT r.start_ts, r.pid, " TGID_OF("r.pid", "r.start_ts") " AS tgid, r.comm\n"
+"FROM comm_history r, w\n"
+"WHERE r.pid <> 0 AND r.comm IS NOT NULL AND r.start_ts >= w.lo AND r.start_ts < w.hi\n"
+"  AND EXISTS (SELECT 1 FROM comm_history p WHERE p.pid = r.pid AND p.life = r.life\n"
+"              AND p.start_ts < r.start_ts);\n");
 }
 
 /* ---- the sinks ---- */
 
-static const int ncols[NQUERIES] = { 4, 3, 9, 3 };
+static const int ncols[NQUERIES] = { 4, 3, 9, 3, 7, 6, 4 };
 static const char *const what[NQUERIES] = {
-	"window", "tasks", "slices", "losses",
+	"window", "tasks", "slices", "losses", "states", "wakeups", "renames",
 };
 
 static int ex_begin(void *ctx, const struct output_column *c, int n)
@@ -309,6 +332,74 @@ static int lost_row(struct exporter *x, const struct output_value *v)
 	return written(x);
 }
 
+/* A task's own track: its process (the thread group; the task itself
+ * when that is not known) and its tid. */
+static void task_ids(struct exporter *x, const struct output_value *tgid,
+		     const struct output_value *pid)
+{
+	int64_t p = report_int(pid, -1);
+
+	fprintf(x->f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, report_int(tgid, p), p);
+}
+
+/* ts, dur, pid, tgid, comm, state, cpu: a slice of the task's track
+ * named by its state, the name it had then in args. */
+static int state_row(struct exporter *x, const struct output_value *v)
+{
+	x->nstates++;
+	event(x);
+	fputs("{\"ph\":\"X\",\"cat\":\"state\",\"name\":", x->f);
+	json_value_string(x->f, &v[5], "?");
+	fputs(",\"ts\":", x->f);
+	json_us(x->f, report_int(&v[0], 0));
+	fputs(",\"dur\":", x->f);
+	json_us(x->f, report_int(&v[1], 0));
+	task_ids(x, &v[3], &v[2]);
+	fputs(",\"args\":{\"comm\":", x->f);
+	json_value_string(x->f, &v[4], "<...>");
+	fputs(",\"cpu\":", x->f);
+	json_int(x->f, &v[6]);
+	fputs("}}", x->f);
+	return written(x);
+}
+
+/* ts, latency, pid, tgid, waker_pid, waker_tgid: a flow from the waker's
+ * track at the waking to the wakee's where it runs. */
+static int flow_row(struct exporter *x, const struct output_value *v)
+{
+	int64_t ts = report_int(&v[0], 0);
+
+	x->flows++;
+	event(x);
+	fprintf(x->f, "{\"ph\":\"s\",\"cat\":\"wakeup\",\"name\":\"wakeup\","
+		"\"id\":%" PRIu64 ",\"ts\":", x->flows);
+	json_us(x->f, ts);
+	task_ids(x, &v[5], &v[4]);
+	fputs("},\n", x->f);
+	fprintf(x->f, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"wakeup\",\"name\":\"wakeup\","
+		"\"id\":%" PRIu64 ",\"ts\":", x->flows);
+	json_us(x->f, ts + report_int(&v[1], 0));
+	task_ids(x, &v[3], &v[2]);
+	fputs(",\"args\":{\"latency_us\":", x->f);
+	json_us(x->f, report_int(&v[1], 0));
+	fputs("}}", x->f);
+	return written(x);
+}
+
+/* start_ts, pid, tgid, comm: the task took a new name. */
+static int rename_row(struct exporter *x, const struct output_value *v)
+{
+	x->renames++;
+	event(x);
+	fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"comm\",\"name\":\"renamed\",\"ts\":", x->f);
+	json_us(x->f, report_int(&v[0], 0));
+	task_ids(x, &v[2], &v[1]);
+	fputs(",\"args\":{\"comm\":", x->f);
+	json_value_string(x->f, &v[3], "<...>");
+	fputs("}}", x->f);
+	return written(x);
+}
+
 static int ex_row(void *ctx, const struct output_value *v, int n)
 {
 	struct exporter *x = ctx;
@@ -321,8 +412,14 @@ static int ex_row(void *ctx, const struct output_value *v, int n)
 		return thread_row(x, v);
 	case Q_SLICES:
 		return slice_row(x, v);
-	default:
+	case Q_LOST:
 		return lost_row(x, v);
+	case Q_STATES:
+		return state_row(x, v);
+	case Q_FLOWS:
+		return flow_row(x, v);
+	default:
+		return rename_row(x, v);
 	}
 }
 
@@ -367,8 +464,9 @@ static void trailer(struct exporter *x, const struct report_args *a)
 	else
 		fputs("null", x->f);
 	fprintf(x->f, ",\"slices\":%" PRIu64 ",\"tasks\":%" PRIu64
-		",\"loss_records\":%" PRIu64 ",\"idle\":\"left out\"}}\n",
-		x->slices, x->threads, x->losses);
+		",\"loss_records\":%" PRIu64 ",\"states\":%" PRIu64 ",\"wakeups\":%"
+		PRIu64 ",\"renames\":%" PRIu64 ",\"idle\":\"left out\"}}\n",
+		x->slices, x->threads, x->losses, x->nstates, x->flows, x->renames);
 }
 
 int export_run(const struct report_args *a, report_run_fn *run, void *ctx)

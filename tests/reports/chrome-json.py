@@ -10,9 +10,15 @@ process "CPUs"; every task of a slice named by a thread_name event; with
 LO and HI (ns), every slice and loss inside the window [LO, HI).  Any
 problem is printed as "FAIL ..." on stderr, and the exit status is 1.
 
+Also the tasks' own tracks (process = thread group, thread = task): X
+events of category "state" named by the state, each task's never
+overlapping; wakeup flows, an "s" on the waker's track and an "f" (bp "e")
+on the wakee's, one of each per id, the f not before the s; "renamed"
+instants with the new comm in args.
+
 Prints on stdout, one "key value" a line: slices, lost_slices, losses,
 global_losses, tasks (thread_name events of tasks), processes, cpus (the
-CPUs with a track, space-separated); and writes to SUMS, sorted by comm,
+CPUs with a track, space-separated), states, flows, renames; and writes to SUMS, sorted by comm,
 "comm|ns" lines: the time of each comm's slices, in ns, exactly (the
 file's decimals are read as decimals, never as binary floats).
 """
@@ -68,6 +74,8 @@ def main():
     process_names = {}
     used_cpu_tids = set()
     slice_tasks = set()
+    state_spans = collections.defaultdict(list)   # tid -> [(ts, end)]
+    flow_s, flow_f = {}, {}
     for i, e in enumerate(doc["traceEvents"]):
         where = "event %d" % i
         if not isinstance(e, dict):
@@ -99,6 +107,28 @@ def main():
                 cpu_sort[e["tid"]] = args.get("sort_index")
             elif name != "process_sort_index":
                 fail("%s: unknown metadata %r" % (where, name))
+        elif ph == "X" and e.get("cat") == "state":
+            dur = ns(e.get("dur"), where + " dur")
+            if e.get("name") not in ("running", "runnable", "sleeping", "uninterruptible",
+                                     "idle", "stopped", "traced", "parked") and \
+                    not str(e.get("name")).startswith("state "):
+                fail("%s: a state slice named %r" % (where, e.get("name")))
+            if dur <= 0 or ts < lo or ts + dur > hi:
+                fail("%s: empty, or outside the window [%d, %d): %r" % (where, lo, hi, e))
+            if e["pid"] == CPUS_PID or "comm" not in args:
+                fail("%s: a state slice off its task's track, or without comm: %r" % (where, e))
+            state_spans[e["tid"]].append((ts, ts + dur))
+            counts["states"] += 1
+        elif ph in ("s", "f"):
+            if e.get("cat") != "wakeup" or not isinstance(e.get("id"), int):
+                fail("%s: unexpected flow event: %r" % (where, e))
+                continue
+            if ph == "f" and e.get("bp") != "e":
+                fail("%s: a flow end not bound to its enclosing slice: %r" % (where, e))
+            side = flow_s if ph == "s" else flow_f
+            if e["id"] in side:
+                fail("%s: flow id %d twice" % (where, e["id"]))
+            side[e["id"]] = ts
         elif ph == "X":
             if not isinstance(e.get("name"), str):
                 fail("%s: X without a name: %r" % (where, e))
@@ -119,6 +149,11 @@ def main():
             counts["slices"] += 1
             if args.get("lost") is True:
                 counts["lost_slices"] += 1
+        elif ph == "i" and e.get("cat") == "comm":
+            if e.get("name") != "renamed" or not isinstance(args.get("comm"), str) or \
+                    e["pid"] == CPUS_PID or ts < lo or ts >= hi:
+                fail("%s: unexpected rename: %r" % (where, e))
+            counts["renames"] += 1
         elif ph == "i":
             if e.get("name") != "events lost" or e.get("s") not in ("t", "g"):
                 fail("%s: unexpected instant: %r" % (where, e))
@@ -148,6 +183,20 @@ def main():
     for pid, tid in sorted(slice_tasks, key=str):
         if tid not in named:
             fail("task %r (process %r) has slices but no thread_name" % (tid, pid))
+    for tid, spans in state_spans.items():
+        spans.sort()
+        for (a, b), (c, _) in zip(spans, spans[1:]):
+            if c < b:
+                fail("task %d: state slices overlap at %d" % (tid, c))
+                break
+    if set(flow_s) != set(flow_f):
+        fail("flows without both ends: %r" % sorted(set(flow_s) ^ set(flow_f))[:5])
+    for i in flow_s:
+        if i in flow_f and flow_f[i] < flow_s[i]:
+            fail("flow %d ends before it starts" % i)
+    print("states %d" % counts["states"])
+    print("flows %d" % len(flow_s))
+    print("renames %d" % counts["renames"])
     print("slices %d" % counts["slices"])
     print("lost_slices %d" % counts["lost_slices"])
     print("losses %d" % counts["losses"])

@@ -3,7 +3,9 @@
 # chrome://tracing read (chrome-json.py checks its structure), and it
 # round-trips: as many complete events as the sched table has slices of
 # tasks, the same time per comm to the ns, a loss instant per lost_events
-# record, a thread_name per task; for a --from/--to window too (the part
+# record, a thread_name per task; on each task's own track a state slice
+# per thread_state row, a wakeup flow (waker to wakee) per wakeup between
+# tasks, a "renamed" instant per new name; for a --from/--to window too (the part
 # of each slice inside it, as `commq top`).  Names with quotes,
 # backslashes, control bytes and invalid UTF-8 are escaped; --sql, stdout
 # and the socket; failures (an unwritable path, a write error, a failed
@@ -48,6 +50,16 @@ check_export() {
 		"$(ref "$db" "select count(distinct pid) from comm_history
 			where pid <> 0 and comm is not null and start_ts < $hi
 			  and (end_ts is null or end_ts > $lo)")" "$(summary tasks)"
+	expect_eq "$name: a state slice per thread_state row of a task in the window" \
+		"$(ref "$db" "select count(*) from thread_state where pid <> 0 and dur > 0
+			and ts < $hi and ts + dur > $lo")" "$(summary states)"
+	expect_eq "$name: a wakeup flow per wakeup between tasks beginning in the window" \
+		"$(ref "$db" "select count(*) from wakeup_latency where pid > 0 and waker_pid > 0
+			and ts >= $lo and ts < $hi")" "$(summary flows)"
+	expect_eq "$name: a renamed instant per name a task took in the window" \
+		"$(ref "$db" "select count(*) from comm_history r where r.pid <> 0 and r.comm is not null
+			and r.start_ts >= $lo and r.start_ts < $hi and exists (select 1 from comm_history p
+			where p.pid = r.pid and p.life = r.life and p.start_ts < r.start_ts)")" "$(summary renames)"
 	expect_eq "$name: CPU tracks" \
 		"$(ref "$db" "select group_concat(cpu, ' ') from (
 			select distinct cpu from sched where $in union
@@ -95,11 +107,11 @@ start_fake_server "$T/sched-drops.db"
 commq_ok "export socket" --socket "$SOCK" export --chrome-json "$T/socket.json"
 expect_same "export socket same as file" "$T/sched-drops.json" "$T/socket.json"
 
-# --sql: four statements, needing no database, that sqlite3 runs; the
+# --sql: seven statements, needing no database, that sqlite3 runs; the
 # slices statement gives as many rows as the file has X events
 COMMD_SOCKET=$T/no-such-socket commq_ok "export --sql" --sql export --from +15ms
 cp "$T/got" "$T/export.sql"
-expect_eq "export --sql: statements" 4 "$(grep -c ';$' "$T/export.sql")"
+expect_eq "export --sql: statements" 7 "$(grep -c ';$' "$T/export.sql")"
 ref -csv "$T/sched-drops.db" <"$T/export.sql" >"$T/rows" 2>"$T/sqlite.err" ||
 	fail "export --sql: sqlite3 refused it: $(cat "$T/sqlite.err")"
 expect_eq "export --sql: the window first" "$lo" "$(head -n 1 "$T/rows" | cut -d, -f1)"
