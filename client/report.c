@@ -530,6 +530,21 @@ static void util_intervals_sql(struct sbuf *b, const struct report_args *a)
 "           AND k + 1 < %d)", util_interval(a), UTIL_MAX_INTERVALS);
 }
 
+/* After g(k, KEYS..., t, pids): a row per interval and key, its time and
+ * its share of one CPU over the interval (the last may be shorter). */
+static void util_per_interval(struct sbuf *b, const char *keys, const char *order)
+{
+	sbuf_printf(b, ",\n"
+"x AS (SELECT g.*, u.lo + g.k * u.iv AS t0,\n"
+"             min(u.iv, u.hi - (u.lo + g.k * u.iv)) AS len FROM g, u)\n"
+"SELECT t0 AS ts, ");
+	report_wall_sql(b, "t0");
+	sbuf_printf(b, " AS wall, %s, pids,\n"
+"       round(t / 1e6, 3) AS time_ms,\n"
+"       round(100.0 * t / len, 2) AS cpu_pct\n"
+"FROM x ORDER BY t0, t DESC, %s;\n", keys, order);
+}
+
 /* Busy, idle and unknown time per CPU and interval, or CPU time per comm
  * and interval, from the sched slices: each slice's part inside the
  * window is cut at the interval edges (its first and last interval, and
@@ -563,30 +578,16 @@ static void util_sql(struct sbuf *b, const struct report_args *a)
 "        AND (g.end_ts IS NULL OR g.end_ts > p.pa)\n"
 "      WHERE p.pid <> 0),\n"
 "g AS (SELECT k, cgroup, path, sum(t) AS t, count(DISTINCT pid) AS pids\n"
-"      FROM j WHERE t > 0 GROUP BY k, cgroup, path),\n"
-"x AS (SELECT g.*, u.lo + g.k * u.iv AS t0,\n"
-"             min(u.iv, u.hi - (u.lo + g.k * u.iv)) AS len FROM g, u)\n"
-"SELECT t0 AS ts, ");
-		report_wall_sql(b, "t0");
-		sbuf_printf(b, " AS wall, cgroup, path, pids,\n"
-"       round(t / 1e6, 3) AS time_ms,\n"
-"       round(100.0 * t / len, 2) AS cpu_pct\n"
-"FROM x ORDER BY t0, t DESC, cgroup;\n");
+"      FROM j WHERE t > 0 GROUP BY k, cgroup, path)");
+		util_per_interval(b, "cgroup, path", "cgroup");
 		return;
 	}
 	if (a->by_set && a->by == REPORT_BY_COMM) {
 		/* Idle (pid 0) is left out: --by cpu has it. */
 		sbuf_printf(b, ",\n"
 "g AS (SELECT k, comm, sum(t) AS t, count(DISTINCT pid) AS pids\n"
-"      FROM p WHERE pid <> 0 GROUP BY k, comm),\n"
-"x AS (SELECT g.*, u.lo + g.k * u.iv AS t0,\n"
-"             min(u.iv, u.hi - (u.lo + g.k * u.iv)) AS len FROM g, u)\n"
-"SELECT t0 AS ts, ");
-		report_wall_sql(b, "t0");
-		sbuf_printf(b, " AS wall, comm, pids,\n"
-"       round(t / 1e6, 3) AS time_ms,\n"
-"       round(100.0 * t / len, 2) AS cpu_pct\n"
-"FROM x ORDER BY t0, t DESC, comm;\n");
+"      FROM p WHERE pid <> 0 GROUP BY k, comm)");
+		util_per_interval(b, "comm", "comm");
 		return;
 	}
 	sbuf_printf(b, ",\n"
