@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # derived-stacks-import.sh - kernel stacks from an imported trace.dat:
-# trace-cmd records a copy of sleep (`offsleep 0.2`) with -T (a
+# trace-cmd records a copy of sleep (`offsleep 0.2`, exec'd by a shell
+# that ran first) with -T (a
 # kernel_stack after every event), commd imports it. Then:
 #   - offcpu has the sleeper's 200 ms asleep (S: to its wakeup; the wait
 #     to run after it is offcpu.runnable) in a stack through do_nanosleep;
@@ -16,7 +17,10 @@ COMMQ=${COMMQ:-$(dirname "$COMMD")/commq}
 dat=$TMPDIR_TEST/stk.dat
 db=$TMPDIR_TEST/stk.db
 cp /bin/sleep "$TMPDIR_TEST/offsleep"
-RECORD_ARGS="-T" record_fresh stacks "$dat" "$TMPDIR_TEST/offsleep" 0.2
+# (a shell that first waits for a child, then becomes the sleeper: by
+# then both CPUs have switched, so that the sleeper's slices are known
+# even on a VM whose idle exits are never traced)
+RECORD_ARGS="-T" record_fresh stacks "$dat" bash -c 'sleep 0.05; exec "$0" 0.2' "$TMPDIR_TEST/offsleep"
 import_ok "$dat" "$db" || finish
 pid=$(q "$db" "SELECT pid FROM comm_history WHERE comm = 'offsleep' LIMIT 1")
 check_true "the sleeper is in the trace" "a pid" "${pid:-none}" test -n "$pid"
@@ -27,7 +31,7 @@ check_true "offcpu: the sleeper asleep (S) 200 ms (to its wakeup, + 30) through 
 
 # trace-cmd report's stacks after the sleeper's switches into sleep:
 # "ts frames" (ts in ns, frames outermost first).
-LC_ALL=C trace-cmd report -i "$dat" 2> /dev/null | LC_ALL=C awk -v pid="$pid" '
+LC_ALL=C trace-cmd report -t -i "$dat" 2> /dev/null | LC_ALL=C awk -v pid="$pid" '
 	function ns(t,  a) { split(t, a, "."); return a[1] substr(a[2] "000000000", 1, 9) }
 	function flush(  s, i) {
 		if (!cur) return
@@ -35,14 +39,15 @@ LC_ALL=C trace-cmd report -i "$dat" 2> /dev/null | LC_ALL=C awk -v pid="$pid" '
 		for (i = nf; i >= 1; i--) s = s (s == "" ? "" : ";") f[i]
 		print cur, s; cur = ""; nf = 0
 	}
-	/ sched_switch: / && index($0, " prev_pid=" pid " ") && / prev_state=[SD] / {
+	function cpu_of(line) { match(line, /\[[0-9][0-9][0-9]\]/); return substr(line, RSTART + 1, 3) + 0 }
+	# the sched_switch plugin prints "prev_comm:prev_pid [prio] STATE ==> ..."
+	/ sched_switch: / && match($0, ":" pid " \\[[0-9]+\\] [SD][^ ]* ==>") {
 		for (i = 2; i <= NF; i++) if ($i == "sched_switch:") { t = $(i - 1); sub(/:$/, "", t) }
-		c = $0; sub(/^.*\[/, "", c); sub(/\].*$/, "", c)
-		pend[c + 0] = ns(t); next
+		pend[cpu_of($0)] = ns(t); next
 	}
 	/ kernel_stack: / {
 		flush()
-		c = $0; sub(/^.*\[/, "", c); sub(/\].*$/, "", c); c += 0
+		c = cpu_of($0)
 		if (c in pend && pend[c] != "") { cur = pend[c]; skip = 1 }
 		delete pend[c]; next
 	}
