@@ -56,6 +56,7 @@ struct comm {
 	char *name;
 	uint32_t hash;
 	uint64_t ns;		/* time run inside the window */
+	uint8_t palette;	/* 1..PALETTE: one of the busiest; 0: by hash */
 };
 
 struct timeline {
@@ -88,7 +89,17 @@ struct timeline {
 	int plot_w, per_px;	/* for the grid: pixels, columns per pixel */
 };
 
-/* ---- colours: a hash of the name picks the hue ---- */
+/* ---- colours ----
+ *
+ * The busiest comms of the window get colours of their own, far apart:
+ * no two of these twelve are closer than 29 in CIELAB (CIE76 delta E;
+ * tests/reports/timeline.sh checks it), nor within 40 of the idle grey.
+ * The others: a hash of the name picks the hue. */
+#define PALETTE 12
+static const char *const palette[PALETTE] = {
+	"#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4",
+	"#f032e6", "#ffe119", "#469990", "#9a6324", "#bfef45", "#000075",
+};
 
 static uint32_t fnv1a(const char *s)
 {
@@ -117,7 +128,7 @@ static double pow10i(int e)
 }
 
 /* HSL with the hue from the hash, saturation 50-79%, lightness 45-59%. */
-static void comm_color(uint32_t h, char out[8])
+static void hash_color(uint32_t h, char out[8])
 {
 	double hue = h % 360, sat = (50 + (h >> 10) % 30) / 100.0,
 	       light = (45 + (h >> 20) % 15) / 100.0;
@@ -141,6 +152,14 @@ static void comm_color(uint32_t h, char out[8])
 	snprintf(out, 8, "#%02x%02x%02x", (unsigned)((r + m) * 255 + 0.5),
 		 (unsigned)((g + m) * 255 + 0.5),
 		 (unsigned)((b + m) * 255 + 0.5));
+}
+
+static void comm_color(const struct comm *c, char out[8])
+{
+	if (c->palette)
+		snprintf(out, 8, "%s", palette[c->palette - 1]);
+	else
+		hash_color(c->hash, out);
 }
 
 /* ---- interning comms ---- */
@@ -715,7 +734,7 @@ static void draw_lane(FILE *f, const struct layout *L,
 		} else if (l.kind == 2) {
 			char color[8];
 
-			comm_color(t->comms[l.id].hash, color);
+			comm_color(&t->comms[l.id], color);
 			fprintf(f, "<rect class=\"s\" x=\"%.2f\" y=\"%d\" "
 				"width=\"%.2f\" height=\"%d\" fill=\"%s\"%s>"
 				"<title>", col_x(L, t, c), y,
@@ -789,6 +808,24 @@ static int by_time_desc(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The PALETTE busiest comms (their time in the window) get its colours,
+ * busiest first. Returns 0, or -1 out of memory. */
+static int rank_colors(struct timeline *t)
+{
+	struct comm **top = malloc((t->ncomms ? t->ncomms : 1) * sizeof(*top));
+
+	if (!top)
+		return -1;
+	for (uint32_t i = 0; i < t->ncomms; i++)
+		top[i] = &t->comms[i];
+	qsort(top, t->ncomms, sizeof(*top), by_time_desc);
+	for (uint32_t i = 0; i < t->ncomms && i < PALETTE; i++)
+		if (top[i]->ns)
+			top[i]->palette = (uint8_t)(i + 1);
+	free(top);
+	return 0;
+}
+
 static int draw_legend(FILE *f, const struct layout *L,
 		       const struct timeline *t)
 {
@@ -808,7 +845,7 @@ static int draw_legend(FILE *f, const struct layout *L,
 		int y = L->legend_y + item / per_row * LEGEND_ROW_H;
 		char color[8];
 
-		comm_color(top[i]->hash, color);
+		comm_color(top[i], color);
 		fprintf(f, "<g class=\"key\" data-comm=\"");
 		xml_text(f, top[i]->name);
 		fprintf(f, "\"><rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
@@ -1091,7 +1128,7 @@ int timeline_run(const struct report_args *a, report_run_fn *run, void *ctx)
 		log_error("%s", t.err.msg);
 		goto out;
 	}
-	if (draw(f, &t, width, html) < 0) {
+	if (rank_colors(&t) < 0 || draw(f, &t, width, html) < 0) {
 		log_error("%s", strerror(ENOMEM));
 		goto out;
 	}

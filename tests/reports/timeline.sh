@@ -11,6 +11,7 @@ set -euo pipefail
 # shellcheck source=tests/reports/lib.sh
 source "$(dirname "$0")/lib.sh"
 need xmllint libxml2-utils
+need python3 python3
 import sched-v7
 import sched-drops
 import sched-rename
@@ -82,18 +83,28 @@ for fixture in sched-v7 sched-drops sched-rename; do
 	ls "$T/$fixture.svg".* >/dev/null 2>&1 && fail "timeline $fixture: temp file left"
 done
 
-# the same picture every time; the colours are the name's, whatever the
-# window or the trace
+# the same picture every time; the colours of the comms outside each
+# picture's twelve busiest (the legend's, which get colours far apart) are
+# the name's, whatever the window or the trace
 commq_ok timeline_again --db "$T/sched-v7.db" timeline -o "$T/again.svg"
 cmp -s "$T/sched-v7.svg" "$T/again.svg" || fail "timeline: two renders differ"
 commq_ok timeline_window --db "$T/sched-v7.db" timeline --from +15ms --to +25ms \
 	-o "$T/window.svg"
+legend_comms() {
+	grep -o 'class="key" data-comm="[^"]*"' "$1" | sed 's/.*data-comm="\(.*\)"/\1/' || true
+}
 check_colours() {
-	colours "$2" >"$T/c1"
-	colours "$3" >"$T/c2"
+	{ legend_comms "$2"; legend_comms "$3"; } | sort -u >"$T/busiest"
+	awk -F'\t' 'NR == FNR { b[$1] = 1; next } !($1 in b)' "$T/busiest" <(colours "$2") >"$T/c1"
+	awk -F'\t' 'NR == FNR { b[$1] = 1; next } !($1 in b)' "$T/busiest" <(colours "$3") >"$T/c2"
 	join -t $'\t' "$T/c1" "$T/c2" | awk -F'\t' '$2 != $3' >"$T/clash"
 	[[ -s $T/clash ]] && fail "$1: colours changed: $(cat "$T/clash")"
-	[[ -n $(join -t $'\t' "$T/c1" "$T/c2") ]] || fail "$1: no comm in common"
+	# a busiest comm's slices have its legend colour
+	grep -o 'class="key" data-comm="[^"]*"><rect[^>]*fill="#[0-9a-f]*"' "$2" |
+		sed 's/.*data-comm="\([^"]*\)".*fill="\(#[0-9a-f]*\)"/\1\t\2/' | sort >"$T/legend1"
+	join -t $'\t' "$T/legend1" <(colours "$2") | awk -F'\t' '$2 != $3' >"$T/clash"
+	[[ -s $T/clash ]] && fail "$1: a busiest comm's slices not in its legend colour: $(cat "$T/clash")"
+	return 0
 }
 check_colours "colours across windows" "$T/sched-v7.svg" "$T/window.svg"
 check_colours "colours across traces" "$T/sched-v7.svg" "$T/sched-drops.svg"
@@ -160,6 +171,38 @@ commq_ok timeline_big --db "$T/big.db" timeline -o "$T/big.svg"
 check_svg "timeline big" "$T/big.svg" "$T/big.db"
 size=$(stat -c %s "$T/big.svg")
 ((size < 3000000)) || fail "timeline big: $size bytes"
+# outside the twelve busiest, a comm keeps its colour from window to window
+commq_ok timeline_big_window --db "$T/big.db" timeline --from +10ms --to +20ms -o "$T/big-w.svg"
+check_colours "colours across windows (1000 tasks)" "$T/big.svg" "$T/big-w.svg"
+[[ -n $(join -t $'\t' "$T/c1" "$T/c2") ]] || fail "colours across windows (1000 tasks): no comm in common"
+# The busiest comms' colours: the legend's first twelve (1000 tasks, the
+# busiest first), no two closer than 29 in CIELAB (CIE76 delta E), none
+# within 40 of the idle grey.
+grep -o 'class="key" data-comm="[^"]*"><rect[^>]*fill="#[0-9a-f]*"' "$T/big.svg" |
+	sed 's/.*fill="\(#[0-9a-f]*\)"/\1/' | head -n 12 >"$T/palette"
+expect_eq "timeline legend: twelve colours" 12 "$(wc -l <"$T/palette")"
+out=$(python3 - "$T/palette" <<'PY'
+import itertools, sys
+def lab(h):
+    r, g, b = [int(h[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = lambda c: c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = lin(r), lin(g), lin(b)
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+    f = lambda t: t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+    return (116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z)))
+de = lambda a, b: sum((p - q) ** 2 for p, q in zip(lab(a), lab(b))) ** 0.5
+cols = open(sys.argv[1]).read().split()
+for a, b in itertools.combinations(cols, 2):
+    if de(a, b) < 29:
+        print("%s and %s: delta E %.1f" % (a, b, de(a, b)))
+for a in cols:
+    if de(a, "#e4e4e4") < 40:
+        print("%s against idle grey: delta E %.1f" % (a, de(a, "#e4e4e4")))
+PY
+)
+[[ -z $out ]] || fail "timeline legend colours too close: $out"
 commq_ok timeline_big_html --db "$T/big.db" timeline -o "$T/big.html"
 size=$(stat -c %s "$T/big.html")
 ((size < 3000000)) || fail "timeline big html: $size bytes"
