@@ -210,9 +210,12 @@ static int cgroup_event(struct pipeline *p, const struct decode_event *ev)
 								       : STORE_CG_TRANSFER);
 }
 
-/* A kernel_stack record: the stack of the switch into sleep just before
- * it on its CPU, if that is what came just before; never stored as an
- * event (nor seen by derive: its common_pid is the task that left). */
+/* A kernel_stack record right after a switch into sleep on its CPU is
+ * that switch's stack: stored as such (switch_stack), not as an event,
+ * and not seen by derive (its common_pid is the task that left). Returns
+ * 0 when it was, 1 when it is an event like any other (a stack after
+ * another event: trace-cmd record -T, a stacktrace trigger elsewhere),
+ * -1 on an error. */
 static int kernel_stack(struct pipeline *p, const struct decode_event *ev)
 {
 	struct tep_format_field *size_f = tep_find_field(ev->event, "size");
@@ -222,9 +225,10 @@ static int kernel_stack(struct pipeline *p, const struct decode_event *ev)
 	int cpu = ev->cpu, room, k = 0;
 	int64_t id;
 
+	if (cpu < 0 || (size_t)cpu >= p->nsleep || !p->sleep_switch[cpu])
+		return 1;
 	p->kernel_stacks++;
-	if (cpu < 0 || (size_t)cpu >= p->nsleep || !p->sleep_switch[cpu] || !size_f ||
-	    !caller || caller->offset >= ev->size)
+	if (!size_f || !caller || caller->offset >= ev->size)
 		goto done;
 	if (tep_read_number_field(size_f, ev->data, &n))
 		goto done;
@@ -414,8 +418,12 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		p->undecodable++;
 		return 0;
 	}
-	if (ev.event->id == p->kstack_id)
-		return kernel_stack(p, &ev);
+	if (ev.event->id == p->kstack_id) {
+		int r = kernel_stack(p, &ev);
+
+		if (r <= 0)
+			return r;
+	}
 	if (p->kstack_id >= 0 && cpu >= 0) {
 		/* the CPU's last record, for its next kernel_stack */
 		if ((size_t)cpu >= p->nsleep &&
