@@ -57,6 +57,7 @@ struct pipeline {
 	 * none: the CPU's last record was something else) */
 	struct stacks *stacks;
 	int kstack_id;
+	const struct tep_format_field *kstack_size, *kstack_caller;
 	uint64_t *sleep_switch;
 	size_t nsleep;
 	uint64_t kernel_stacks;
@@ -144,6 +145,8 @@ struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 		struct tep_event *e = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
 
 		p->kstack_id = e ? e->id : -1;
+		p->kstack_size = e ? tep_find_field(e, "size") : NULL;
+		p->kstack_caller = e ? tep_find_field(e, "caller") : NULL;
 	}
 	{
 		struct tep_event *e = tep_find_event_by_name(tep, "cgroup", "cgroup_attach_task");
@@ -218,28 +221,29 @@ static int cgroup_event(struct pipeline *p, const struct decode_event *ev)
  * -1 on an error. */
 static int kernel_stack(struct pipeline *p, const struct decode_event *ev)
 {
-	struct tep_format_field *size_f = tep_find_field(ev->event, "size");
-	struct tep_format_field *caller = tep_find_field(ev->event, "caller");
+	const struct tep_format_field *size_f = p->kstack_size, *caller = p->kstack_caller;
 	uint64_t addr[128];
 	unsigned long long n;
-	int cpu = ev->cpu, room, k = 0;
+	int cpu = ev->cpu, room, k = 0, es;
 	int64_t id;
 
 	if (cpu < 0 || (size_t)cpu >= p->nsleep || !p->sleep_switch[cpu])
 		return 1;
 	p->kernel_stacks++;
-	if (!size_f || !caller || caller->offset >= ev->size)
+	/* The fields as the format places them, inside the record only. */
+	if (!size_f || !caller || size_f->size <= 0 || size_f->size > 8 ||
+	    size_f->offset + size_f->size > ev->size || caller->offset >= ev->size)
 		goto done;
-	if (tep_read_number_field(size_f, ev->data, &n))
-		goto done;
-	room = (ev->size - caller->offset) / 8;
+	es = caller->elementsize == 4 ? 4 : 8;	/* a 32-bit kernel's longs */
+	n = tep_read_number(p->tep, (const char *)ev->data + size_f->offset, size_f->size);
+	room = (ev->size - caller->offset) / es;
 	/* entries (newer kernels), or bytes (some older ones) */
 	if (n > (unsigned long long)room)
-		n /= 8;
+		n /= (unsigned long long)es;
 	if (n > (unsigned long long)room)
 		n = (unsigned long long)room;
 	for (; k < (int)n && k < 128; k++)
-		memcpy(&addr[k], (const char *)ev->data + caller->offset + 8 * k, 8);
+		addr[k] = tep_read_number(p->tep, (const char *)ev->data + caller->offset + es * k, es);
 	id = stacks_intern(p->stacks, addr, k);
 	if (id < 0)
 		return -1;

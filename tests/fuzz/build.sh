@@ -24,7 +24,7 @@ files=$(ls "$SRC"/schema/*.sql | sort | paste -sd'|')
 cmake -DOUT="$OUT/schema_sql.c" "-DFILES=$files" -P "$SRC/cmake/embed-schema.cmake"
 
 D=$SRC/daemon
-PIPE=("$D/decode.c" "$D/resolve.c" "$D/store.c" "$D/store_rows.c" "$D/store_retain.c"
+PIPE=("$D/decode.c" "$D/cgroups.c" "$D/stacks.c" "$D/resolve.c" "$D/store.c" "$D/store_rows.c" "$D/store_retain.c"
       "$D/store_writer.c" "$D/derive.c" "$D/pipeline.c"
       "$OUT/schema_sql.c" "$SRC/common/log.c" "$SRC/common/grow.c" "$SRC/common/json.c")
 # FUZZ_EXTRA_CFLAGS: added last, e.g. -fsanitize-recover=CHECK to go on
