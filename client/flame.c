@@ -97,23 +97,64 @@ int flame_add(struct flame *f, const char *stack, size_t len, uint64_t value)
 	return 0;
 }
 
-/* XML text: & < > " escaped, control bytes dropped. */
+/* The length of the valid UTF-8 sequence at s (1 to 4), 0 if none. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (!n || (s[0] >= 0xf8))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;	/* overlong, a surrogate, past U+10FFFF */
+	return n;
+}
+
+/* XML text of at most max characters: & < > " escaped, control bytes
+ * dropped, a byte that is not UTF-8 shown as U+FFFD (a name is any
+ * bytes), never a character cut in two. */
 static void xml(FILE *out, const char *s, size_t max)
 {
-	for (size_t i = 0; s[i] && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '&')
+	for (size_t chars = 0; *p && chars < max; chars++) {
+		size_t n = utf8_len(p);
+
+		if (*p == '&')
 			fputs("&amp;", out);
-		else if (c == '<')
+		else if (*p == '<')
 			fputs("&lt;", out);
-		else if (c == '>')
+		else if (*p == '>')
 			fputs("&gt;", out);
-		else if (c == '"')
+		else if (*p == '"')
 			fputs("&quot;", out);
-		else if (c >= 0x20)
-			fputc(c, out);
+		else if (n > 1)
+			fwrite(p, 1, n, out);
+		else if (!n)
+			fputs("\xef\xbf\xbd", out);
+		else if (*p >= 0x20)
+			fputc(*p, out);
+		p += n ? n : 1;
 	}
+}
+
+/* Characters (as xml() counts them) in s. */
+static size_t xml_chars(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t chars = 0;
+
+	for (; *p; chars++) {
+		size_t n = utf8_len(p);
+
+		p += n ? n : 1;
+	}
+	return chars;
 }
 
 static uint32_t hash(const char *s)
@@ -151,11 +192,11 @@ static void draw(const struct draw *d, const struct node *n, double x, int depth
 			n->value, d->unit, 100.0 * (double)n->value / (double)d->total, x, y, w,
 			FRAME_H - 1, 205 + h % 50, (h >> 8) % 230, (h >> 16) % 55);
 		if (w > 3 * CHAR_W) {
-			size_t fit = (size_t)(w / CHAR_W) - 1;
+			size_t fit = (size_t)(w / CHAR_W) - 1, len = xml_chars(n->name);
 
 			fprintf(d->out, "<text x=\"%.1f\" y=\"%d\">", x + 3, y + FRAME_H - 4);
-			xml(d->out, n->name, fit < strlen(n->name) ? fit - 2 : fit);
-			if (fit < strlen(n->name))
+			xml(d->out, n->name, fit < len ? fit - 2 : fit);
+			if (fit < len)
 				fputs("..", d->out);
 			fputs("</text>", d->out);
 		}

@@ -658,12 +658,17 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 	if (a->preempt)
 		sbuf_printf(b, "\n"
 "      UNION ALL\n"
-"      SELECT pid, comm, ts, d FROM (\n"
+"      SELECT q.pid, q.comm, q.ts, q.d FROM (\n"
 "        SELECT pid, comm, ts + dur AS ts, end_state, lost,\n"
 "               lead(ts) OVER (PARTITION BY pid ORDER BY ts) - (ts + dur) AS d\n"
-"        FROM ws WHERE pid > 0)\n"
-"      WHERE end_state & 255 = 0 AND lost = 0 AND d IS NOT NULL\n"
-"        AND ts >= " W_LO " AND ts < " W_HI);
+"        FROM ws WHERE pid > 0) q\n"
+"      WHERE q.end_state & 255 = 0 AND q.lost = 0 AND q.d IS NOT NULL\n"
+"        AND q.ts >= " W_LO " AND q.ts < " W_HI "\n"
+"        AND NOT EXISTS (SELECT 1 FROM lost_events l\n"
+"                        WHERE l.ts > q.ts AND l.ts <= q.ts + q.d)\n"
+"        AND NOT EXISTS (SELECT 1 FROM comm_history b WHERE b.pid = q.pid\n"
+"                        AND b.source IN ('task_newtask', 'sched_process_fork')\n"
+"                        AND b.start_ts > q.ts AND b.start_ts <= q.ts + q.d)");
 	sbuf_printf(b, "),\n"
 "rr AS (SELECT %s AS k, comm, max(ts) AS last, sum(t) AS run, count(*) AS sw,\n"
 "              count(DISTINCT pid) AS pids FROM r GROUP BY k),\n"
@@ -729,7 +734,8 @@ static void offcpu_sql(struct sbuf *b, const struct report_args *a)
 	sbuf_printf(b, ")\n");
 	if (a->folded || a->output) {
 		sbuf_printf(b,
-"SELECT comm || ';' || coalesce(frames, '[no stack]') AS stack,\n"
+"SELECT replace(replace(replace(comm, ';', ':'), char(10), ' '), char(13), ' ')\n"
+"       || ';' || coalesce(frames, '[no stack]') AS stack,\n"
 "       sum(dur) / 1000 AS us\n"
 "FROM o GROUP BY comm, frames HAVING us > 0 ORDER BY stack;\n");
 		return;

@@ -130,10 +130,18 @@ static uint32_t intern(struct cgroups *cg, const char *path, size_t len)
 	return cg->slots[k];
 }
 
+/* The kernel's PID_MAX_LIMIT: a pid above it is not a task's (a hostile
+ * or broken trace), and the table is indexed by pid. */
+#define MAX_PID (4 * 1024 * 1024)
+
+static int valid_pid(int32_t pid)
+{
+	return pid > 0 && pid <= MAX_PID;
+}
+
+/* The pid's slot; NULL when out of memory (valid_pid checked first). */
 static struct task_cg *task(struct cgroups *cg, int32_t pid)
 {
-	if (pid <= 0)
-		return NULL;
 	if ((size_t)pid >= cg->ntasks &&
 	    grow_array(&cg->tasks, &cg->ntasks, sizeof(*cg->tasks), (size_t)pid + 1, 1))
 		return NULL;
@@ -169,8 +177,10 @@ int cgroups_enter(struct cgroups *cg, int root, int32_t pid, const char *path,
 		 * one: follow that from here on. */
 		cg->root = 0;
 	}
+	if (!valid_pid(pid))
+		return 0;
 	if (!(t = task(cg, pid)))
-		return pid > 0 ? -1 : 0;
+		return -1;
 	if (t->cg && ts < t->since)
 		return 0;	/* a snapshot read after it says where it is */
 	if (!(id = intern(cg, path, len)))
@@ -188,8 +198,10 @@ int cgroups_fork(struct cgroups *cg, int32_t parent, int32_t child, uint64_t ts)
 	if (parent <= 0 || (size_t)parent >= cg->ntasks || !cg->tasks[parent].cg)
 		return 0;
 	id = cg->tasks[parent].cg;
+	if (!valid_pid(child))
+		return 0;
 	if (!(c = task(cg, child)))
-		return child > 0 ? -1 : 0;
+		return -1;
 	if (c->cg && ts < c->since)
 		return 0;
 	if (c->cg == id)

@@ -577,7 +577,13 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 
 		seed_from_proc(pipeline_resolver(c->pipe), now);
 		cgroups_set_root(pipeline_cgroups(c->pipe), root);
-		seed_cgroups_from_proc(pipeline_cgroups(c->pipe), root, now);
+		if (seed_cgroupns_is_hosts() != 0)
+			seed_cgroups_from_proc(pipeline_cgroups(c->pipe), root, now);
+		else
+			log_warning("running in a cgroup namespace of its own: the cgroups "
+				    "/proc shows are not the paths the kernel's events give, so "
+				    "cgroup_history starts with the tasks' moves, not from "
+				    "/proc (run commd with --cgroupns=host)");
 	}
 	seed_from_saved_cmdlines(pipeline_resolver(c->pipe), tracefs_tracing_dir(), now);
 	if (store_stat(c->store, c->id, "snapshot_ns", -1,

@@ -513,6 +513,43 @@ static long array_count(const struct decode_event *ev,
 	return end <= ev->size ? n : -1;
 }
 
+int decode_field_num(const struct decode *d, const struct decode_event *ev,
+		     const struct tep_format_field *ff, int64_t *out)
+{
+	struct fld f;
+
+	fld_from_format(&f, ff);
+	return read_num(d, &f, ev->data, ev->size, out) ? 0 : -1;
+}
+
+int decode_field_str(const struct decode *d, const struct decode_event *ev,
+		     const struct tep_format_field *ff, struct decode_str *out)
+{
+	struct fld f;
+
+	fld_from_format(&f, ff);
+	return read_str(d, &f, ev->data, ev->size, out) ? 0 : -1;
+}
+
+long decode_field_array(const struct decode *d, const struct decode_event *ev,
+			const struct tep_format_field *ff, uint64_t *out, long max)
+{
+	struct fld f;
+	long n;
+
+	fld_from_format(&f, ff);
+	if (!ff || (f.kind != F_ARRAY && f.kind != F_TAIL) ||
+	    (ff->elementsize != 4 && ff->elementsize != 8) ||
+	    (n = array_count(ev, ff, &f)) < 0)
+		return -1;
+	if (n > max)
+		n = max;
+	for (long i = 0; i < n; i++)
+		out[i] = load(d, (const uint8_t *)ev->data + f.offset + i * ff->elementsize,
+			      (unsigned)ff->elementsize, false);
+	return n;
+}
+
 size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 			  char *buf, size_t len)
 {

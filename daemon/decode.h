@@ -112,6 +112,19 @@ uint64_t decode_field_errors(const struct decode *d);
 size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 			  char *buf, size_t len);
 
+/* One field of ev read through its format, inside the record only (for
+ * the rare events read field by field: cgroup moves, kernel stacks): a
+ * number, a string (char array or __data_loc), an array of 4- or 8-byte
+ * numbers (at most max, as many as the record holds). -1 (or -1 as the
+ * count) when the field is absent, of another kind or outside the record. */
+struct tep_format_field;
+int decode_field_num(const struct decode *d, const struct decode_event *ev,
+		     const struct tep_format_field *ff, int64_t *out);
+int decode_field_str(const struct decode *d, const struct decode_event *ev,
+		     const struct tep_format_field *ff, struct decode_str *out);
+long decode_field_array(const struct decode *d, const struct decode_event *ev,
+			const struct tep_format_field *ff, uint64_t *out, long max);
+
 /* Table name for a kind ("sched_switch"...), "events" for OTHER. */
 const char *decode_kind_name(enum decode_kind kind);
 

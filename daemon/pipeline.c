@@ -193,24 +193,34 @@ void pipeline_free(struct pipeline *p)
 }
 
 /* cgroup_attach_task and cgroup_transfer_tasks: the task (pid) is in
- * dst_path of hierarchy dst_root from now on. Rare: read through the
- * format's fields, not decode's tables. */
+ * dst_path of hierarchy dst_root from now on. Rare: read field by field
+ * through the format (decode_field_*: inside the record only). */
 static int cgroup_event(struct pipeline *p, const struct decode_event *ev)
 {
-	struct tep_record rec = { .data = (void *)ev->data, .size = ev->size };
-	unsigned long long root, pid;
-	const char *path;
-	int len = 0;
+	const struct tep_format_field *root_f = tep_find_field(ev->event, "dst_root");
+	const struct tep_format_field *pid_f = tep_find_field(ev->event, "pid");
+	const struct tep_format_field *path_f = tep_find_field(ev->event, "dst_path");
+	struct decode_str path;
+	int64_t root, pid;
 
-	if (tep_get_field_val(NULL, ev->event, "dst_root", &rec, &root, 0) ||
-	    tep_get_field_val(NULL, ev->event, "pid", &rec, &pid, 0) ||
-	    !(path = tep_get_field_raw(NULL, ev->event, "dst_path", &rec, &len, 0)))
+	if (decode_field_num(p->decode, ev, root_f, &root) ||
+	    decode_field_num(p->decode, ev, pid_f, &pid) ||
+	    decode_field_str(p->decode, ev, path_f, &path) || !path.s)
 		return 0;
-	while (len > 0 && path[len - 1] == '\0')
-		len--;
-	return cgroups_enter(p->cg, (int)(int32_t)root, (int32_t)pid, path, (size_t)len,
-			     ev->ts, ev->event->id == p->cg_attach_id ? STORE_CG_ATTACH
-								       : STORE_CG_TRANSFER);
+	return cgroups_enter(p->cg, (int)root, (int32_t)pid, path.s, path.len, ev->ts,
+			     ev->event->id == p->cg_attach_id ? STORE_CG_ATTACH
+							       : STORE_CG_TRANSFER);
+}
+
+/* CPUs a kernel_stack is paired with a switch on (derive's bound too). */
+#define PIPELINE_MAX_CPUS 8192
+
+/* The CPU's next kernel_stack belongs to no switch: a record came that
+ * could not be read, or events were lost, since its last one. */
+static void forget_switch(struct pipeline *p, int cpu)
+{
+	if (cpu >= 0 && (size_t)cpu < p->nsleep)
+		p->sleep_switch[cpu] = 0;
 }
 
 /* A kernel_stack record right after a switch into sleep on its CPU is
@@ -221,30 +231,25 @@ static int cgroup_event(struct pipeline *p, const struct decode_event *ev)
  * -1 on an error. */
 static int kernel_stack(struct pipeline *p, const struct decode_event *ev)
 {
-	const struct tep_format_field *size_f = p->kstack_size, *caller = p->kstack_caller;
 	uint64_t addr[128];
-	unsigned long long n;
-	int cpu = ev->cpu, room, k = 0, es;
-	int64_t id;
+	int64_t n, id;
+	long k;
+	int cpu = ev->cpu;
 
 	if (cpu < 0 || (size_t)cpu >= p->nsleep || !p->sleep_switch[cpu])
 		return 1;
 	p->kernel_stacks++;
-	/* The fields as the format places them, inside the record only. */
-	if (!size_f || !caller || size_f->size <= 0 || size_f->size > 8 ||
-	    size_f->offset + size_f->size > ev->size || caller->offset >= ev->size)
+	/* As many entries as the record holds (decode_field_array: inside
+	 * it only), no more than its size field says: entries on newer
+	 * kernels, bytes on some older ones. */
+	k = decode_field_array(p->decode, ev, p->kstack_caller, addr, 128);
+	if (k < 0 || decode_field_num(p->decode, ev, p->kstack_size, &n) || n < 0)
 		goto done;
-	es = caller->elementsize == 4 ? 4 : 8;	/* a 32-bit kernel's longs */
-	n = tep_read_number(p->tep, (const char *)ev->data + size_f->offset, size_f->size);
-	room = (ev->size - caller->offset) / es;
-	/* entries (newer kernels), or bytes (some older ones) */
-	if (n > (unsigned long long)room)
-		n /= (unsigned long long)es;
-	if (n > (unsigned long long)room)
-		n = (unsigned long long)room;
-	for (; k < (int)n && k < 128; k++)
-		addr[k] = tep_read_number(p->tep, (const char *)ev->data + caller->offset + es * k, es);
-	id = stacks_intern(p->stacks, addr, k);
+	if (n > k)
+		n /= p->kstack_caller->elementsize;
+	if (n < k)
+		k = (long)n;
+	id = stacks_intern(p->stacks, addr, (int)k);
 	if (id < 0)
 		return -1;
 	if (id && store_switch_stack(p->store, p->sleep_switch[cpu] - 1, cpu, id))
@@ -420,6 +425,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 
 	if (decode_record(p->decode, data, size, cpu, ts, &ev)) {
 		p->undecodable++;
+		forget_switch(p, cpu);
 		return 0;
 	}
 	if (ev.event->id == p->kstack_id) {
@@ -428,7 +434,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		if (r <= 0)
 			return r;
 	}
-	if (p->kstack_id >= 0 && cpu >= 0) {
+	if (p->kstack_id >= 0 && cpu >= 0 && cpu < PIPELINE_MAX_CPUS) {
 		/* the CPU's last record, for its next kernel_stack */
 		if ((size_t)cpu >= p->nsleep &&
 		    grow_array(&p->sleep_switch, &p->nsleep, sizeof(*p->sleep_switch),
@@ -582,6 +588,7 @@ int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 		p->first_loss_ts = ts;
 	if (p->derive)
 		derive_lost(p->derive, cpu, ts);
+	forget_switch(p, cpu);
 	return store_lost(p->store, cpu, ts, count);
 }
 

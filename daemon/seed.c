@@ -225,6 +225,19 @@ int seed_cgroup_root(void)
 	return cgroup_line("/proc/self/cgroup", -2, NULL, 0);
 }
 
+/* Whether commd sees the cgroup paths as the kernel's events give them:
+ * /proc/PID/cgroup is relative to the reader's cgroup namespace, the
+ * events' dst_path to the hierarchy's root. 1 when this is the initial
+ * namespace (pid 1's), 0 when not, -1 when it cannot tell. */
+int seed_cgroupns_is_hosts(void)
+{
+	struct stat a, b;
+
+	if (stat("/proc/self/ns/cgroup", &a) || stat("/proc/1/ns/cgroup", &b))
+		return -1;
+	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
 int seed_cgroups_from_proc(struct cgroups *cg, int root, uint64_t ts)
 {
 	struct dirent *p, *t;
@@ -237,17 +250,20 @@ int seed_cgroups_from_proc(struct cgroups *cg, int root, uint64_t ts)
 	while ((p = readdir(procs))) {
 		if (!numeric(p->d_name))
 			continue;
-		snprintf(file, sizeof(file), "/proc/%s/cgroup", p->d_name);
-		if ((len = cgroup_line(file, root, cgpath, sizeof(cgpath))) < 0)
-			continue;
 		snprintf(file, sizeof(file), "/proc/%s/task", p->d_name);
 		if (!(tasks = opendir(file)))
 			continue;
-		while ((t = readdir(tasks)))
-			if (numeric(t->d_name) &&
+		/* each thread's own (a v2 threaded cgroup, v1 placements) */
+		while ((t = readdir(tasks))) {
+			if (!numeric(t->d_name))
+				continue;
+			snprintf(file, sizeof(file), "/proc/%s/task/%s/cgroup", p->d_name,
+				 t->d_name);
+			if ((len = cgroup_line(file, root, cgpath, sizeof(cgpath))) >= 0 &&
 			    !cgroups_enter(cg, root, atoi(t->d_name), cgpath, (size_t)len, ts,
 					   STORE_CG_PROC))
 				n++;
+		}
 		closedir(tasks);
 	}
 	closedir(procs);

@@ -36,6 +36,9 @@ int seed_cgroup_root(void);
  * process) as of ts. Returns the number of threads seeded. */
 struct cgroups;
 int seed_cgroups_from_proc(struct cgroups *cg, int root, uint64_t ts);
+/* Whether this is the initial cgroup namespace (1), another (0: /proc's
+ * cgroup paths are not the events'), or unknown (-1). */
+int seed_cgroupns_is_hosts(void);
 
 /* /proc/PID/comm of a live task, for naming what the trace never named
  * (NULL when gone). ctx unused. Not thread-safe: one static buffer. */

@@ -39,12 +39,22 @@ WITH e(ts, cpu, pid, k, o) AS (
 	UNION ALL
 	SELECT ts, cpu, pid, 4, 3 FROM sched WHERE pid > 0
 ),
--- Before each event: the task's last slice edge (ts * 8 + k) and its
--- last wakeup.
+-- Times are taken from the earliest row of the tables (b0), so that an
+-- edge packs into one integer, (ts - base) * 8 + k, for any trace clock.
+b0(base) AS (
+	SELECT min(coalesce((SELECT min(ts) FROM ev_sched_switch), 9223372036854775807),
+		   coalesce((SELECT min(ts) FROM dv_sched), 9223372036854775807),
+		   coalesce((SELECT min(ts) FROM ev_sched_wakeup), 9223372036854775807),
+		   coalesce((SELECT min(ts) FROM ev_sched_wakeup_new), 9223372036854775807),
+		   coalesce((SELECT min(ts) FROM ev_sched_migrate_task), 9223372036854775807))
+),
+-- Before each event: the task's last slice edge ((ts - base) * 8 + k)
+-- and its last wakeup (ts - base).
 a AS (
 	SELECT e.*,
-	       max(CASE WHEN k IN (0, 1, 4) THEN ts * 8 + k END) OVER p AS io,
-	       max(CASE WHEN k = 3 THEN ts END) OVER p AS lw
+	       max(CASE WHEN k IN (0, 1, 4) THEN (ts - (SELECT base FROM b0)) * 8 + k END)
+		   OVER p AS io,
+	       max(CASE WHEN k = 3 THEN ts - (SELECT base FROM b0) END) OVER p AS lw
 	FROM e
 	WINDOW p AS (PARTITION BY pid ORDER BY ts, o
 		     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)

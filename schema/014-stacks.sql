@@ -28,8 +28,9 @@ CREATE TABLE switch_stack (
 -- with the kernel stack it went to sleep in (NULL without --stacks) and
 -- the task whose waking ended the interval (from the switch that ran it
 -- again: its wakeup's first waking; NULL, and runnable NULL, when the
--- trace does not show it). A slice marked lost, or without a later slice
--- of its task, has no row.
+-- trace does not show it). A slice marked lost, without a later slice of
+-- its task, with a loss of events before that one, or across a new
+-- lifetime of the pid (as thread_state) has no row.
 CREATE VIEW offcpu AS
 WITH s AS (
 	SELECT ts + dur AS ts, cpu, pid, comm, end_state, lost,
@@ -43,6 +44,10 @@ o AS (
 		WHERE e.ts = s.next_ts AND e.cpu = s.next_cpu AND e.next_pid = s.pid) AS woke
 	FROM s LEFT JOIN switch_stack k ON k.ts = s.ts AND k.cpu = s.cpu
 	WHERE s.end_state & 3 <> 0 AND s.next_ts IS NOT NULL AND s.lost = 0
+	  AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > s.ts AND l.ts <= s.next_ts)
+	  AND NOT EXISTS (SELECT 1 FROM comm_history b
+			  WHERE b.pid = s.pid AND b.source IN ('task_newtask', 'sched_process_fork')
+			    AND b.start_ts > s.ts AND b.start_ts <= s.next_ts)
 )
 SELECT o.ts, o.next_ts - o.ts AS dur, o.cpu, o.pid, o.comm,
        CASE WHEN o.end_state & 2 THEN 'D' ELSE 'S' END AS state,

@@ -78,6 +78,16 @@ while read -r dat; do
 		LC_ALL=C sort > "$p.got"
 	check_true "$name.dat: waits found" "> 0" "$(wc -l < "$p.got")" test "$(wc -l < "$p.got")" -gt 0
 	compare_sets "$name.dat: runqueue_wait against the awk state machine" "$p.want" "$p.got"
+	# the same waits on a clock 2e18 ns later (a tai clock, a trace.dat's
+	# own): nothing in the views may overflow
+	cp "$db" "$p.late.db"
+	for t in ev_sched_switch dv_sched ev_sched_wakeup ev_sched_wakeup_new ev_sched_waking \
+		 ev_sched_migrate_task; do
+		sqlite3 "$p.late.db" "UPDATE $t SET ts = ts + 2000000000000000000"
+	done
+	check_eq "$name.dat: runqueue_wait on a clock 2e18 ns later (count, waits, ns)" \
+		"$(q "$db" "SELECT count(*), count(dur), coalesce(sum(dur), 0) FROM runqueue_wait")" \
+		"$(q "$p.late.db" "SELECT count(*), count(dur), coalesce(sum(dur), 0) FROM runqueue_wait")" || true
 	check_eq "$name.dat: runqueue rows with a negative nr" 0 \
 		"$(q "$db" "SELECT count(*) FROM runqueue WHERE nr < 0")" || true
 	check_eq "$name.dat: per CPU, runqueue's integral = the sum of its known waits" \

@@ -10,7 +10,8 @@
 #     kernels), woken by the shell that wrote;
 #   - `dd oflag=dsync`: blocked (D) in stacks through the file system's
 #     sync (a *sync* frame);
-#   - the trigger is there while commd runs and gone with its instance;
+#   - the trigger is there while commd runs and gone with its instance,
+#     and the global ring buffer gets nothing (its entries unchanged);
 #     stacks are stored once each; --folded prints "comm;frames µs"
 #     lines whose µs add up to the table's ms; -o FILE.svg is a valid SVG
 #     (xmllint) with a box per frame.
@@ -20,6 +21,11 @@ command -v xmllint > /dev/null || abort "xmllint (Debian package libxml2-utils)"
 
 chmod 0755 "$TMP"
 in=$(inst off)
+# the events in the global ring buffer: the trigger must write the stacks
+# into the instance's own (kernels whose stacktrace trigger wrote into the
+# global buffer would show here)
+global_entries() { awk '$1 == "entries:" { s += $2 } END { print s + 0 }' "$T"/per_cpu/cpu*/stats; }
+g0=$(global_entries)
 db=$TMP/off.db
 start_ready "capture --stacks" "$TMP/commd.err" "$db" "$in" --stacks --commit-ms 200
 check_match "the instance's sched_switch trigger" "stacktrace.*if prev_state & 3" \
@@ -43,6 +49,7 @@ sleep 0.5
 stop_commd "$COMMD_PID" TERM
 check_eq "exit status after SIGTERM" 0 "$STOP_RC"
 check_eq "the instance (and its trigger) gone" absent "$(instance_state "$in")"
+check_eq "nothing written into the global ring buffer (entries before, after)" "$g0" "$(global_entries)"
 
 check_true "stacks stored once each" "distinct frames" "$(q "$db" "SELECT count(*) - count(DISTINCT frames) FROM stacks") duplicates" \
 	test "$(q "$db" "SELECT count(*) - count(DISTINCT frames) FROM stacks")" -eq 0

@@ -10,9 +10,13 @@
 #   `commq util --from T0 --interval 1s` (T0 the first reading's time,
 #   mapped to the trace clock by the capture's clock readings) covers the
 #   same time as readings k and k+1. The kernel's busy share of a CPU's
-#   second is (user+nice+system+irq+softirq+steal) / (that + idle+iowait)
-#   of the deltas; /proc/stat counts in USER_HZ ticks (10 ms): a delta is
-#   exact to a tick or two, which 2% allows.
+#   second is what its idle+iowait delta leaves of the second: on a
+#   tickless kernel those come from the idle accounting itself, exact,
+#   while user+nice+system+irq+softirq+steal are charged a tick at a time
+#   and miss the short runs of a nearly idle CPU (one woken between ticks
+#   runs uncharged: 2% of a second seen busy here, 0 in those fields);
+#   /proc/stat counts in USER_HZ ticks (10 ms): a delta is exact to a
+#   tick or two, which 2% allows.
 #
 #   With sched_stat_runtime (the kernel's own run-time updates place the
 #   switches nobody recorded: docs/derived.md), per CPU and second,
@@ -99,11 +103,11 @@ round() {	# round NAME MODE EVENTS: one capture, its comparison
 		fail "$what: commq util" "exit 0" "$(cat "$TMP/$what.util.err")"
 	# The kernel's busy share per CPU and second (readings k and k + 1;
 	# the seconds are whole readings apart, within a few ms).
-	awk '{ n = cnt[$2]++; b[$2, n] = $3; i[$2, n] = $4; t[$2, n] = $1 }
+	awk -v hz="$(getconf CLK_TCK)" '{ n = cnt[$2]++; b[$2, n] = $3; i[$2, n] = $4; t[$2, n] = $1 }
 	     END { for (c in cnt) for (k = 0; k + 1 < cnt[c]; k++) {
-			db = b[c, k + 1] - b[c, k]; di = i[c, k + 1] - i[c, k]
-			printf "%s %d %.4f %.4f\n", c, k, db + di ? db / (db + di) : 0,
-				(t[c, k + 1] - t[c, k]) / 1e9 } }' "$TMP/$what.stat" |
+			di = i[c, k + 1] - i[c, k]; len = (t[c, k + 1] - t[c, k]) / 1e9
+			busy = 1 - di / hz / len
+			printf "%s %d %.4f %.4f\n", c, k, busy < 0 ? 0 : busy, len } }' "$TMP/$what.stat" |
 		sort -k1,1n -k2,2n > "$TMP/$what.kernel"
 	# commd's: second k is row k of each CPU (ts, wall, cpu, busy, idle, unknown, pct).
 	awk -F, '{ k = n[$3]++; printf "%s %d %.4f %.4f %.4f\n", $3, k, $4 / 1000, $6 / 1000, ($4 + $5 + $6) / 1000 }' \

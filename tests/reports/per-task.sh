@@ -5,7 +5,8 @@
 #     (count, average, maximum, when the longest began), and with
 #     --preempt also the gap from each slice left in R or R+ (state & 255
 #     = 0, not lost) to the pid's next slice, computed by awk from the
-#     slices in order; --by comm the same per name;
+#     slices in order (none across a loss or a new lifetime of the pid);
+#     --by comm the same per name;
 #   - preempt_wait (the view) has exactly awk's gaps;
 #   - wakers: for each wakeup of a pid, the waker's last wakeup before it,
 #     and that one's, three levels deep (awk walks the wakeup_latency rows).
@@ -19,12 +20,26 @@ TAB=$'\t'
 
 for fixture in sched-v7 sched-drops; do
 	DB=$T/$fixture.db
-	# awk's preemption gaps: pid, ts (the slice's end), gap, cpu, run_cpu
-	ref -separator "$TAB" "$DB" "select pid, ts, dur, cpu, coalesce(end_state, -1), lost
-		from sched where pid > 0 order by pid, ts" |
+	# awk's preemption gaps: pid, ts (the slice's end), gap, cpu, run_cpu;
+	# none across a loss of events (any CPU) or a new lifetime of the pid
+	{
+		ref -separator "$TAB" "$DB" "select 'L', ts from lost_events"
+		ref -separator "$TAB" "$DB" "select 'B', pid, start_ts from comm_history
+			where source in ('task_newtask', 'sched_process_fork')"
+		ref -separator "$TAB" "$DB" "select 'S', pid, ts, dur, cpu, coalesce(end_state, -1), lost
+			from sched where pid > 0 order by pid, ts"
+	} |
 	awk -F'\t' -v OFS='\t' '
-		$1 == pid && have { printf "%d\t%.0f\t%.0f\t%d\t%d\n", pid, e, $2 - e, c, $4 }
-		{ pid = $1; e = $2 + $3; c = $4; have = ($5 >= 0 && $5 % 256 == 0 && $6 == 0) }' |
+		$1 == "L" { loss[++nl] = $2; next }
+		$1 == "B" { born[$2] = born[$2] " " $3; next }
+		function clear(a, b,  i, n, t) {
+			for (i = 1; i <= nl; i++) if (loss[i] > a && loss[i] <= b) return 0
+			n = split(born[pid], t, " ")
+			for (i = 1; i <= n; i++) if (t[i] > a && t[i] <= b) return 0
+			return 1
+		}
+		$2 == pid && have && clear(e, $3) { printf "%d\t%.0f\t%.0f\t%d\t%d\n", pid, e, $3 - e, c, $5 }
+		{ pid = $2; e = $3 + $4; c = $5; have = ($6 >= 0 && $6 % 256 == 0 && $7 == 0) }' |
 		sort > "$T/gaps"
 	ref -separator "$TAB" "$DB" "select pid, ts, dur, cpu, run_cpu from preempt_wait" | sort > "$T/view"
 	expect_same "preempt_wait $fixture: the gaps awk finds" "$T/gaps" "$T/view"
