@@ -153,13 +153,14 @@ static int move(struct cgroups *cg, struct task_cg *t, int32_t pid, uint32_t id,
 		uint64_t ts, enum store_cgroup_source source)
 {
 	const struct cgroup *c = id ? &cg->cgs[id - 1] : NULL;
+	int was_in = t->cg != 0;	/* a row of it is open (a new task has none) */
 
-	if (!t->cg && !id)
+	if (!was_in && !id)
 		return 0;
 	t->cg = id;
 	t->since = ts;
-	return store_cgroup(cg->store, pid, ts, c ? c->path : NULL, c ? c->len : 0,
-			    c ? c->name : NULL, source);
+	return store_cgroup(cg->store, pid, ts, was_in, c ? c->path : NULL,
+			    c ? c->len : 0, c ? c->name : NULL, source);
 }
 
 int cgroups_enter(struct cgroups *cg, int root, int32_t pid, const char *path,

@@ -3,6 +3,7 @@
 #include "live.h"
 #include "daemon.h"
 #include "pages.h"
+#include "grow.h"
 #include "log.h"
 
 #include <errno.h>
@@ -190,13 +191,8 @@ static int load_kallsyms(struct live *l)
 	for (;;) {
 		ssize_t n;
 
-		if (len + 65536 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
-
-			if (!nb)
-				goto out;
-			buf = nb;
-		}
+		if (grow_array(&buf, &cap, 1, len + 65536 + 1, 0))
+			goto out;
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0)
 			goto out;

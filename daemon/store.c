@@ -379,14 +379,16 @@ int store_sync_names(struct store *s, struct resolve *r)
 	return 0;
 }
 
-int store_cgroup(struct store *s, int32_t pid, uint64_t ts, const char *path,
-		 size_t len, const char *name, enum store_cgroup_source source)
+int store_cgroup(struct store *s, int32_t pid, uint64_t ts, int was_in,
+		 const char *path, size_t len, const char *name,
+		 enum store_cgroup_source source)
 {
 	struct op *o = st_new_op(s, OP_CGROUP);
 
 	if (!o)
 		return -1;
 	o->p[0] = pid;
+	o->v[0] = was_in;
 	o->ts = ts;
 	o->type = source;
 	o->text_len = o->text2_len = 0;

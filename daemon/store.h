@@ -88,14 +88,16 @@ int store_clock(struct store *s, int64_t capture, uint64_t ts,
 /* A loss: count < 0 when only the fact of a loss is known. */
 int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count);
 
-/* cgroup_history (cgroups.h): pid's open row ends at ts, and with a path
- * a row of that cgroup begins there (source: what says so). */
+/* cgroup_history (cgroups.h): pid's open row (when it has one: was_in)
+ * ends at ts, and with a path a row of that cgroup begins there (source:
+ * what says so). */
 enum store_cgroup_source {
 	STORE_CG_PROC, STORE_CG_ATTACH, STORE_CG_TRANSFER, STORE_CG_FORK,
 	STORE_CG_EXIT,
 };
-int store_cgroup(struct store *s, int32_t pid, uint64_t ts, const char *path,
-		 size_t len, const char *name, enum store_cgroup_source source);
+int store_cgroup(struct store *s, int32_t pid, uint64_t ts, int was_in,
+		 const char *path, size_t len, const char *name,
+		 enum store_cgroup_source source);
 
 /* A kernel stack (stacks.h): its row in `stacks` (kept if there), and
  * the switch at (ts, cpu) that went to sleep in it. */

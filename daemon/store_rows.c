@@ -535,7 +535,7 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 		st = s->misc[ST_CGROUP_END];
 		sqlite3_bind_int(st, 1, o->p[0]);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)o->ts);
-		if (st_step(s, st, "ending a cgroup_history row"))
+		if (o->v[0] && st_step(s, st, "ending a cgroup_history row"))
 			return -1;
 		if (!o->has)
 			return 0;
