@@ -519,19 +519,10 @@ int export_run(const struct report_args *a, report_run_fn *run, void *ctx)
 			    a->from.set || a->to.set ? " in the window" : "");
 	ret = 0;
 out:
-	if (x.f && !to_stdout) {
-		if (fclose(x.f) != 0 && ret == 0) {
-			log_error("%s: %s", a->chrome_json, strerror(errno));
-			ret = -1;
-		}
-		if (ret == 0 && rename(tmp, a->chrome_json) < 0) {
-			log_error("%s: %s", a->chrome_json, strerror(errno));
-			ret = -1;
-		}
-		if (ret < 0)
-			unlink(tmp);
-	}
-	free(tmp);
+	if (x.f && !to_stdout)
+		ret = report_close_temp(x.f, tmp, a->chrome_json, ret);
+	else
+		free(tmp);
 	free(x.source);
 	free(x.states);
 	free(x.cpus);

@@ -813,19 +813,10 @@ static int offcpu_run(const struct report_args *a, report_run_fn *run, void *ctx
 	}
 	ret = 0;
 out:
-	if (svg) {
-		if (fclose(svg) && !ret) {
-			log_error("%s: %s", a->output, strerror(errno));
-			ret = -1;
-		}
-		if (!ret && rename(tmp, a->output)) {
-			log_error("%s: %s", a->output, strerror(errno));
-			ret = -1;
-		}
-		if (ret)
-			unlink(tmp);
-	}
-	free(tmp);
+	if (svg)
+		ret = report_close_temp(svg, tmp, a->output, ret);
+	else
+		free(tmp);
 	flame_free(f.flame);
 	return ret;
 }

@@ -264,6 +264,22 @@ FILE *report_open_temp(const char *path, char **tmp)
 	return f;
 }
 
+int report_close_temp(FILE *f, char *tmp, const char *path, int ret)
+{
+	if (fclose(f) != 0 && ret == 0) {
+		log_error("%s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (ret == 0 && rename(tmp, path) < 0) {
+		log_error("%s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
 /* ---- running ---- */
 
 int64_t report_int(const struct output_value *v, int64_t def)

@@ -148,6 +148,10 @@ void report_cpu_use_cte(struct sbuf *b);
 /* A new file beside path, to be renamed over it when complete; its mode
  * is what fopen would give.  Returns the stream, or NULL with errno. */
 FILE *report_open_temp(const char *path, char **tmp);
+/* Closes f and, when ret is 0 (the file is complete), renames tmp over
+ * path; else (or when that fails) removes tmp. Logs what fails; frees
+ * tmp. Returns ret, or -1 when closing or renaming failed. */
+int report_close_temp(FILE *f, char *tmp, const char *path, int ret);
 
 /* The value of an integer column, or def when NULL. */
 int64_t report_int(const struct output_value *v, int64_t def);

@@ -1139,19 +1139,10 @@ int timeline_run(const struct report_args *a, report_run_fn *run, void *ctx)
 	}
 	ret = 0;
 out:
-	if (f && !to_stdout) {
-		if (fclose(f) != 0 && ret == 0) {
-			log_error("%s: %s", a->output, strerror(errno));
-			ret = -1;
-		}
-		if (ret == 0 && rename(tmp, a->output) < 0) {
-			log_error("%s: %s", a->output, strerror(errno));
-			ret = -1;
-		}
-		if (ret < 0)
-			unlink(tmp);
-	}
-	free(tmp);
+	if (f && !to_stdout)
+		ret = report_close_temp(f, tmp, a->output, ret);
+	else
+		free(tmp);
 	sbuf_free(&sql);
 	timeline_free(&t);
 	return ret;
