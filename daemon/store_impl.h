@@ -181,6 +181,7 @@ struct store {
 	int64_t trim_target;		/* rows before this ts are to go */
 	int trim_pending;		/* some may be left */
 	uint64_t ckpt_checked;		/* time() of the last WAL check */
+	int ckpt_over;			/* the last check left it past its limit */
 	char wal_path[4096];
 };
 

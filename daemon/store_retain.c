@@ -270,22 +270,31 @@ void st_trim(struct store *s)
  * somewhere in the WAL (a client querying in a loop), it is never reset
  * and grows without bound. Every second, past its limit (32 MiB, or a
  * quarter of a small max_bytes, at least 4 MiB), the writer waits a
- * moment (300 ms at most) for a gap between readers and truncates it. */
+ * moment (300 ms at most) for a gap between readers and truncates it;
+ * while it stays past the limit (no gap was found), it tries again at
+ * every commit without waiting (a long query must not hold the writer
+ * back at each commit), not a second later: under a heavy load a second
+ * of commits can carry the WAL far past the limit. */
 void st_checkpoint(struct store *s)
 {
 	uint64_t now = (uint64_t)time(NULL);
 	uint64_t max_bytes = __atomic_load_n(&s->max_bytes, __ATOMIC_RELAXED);
 	off_t limit = 32 << 20;
+	int wait_ms = now >= s->ckpt_checked + 1 ? 300 : 0;
 	struct stat st;
 
-	if (now < s->ckpt_checked + 1)
+	if (!s->ckpt_over && !wait_ms)
 		return;
-	s->ckpt_checked = now;
+	if (wait_ms)
+		s->ckpt_checked = now;
 	if (max_bytes && max_bytes / 4 < (uint64_t)limit)
 		limit = max_bytes / 4 < (4u << 20) ? (4 << 20) : (off_t)(max_bytes / 4);
-	if (stat(s->wal_path, &st) || st.st_size < limit)
+	if (stat(s->wal_path, &st) || st.st_size < limit) {
+		s->ckpt_over = 0;
 		return;
-	sqlite3_busy_timeout(s->db, 300);
-	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	}
+	sqlite3_busy_timeout(s->db, wait_ms);
+	s->ckpt_over = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+						 NULL, NULL) != SQLITE_OK;
 	sqlite3_busy_timeout(s->db, 5000);
 }
