@@ -169,23 +169,24 @@ void report_window_rows_cte(struct sbuf *b)
 "        (SELECT max(d.ts) FROM dv_sched d\n"
 "         WHERE d.ts < w0.lo AND d.cpu = wc.cpu), w0.lo)) FROM wc), lo))\n"
 "      FROM w0),\n"
-"ws(ts, dur, cpu, pid, comm, prio, end_state, lost, start_err, end_err)\n"
+"ws(ts, dur, cpu, pid, comm, prio, end_state, lost, start_err, end_err, hid)\n"
 "  AS NOT MATERIALIZED (\n"
 "  SELECT e.ts, e.slice_dur, e.cpu, h.pid, coalesce(h.comm, '<...>'),\n"
-"         e.next_prio, e.slice_state, 0, NULL, NULL\n"
+"         e.next_prio, e.slice_state, 0, NULL, NULL, e.next_hid\n"
 "  FROM ev_sched_switch e JOIN comm_history h ON h.id = e.next_hid\n"
 "  WHERE e.ts >= (SELECT since FROM w) AND e.ts < (SELECT hi FROM w)\n"
 "    AND e.slice_dur IS NOT NULL\n"
 "  UNION ALL\n"
 "  SELECT e.ts, e.dur, e.cpu, h.pid, coalesce(h.comm, '<...>'), e.prio,\n"
-"         e.end_state, e.lost, e.start_err, e.end_err\n"
+"         e.end_state, e.lost, e.start_err, e.end_err, e.hid\n"
 "  FROM dv_sched e JOIN comm_history h ON h.id = e.hid\n"
 "  WHERE e.ts >= (SELECT since FROM w) AND e.ts < (SELECT hi FROM w)),\n"
-"wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm) AS NOT MATERIALIZED (\n");
+"wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm, waker_cpu)\n"
+"  AS NOT MATERIALIZED (\n");
 	for (size_t i = 0; i < REPORT_NWAKING; i++)
 		sbuf_printf(b,
 "  SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.run_cpu, e.latency,\n"
-"         k.pid, k.comm\n"
+"         k.pid, k.comm, e.cpu\n"
 "  FROM %s e JOIN comm_history h ON h.id = e.run_hid\n"
 "  LEFT JOIN comm_history k ON k.id = e.hid\n"
 "  WHERE e.ts >= (SELECT lo FROM w) AND e.ts < (SELECT hi FROM w)\n"
@@ -193,7 +194,7 @@ void report_window_rows_cte(struct sbuf *b)
 "  UNION ALL\n", report_waking_tables[i]);
 	sbuf_printf(b,
 "  SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.cpu, e.latency,\n"
-"         k.pid, k.comm\n"
+"         k.pid, k.comm, NULL\n"
 "  FROM dv_wakeup_latency e JOIN comm_history h ON h.id = e.hid\n"
 "  LEFT JOIN comm_history k ON k.id = e.waker_hid\n"
 "  WHERE e.ts >= (SELECT lo FROM w) AND e.ts < (SELECT hi FROM w))");

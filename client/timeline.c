@@ -11,6 +11,7 @@
  * costs at most one rect per column of each kind, whatever the trace.
  */
 #include "timeline.h"
+#include "tlpage.h"
 #include "grow.h"
 
 #include "log.h"
@@ -162,6 +163,13 @@ static void comm_color(const struct comm *c, char out[8])
 		hash_color(c->hash, out);
 }
 
+void timeline_comm_color(const char *comm, int rank, char out[8])
+{
+	struct comm c = { .hash = fnv1a(comm), .palette = (uint8_t)rank };
+
+	comm_color(&c, out);
+}
+
 /* ---- interning comms ---- */
 
 static int table_grow(struct timeline *t)
@@ -210,7 +218,7 @@ static int64_t intern(struct timeline *t, const char *name)
 /* ---- SQL ---- */
 
 /* The window: --from/--to, else the capture's, else the slices'. */
-static void window_cte(struct sbuf *b, const struct report_args *a)
+void timeline_window_cte(struct sbuf *b, const struct report_args *a)
 {
 	sbuf_printf(b, "WITH w0(lo, hi) AS (SELECT ");
 	if (a->from.set)
@@ -233,24 +241,24 @@ enum { Q_WINDOW, Q_CPUS, Q_SLICES, Q_WAKEUPS, Q_LOST, NQUERIES };
 
 static void build_sql(struct sbuf *q, const struct report_args *a)
 {
-	window_cte(q, a);
+	timeline_window_cte(q, a);
 	sbuf_printf(q,
 		    "SELECT w.lo, w.hi, %s AS base,\n"
 		    "  (SELECT source FROM capture ORDER BY id LIMIT 1) AS source,\n  ",
 		    report_base_sql);
 	report_wall_sql(q, "w.lo");
 	sbuf_printf(q, " AS lo_wall\nFROM w;\n");
-	window_cte(q, a);
+	timeline_window_cte(q, a);
 	sbuf_printf(q,
 		    "SELECT cpu FROM wc UNION SELECT cpu FROM ws UNION\n"
 		    "SELECT cpu FROM lost_events WHERE cpu IS NOT NULL ORDER BY cpu;\n");
-	window_cte(q, a);
+	timeline_window_cte(q, a);
 	sbuf_printf(q,
 		    "SELECT s.cpu, s.ts, s.dur, s.pid, s.comm, s.lost FROM ws s\n"
 		    "WHERE " IN_WINDOW ";\n");
-	window_cte(q, a);
+	timeline_window_cte(q, a);
 	sbuf_printf(q, "SELECT l.cpu, l.ts FROM wl l;\n");
-	window_cte(q, a);
+	timeline_window_cte(q, a);
 	sbuf_printf(q,
 		    "SELECT l.cpu, l.ts, l.count FROM lost_events l, w\n"
 		    "WHERE l.ts >= w.lo AND l.ts <= w.hi;\n");
@@ -1098,7 +1106,10 @@ int timeline_run(const struct report_args *a, report_run_fn *run, void *ctx)
 	char *tmp = NULL;
 	int ret = -1;
 
-	build_sql(&sql, a);
+	if (html)
+		tlpage_sql(&sql, a);
+	else
+		build_sql(&sql, a);
 	if (sql.oom) {
 		log_error("%s", strerror(ENOMEM));
 		goto out;
@@ -1120,6 +1131,15 @@ int timeline_run(const struct report_args *a, report_run_fn *run, void *ctx)
 	f = to_stdout ? stdout : report_open_temp(a->output, &tmp);
 	if (!f) {
 		log_error("%s: %s", a->output, strerror(errno));
+		goto out;
+	}
+	if (html) {
+		/* the page draws itself from every slice (tlpage.c) */
+		ret = tlpage_write(f, a, run, ctx);
+		if (!ret && (fflush(f) != 0 || ferror(f))) {
+			log_error("%s: %s", a->output, strerror(errno ? errno : EIO));
+			ret = -1;
+		}
 		goto out;
 	}
 	if (report_query(run, ctx, sql.s, &timeline_sink, &t, &t.err) < 0)

@@ -25,4 +25,12 @@ int timeline_run(const struct report_args *a, report_run_fn *run, void *ctx);
  * case), or "-" (SVG on stdout). */
 bool timeline_can_write(const char *path);
 
+/* WITH w0(lo, hi) and the window's rows (report_window_rows_cte): the
+ * window of --from/--to, else the captures', else the slices'. */
+void timeline_window_cte(struct sbuf *b, const struct report_args *a);
+
+/* The colour of comm: rank 1..12 for the window's busiest comms (far
+ * apart), 0 for the others (a hash of the name). out: "#rrggbb". */
+void timeline_comm_color(const char *comm, int rank, char out[8]);
+
 #endif
