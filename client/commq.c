@@ -51,7 +51,7 @@ enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   /* the reports' options from here on */
 		   OPT_BY, OPT_FROM, OPT_TO, OPT_LAST, OPT_COMM, OPT_OUTPUT, OPT_SQL,
 		   OPT_WIDTH, OPT_CHROME_JSON, OPT_INTERVAL, OPT_PREEMPT, OPT_DEPTH,
-		   OPT_PID, OPT_FOLDED };
+		   OPT_PID, OPT_FOLDED, OPT_LISTEN };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */
@@ -96,6 +96,7 @@ static const struct option_def {
 	{ "depth",     OPT_DEPTH,     0,             true  },
 	{ "pid",       OPT_PID,       0,             true  },
 	{ "folded",    OPT_FOLDED,    0,             false },
+	{ "listen",    OPT_LISTEN,    0,             true  },
 };
 
 static const char usage_line[] =
@@ -422,6 +423,9 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 		opt->report.width = (int)w;
 		break;
 	}
+	case OPT_LISTEN:
+		opt->report.listen = value;
+		break;
 	case OPT_CHROME_JSON:
 		if (!*value)
 			return usage_error("--chrome-json needs a file name", "");
@@ -651,7 +655,7 @@ static int run_report(const struct report_args *a, struct target *t,
 	if (ret == 0 && track)
 		warned = losswarn_tracked(&tr, run_sql, t);
 	else if (ret == 0 && !t->quiet && a->kind != REPORT_HISTORY &&
-		 a->kind != REPORT_LOST)
+		 a->kind != REPORT_LOST && a->kind != REPORT_UI)
 		warned = losswarn_window(&a->from, &a->to, run_sql, t);
 	if (warned < 0) {
 		log_error("printing results: %s", strerror(errno));

@@ -19,6 +19,7 @@
 #include "flame.h"
 #include "log.h"
 #include "timeline.h"
+#include "ui.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -43,6 +44,7 @@ static const char *const kind_names[] = {
 	[REPORT_RUNQ] = "runq",
 	[REPORT_WAKERS] = "wakers",
 	[REPORT_OFFCPU] = "offcpu",
+	[REPORT_UI] = "ui",
 };
 
 enum report_kind report_kind(const char *name)
@@ -325,6 +327,19 @@ int report_check(const struct report_args *a)
 	    (a->width && a->kind != REPORT_TIMELINE)) {
 		log_error("-o and --width are for 'commq timeline' (and -o FILE.svg for "
 			  "'commq offcpu'), not '%s'", name);
+		return -1;
+	}
+	if (a->listen && a->kind != REPORT_UI) {
+		log_error("--listen is for 'commq ui', not '%s'", name);
+		return -1;
+	}
+	if (a->kind == REPORT_UI && ((a->from.set && !a->from.last) || a->to.set)) {
+		log_error("'commq ui' follows the newest events: --last D, not --from/--to");
+		return -1;
+	}
+	if (a->kind == REPORT_UI && a->print_sql) {
+		log_error("'commq ui' has no SQL of its own to print: it runs timeline's "
+			  "(commq --sql timeline --last D -o x.html)");
 		return -1;
 	}
 	if (a->chrome_json && a->kind != REPORT_EXPORT) {
@@ -1234,6 +1249,8 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 		return -1;
 	if (a->kind == REPORT_TIMELINE)
 		return timeline_run(a, run, ctx);
+	if (a->kind == REPORT_UI)
+		return ui_run(a, run, ctx);
 	if (a->kind == REPORT_EXPORT)
 		return export_run(a, run, ctx);
 	switch (a->kind) {

@@ -28,6 +28,7 @@ enum report_kind {
 	REPORT_RUNQ,
 	REPORT_WAKERS,
 	REPORT_OFFCPU,
+	REPORT_UI,
 };
 
 enum report_by {
@@ -66,6 +67,7 @@ struct report_args {
 	const char *output;		/* timeline -o FILE ('-': stdout), offcpu -o FILE.svg */
 	int width;			/* timeline --width, 0: default */
 	const char *chrome_json;	/* export --chrome-json FILE ('-': stdout) */
+	const char *listen;		/* ui --listen HOST:PORT */
 	bool print_sql;			/* --sql */
 };
 

@@ -7,8 +7,9 @@
  * the page gets every slice as it is stored (nothing merged).
  *
  * The data object (the page's script reads it; docs/timeline.md):
- *   window  [lo - base, hi - lo, "source", "lo as ISO-8601 UTC" | null]
- *           (ns; every other time is relative to lo)
+ *   window  [lo - base, hi - lo, "source", "ISO-8601 UTC" | null, at]:
+ *           the time of day at lo + at (where the window meets the
+ *           captures); ns, every other time is relative to lo
  *   top     the busiest comms of the window, busiest first (12 at most)
  *   s       slices, 7 numbers each: cpu, ts - previous row's ts (the
  *           first: ts - lo), dur, task (comm_history id), end state
@@ -101,15 +102,19 @@ static const char tgid_sql[] =
 	"         (SELECT g.tgid FROM comm_history g WHERE g.pid = h.pid\n"
 	"            AND g.tgid IS NOT NULL ORDER BY g.start_ts LIMIT 1))";
 
+#define WALL_AT "max(w.lo, coalesce((SELECT min(start_ts) FROM capture), w.lo))"
+
 static void build_sql(struct sbuf *q, const struct report_args *a)
 {
 	timeline_window_cte(q, a);
 	sbuf_printf(q, "\nSELECT w.lo, w.hi, %s AS base,\n"
 		    "  (SELECT source FROM capture ORDER BY id LIMIT 1),\n  ",
 		    report_base_sql);
-	report_wall_sql(q, "w.lo");
+	/* the time of day where the window meets a capture (a live window
+	 * may begin before it) */
+	report_wall_sql(q, WALL_AT);
 	sbuf_printf(q, ",\n  (SELECT states FROM capture WHERE states IS NOT NULL\n"
-		    "   ORDER BY id DESC LIMIT 1)\nFROM w;\n");
+		    "   ORDER BY id DESC LIMIT 1),\n  " WALL_AT " - w.lo\nFROM w;\n");
 	timeline_window_cte(q, a);
 	sbuf_printf(q, "\nSELECT s.comm, sum(" CLIPPED ") AS ns FROM ws s\n"
 		    "WHERE s.pid <> 0 AND " IN_WINDOW "\n"
@@ -136,7 +141,7 @@ static const char *const opening[NQUERIES] = {
 	"{\"v\":1,\"window\":", ",\n\"top\":[", ",\n\"s\":[", "],\n\"tasks\":[",
 	"],\n\"w\":[", "],\n\"lost\":[",
 };
-static const int columns[NQUERIES] = { 6, 2, 7, 4, 6, 3 };
+static const int columns[NQUERIES] = { 7, 2, 7, 4, 6, 3 };
 
 static int pg_begin(void *ctx, const struct output_column *c, int n)
 {
@@ -174,7 +179,7 @@ static int window_row(struct page *p, const struct output_value *v)
 	put_text(p, &v[3]);
 	puts_(p, ",");
 	put_text(p, &v[4]);
-	puts_(p, "]");
+	putf(p, ",%" PRId64 "]", report_int(&v[6], 0));
 	if (v[5].type != OUTPUT_NULL && !(p->states = strdup(v[5].text)))
 		return report_fail(&p->err, ENOMEM, "%s", strerror(ENOMEM));
 	p->rows++;
@@ -372,5 +377,28 @@ int tlpage_write(FILE *f, const struct report_args *a, report_run_fn *run, void 
 	if (tlpage_data(a, run, ctx, put_html_json, f) < 0)
 		return -1;
 	fputs(at + strlen(mark), f);
+	return 0;
+}
+
+int tlpage_live(json_put_fn *out, void *out_ctx, const char *token, int64_t last_ns)
+{
+	const char *mark = "/*COMMD-DATA*/", *data = "<script id=\"data\"";
+	const char *at = strstr(commd_timeline_page, data);
+	const char *m = at ? strstr(at, mark) : NULL;
+	char live[160];
+	int n;
+
+	if (!m)
+		return -1;
+	n = snprintf(live, sizeof(live), "<script>window.COMMD_LIVE = { token: \"%s\", "
+		     "seconds: %.9g };</script>\n", token, (double)last_ns / 1e9);
+	if (n < 0 || (size_t)n >= sizeof(live))
+		return -1;
+	out(out_ctx, commd_timeline_page, (size_t)(at - commd_timeline_page));
+	out(out_ctx, live, (size_t)n);
+	out(out_ctx, at, (size_t)(m - at));
+	out(out_ctx, "null", 4);
+	m += strlen(mark);
+	out(out_ctx, m, strlen(m));
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "json.h"
 #include "reportsql.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* The data object for a's window, streamed to out.  Logs its errors
@@ -26,6 +27,10 @@ void tlpage_sql(struct sbuf *q, const struct report_args *a);
 
 /* The whole page, its data inline, to f.  Returns 0 or -1 (logged). */
 int tlpage_write(FILE *f, const struct report_args *a, report_run_fn *run, void *ctx);
+
+/* The page for commq ui: no data inline; it fetches data?token=TOKEN&last=
+ * each second for the last last_ns.  Returns 0 or -1. */
+int tlpage_live(json_put_fn *out, void *out_ctx, const char *token, int64_t last_ns);
 
 /* The page itself (the data object comes where it says COMMD-DATA). */
 extern const char commd_timeline_page[];

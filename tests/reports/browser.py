@@ -7,9 +7,10 @@ chromedriver (Debian's chromium-driver and python3-selenium).
       SQL gives for it; a tooltip carries the slice's fields; a click on a
       switched-in slice shows its waker; the search finds a pid; the wheel
       zooms and the address follows.
-  browser.py live URL DB SHOTS_DIR MARKER
-      the page commq ui serves: it draws, follows what is committed (a task
-      named MARKER that starts after the page opened appears), pauses.
+  browser.py live URL SHOTS_DIR MARKER COMMIT_MS
+      the page commq ui serves: it draws, follows what is committed (the
+      program MARKER, started after the page opened, appears by its name
+      within COMMIT_MS + 1 s), pauses and follows again.
   browser.py perf PAGE.html
       prints the page's own timings: first draw (ms from navigation start)
       and the redraws of ten zoom steps (ms each).
@@ -236,35 +237,50 @@ def view_hi(d):
     return round(d.execute_script("return commd.view().to"))
 
 
-def live_checks(url, db, shots, marker):
+def live_checks(url, shots, marker, commit_ms):
     d = browser()
+    proc = None
     try:
         d.get(url)
         if not wait_ready(d):
             return
         d.save_screenshot(os.path.join(shots, "live-1-open.png"))
-        opened = time.time()
-        # the marker task is started by the caller once this line is read
-        print("OPENED", flush=True)
-        sys.stdin.readline()
-        found = False
-        end = time.time() + 20
-        while time.time() < end:
+        name = os.path.basename(marker)
+        # a task that begins after the page opened
+        t0 = time.time()
+        proc = subprocess.Popen([marker, "30"])
+        found = None
+        while time.time() < t0 + 10:
             lanes = d.execute_script("return commd.lanes()")
-            if any(marker in l for _, l in lanes):
-                found = True
+            if any(name in l for _, l in lanes):
+                found = time.time() - t0
                 break
-            time.sleep(0.25)
-        print("fresh after %.1f s" % (time.time() - opened), flush=True)
+            time.sleep(0.02)
         d.save_screenshot(os.path.join(shots, "live-2-marker.png"))
-        if not found:
-            fail("live: %s (started after the page opened) never appeared" % marker)
+        if found is None:
+            fail("live: %s (started after the page opened) never appeared in 10 s" % name)
+        else:
+            print("live: %s on the page %.0f ms after it started" % (name, found * 1000), flush=True)
+            if found * 1000 > commit_ms + 1000:
+                fail("live: %s appeared after %.0f ms, not within --commit-ms %d + 1 s"
+                     % (name, found * 1000, commit_ms))
         d.find_element(By.ID, "pause").click()
+        time.sleep(0.6)
         n = d.execute_script("return document.body.dataset.updates")
-        time.sleep(2.5)
+        time.sleep(2)
         expect_eq("live: paused, no update", n, d.execute_script("return document.body.dataset.updates"))
-        d.save_screenshot(os.path.join(shots, "live-3-paused.png"))
+        d.find_element(By.ID, "pause").click()
+        time.sleep(1.5)
+        if d.execute_script("return document.body.dataset.updates") == n:
+            fail("live: following again, no update")
+        d.save_screenshot(os.path.join(shots, "live-3-resumed.png"))
+        logs = [l for l in d.get_log("browser") if l["level"] == "SEVERE"]
+        if logs:
+            fail("the live page logged errors: %r" % logs)
     finally:
+        if proc:
+            proc.kill()
+            proc.wait()
         d.quit()
 
 
@@ -292,7 +308,7 @@ if __name__ == "__main__":
     if mode == "file":
         file_checks(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "live":
-        live_checks(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+        live_checks(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     elif mode == "perf":
         perf(sys.argv[2])
     sys.exit(1 if FAILURES else 0)

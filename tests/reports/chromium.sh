@@ -68,7 +68,7 @@ need chromedriver chromium-driver
 /usr/bin/python3 -c 'import selenium' 2>/dev/null ||
 	fail "timeline page: python3-selenium is not installed (Debian package python3-selenium)"
 ART=${COMMD_ARTIFACTS:-$(dirname "$COMMQ")/test-artifacts}/timeline
-rm -rf "$ART" && mkdir -p "$ART"
+mkdir -p "$ART" && rm -f "$ART"/[0-9]-*.png
 import sched-v7
 commq_ok timeline_page --db "$T/sched-v7.db" -q timeline -o "$T/v7.html"
 COMMQ=$COMMQ timeout 300 /usr/bin/python3 "$(dirname "$0")/browser.py" file "$T/v7.html" \
