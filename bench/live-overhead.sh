@@ -10,7 +10,10 @@
 #   commd-CLK commd with --clock CLK, for each CLK in $CLOCKS (none by
 #             default; CLOCKS=mono shows what the mono clock costs);
 #   commd-stacks  commd --stacks, with STACKS=1 (the kernel stack of
-#             every switch into sleep: what it costs).
+#             every switch into sleep: what it costs);
+#   commd-ch  commd shipping to ClickHouse, with CLICKHOUSE=URL (a server
+#             with `commd clickhouse-schema` applied; bench/fleet.sh
+#             starts one): what shipping costs.
 # Prints the workload's median time in each and its own CPU time, the CPU
 # seconds commd and trace-cmd spent (user+sys from their rusage,
 # /usr/bin/time, children included) per million events stored, and the
@@ -20,7 +23,7 @@
 # for its median. Dirty pages are written back before every timed load (a
 # previous run's files must not be flushed during the next), and trace-cmd
 # and commd swap places every other round.
-#   [CLOCKS="mono ..."] [STACKS=1] bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
+#   [CLOCKS="mono ..."] [STACKS=1] [CLICKHOUSE=URL] bench/live-overhead.sh [RUNS] [GROUPS] [LOOPS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-5}
@@ -141,6 +144,10 @@ for i in $(seq "$runs"); do
 		commd_run "commd-$clk" --clock "$clk"
 	done
 	[ -z "${STACKS:-}" ] || commd_run commd-stacks --stacks
+	# shipping to ClickHouse (the shipper is commd's child: its CPU is in
+	# commd's rusage, and its rows are in the server when the round ends)
+	[ -z "${CLICKHOUSE:-}" ] || commd_run commd-ch --clickhouse "$CLICKHOUSE" \
+		--host-name "bench-$$-$i"
 	tc_count
 done
 
@@ -148,6 +155,7 @@ done
 extra=
 for clk in ${CLOCKS:-}; do extra+=" commd-$clk"; done
 [ -z "${STACKS:-}" ] || extra+=" commd-stacks"
+[ -z "${CLICKHOUSE:-}" ] || extra+=" commd-ch"
 awk -v g="$groups" -v l="$loops" -v n="$runs" -v extra="$extra" '
 function median(k,   i, j, t, m) {
 	m = cnt[k]

@@ -6,6 +6,7 @@
  * when stdin is a terminal (shell.h).  Either way rows go to the formatter
  * (output.h) one at a time, so a result of any size streams.
  */
+#include "chq.h"
 #include "local.h"
 #include "log.h"
 #include "losswarn.h"
@@ -34,6 +35,7 @@
 struct options {
 	const char *db;			/* --db FILE; NULL means socket mode */
 	const char *socket;		/* --socket PATH */
+	const char *clickhouse;		/* --clickhouse URL */
 	const char *sql;		/* the SQL argument */
 	const char *file;		/* -f FILE ("-": stdin) */
 	struct query_limits lim;	/* --limit, --timeout */
@@ -51,7 +53,7 @@ enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   /* the reports' options from here on */
 		   OPT_BY, OPT_FROM, OPT_TO, OPT_LAST, OPT_COMM, OPT_OUTPUT, OPT_SQL,
 		   OPT_WIDTH, OPT_CHROME_JSON, OPT_INTERVAL, OPT_PREEMPT, OPT_DEPTH,
-		   OPT_PID, OPT_FOLDED, OPT_LISTEN };
+		   OPT_PID, OPT_FOLDED, OPT_LISTEN, OPT_CLICKHOUSE };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */
@@ -97,6 +99,7 @@ static const struct option_def {
 	{ "pid",       OPT_PID,       0,             true  },
 	{ "folded",    OPT_FOLDED,    0,             false },
 	{ "listen",    OPT_LISTEN,    0,             true  },
+	{ "clickhouse", OPT_CLICKHOUSE, 0,           true  },
 };
 
 static const char usage_line[] =
@@ -352,7 +355,7 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 		break;
 	case OPT_BY:
 		if (report_parse_by(value, &opt->report.by) < 0)
-			return usage_error("--by takes comm, process, thread, cpu, pid or cgroup: ",
+			return usage_error("--by takes comm, process, thread, cpu, pid, cgroup or host: ",
 					   value);
 		opt->report.by_set = true;
 		break;
@@ -436,6 +439,12 @@ static int parse_option(const char *arg, char **argv, int argc, int *i,
 		opt->report.width = (int)w;
 		break;
 	}
+	case OPT_CLICKHOUSE:
+		if (!*value)
+			return usage_error("--clickhouse needs a URL", "");
+		opt->clickhouse = value;
+		opt->report.clickhouse = value;
+		break;
 	case OPT_LISTEN:
 		opt->report.listen = value;
 		break;
@@ -503,6 +512,8 @@ static int parse_args(int argc, char **argv, struct options *opt)
 	}
 	if (opt->db && opt->socket)
 		return usage_error("--db and --socket exclude each other", "");
+	if (opt->clickhouse && (opt->db || opt->socket))
+		return usage_error("--clickhouse queries the cluster: not with --db or --socket", "");
 	if (opt->sql && opt->file)
 		return usage_error("both an SQL argument and -f ", opt->file);
 	if (!opt->db && !opt->socket) {
@@ -679,6 +690,48 @@ static int run_report(const struct report_args *a, struct target *t,
 	return ret ? -1 : 0;
 }
 
+/* --clickhouse: one statement, or a fleet report, on the cluster. */
+static int run_clickhouse(const struct options *opt)
+{
+	struct query_error err = { .offset = -1 };
+	struct output_spec spec = opt->spec;
+	struct chq *c = chq_new(opt->clickhouse, &err);
+	struct output *out = NULL;
+	char *sql = NULL;
+	int ret = -1;
+
+	if (!c) {
+		log_error("%s", err.msg);
+		return -1;
+	}
+	if (opt->report.kind != REPORT_NONE) {
+		if (chq_report_sql(&opt->report, &sql) < 0)
+			goto out;
+		if (opt->report.print_sql) {
+			printf("%s;\n", sql);
+			ret = 0;
+			goto out;
+		}
+	} else if (!opt->sql) {
+		log_error("--clickhouse takes one SQL argument or a report (top|latency --by host)");
+		goto out;
+	}
+	spec.header = opt->header != 0;
+	out = output_new(&spec, stdout);
+	if (!out) {
+		log_error("%s", strerror(errno));
+		goto out;
+	}
+	ret = chq_run(c, sql ? sql : opt->sql, out, &err);
+	if (ret < 0)
+		log_error("%s", err.msg);
+out:
+	output_free(out);
+	free(sql);
+	chq_free(c);
+	return ret;
+}
+
 static int run(const struct options *opt)
 {
 	struct target t = { .lim = opt->lim, .quiet = opt->quiet };
@@ -687,6 +740,8 @@ static int run(const struct options *opt)
 	bool shell_ok = false;
 	int ret = -1;
 
+	if (opt->clickhouse)
+		return run_clickhouse(opt);
 	/* --sql needs no database at all. */
 	if (opt->report.kind != REPORT_NONE && opt->report.print_sql) {
 		struct output_spec spec = opt->spec;

@@ -82,6 +82,8 @@ int report_parse_by(const char *s, enum report_by *by)
 		*by = REPORT_BY_PID;
 	else if (!strcmp(s, "cgroup"))
 		*by = REPORT_BY_CGROUP;
+	else if (!strcmp(s, "host"))
+		*by = REPORT_BY_HOST;
 	else
 		return -1;
 	return 0;
@@ -257,6 +259,13 @@ int report_parse_time(const char *s, struct report_time *t, const char **why)
 int report_check(const struct report_args *a)
 {
 	const char *name = report_name(a->kind);
+
+	if (a->clickhouse)	/* chq_report_sql says what the fleet has */
+		return 0;
+	if (a->by_set && a->by == REPORT_BY_HOST) {
+		log_error("--by host is the fleet's: commq --clickhouse URL top|latency --by host");
+		return -1;
+	}
 
 	if (a->by_set && a->kind != REPORT_TOP && a->kind != REPORT_UTIL &&
 	    a->kind != REPORT_LATENCY) {
@@ -464,6 +473,7 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 		break;
 	case REPORT_BY_THREAD:
 	case REPORT_BY_PID:	/* refused by report_check */
+	case REPORT_BY_HOST:	/* the fleet's (chq.c) */
 		/* One row per thread lifetime (pid 0: per CPU), named by its
 		 * name at its last slice in the window. */
 		slice_rows_sql(b);

@@ -33,7 +33,7 @@ enum report_kind {
 
 enum report_by {
 	REPORT_BY_COMM, REPORT_BY_PROCESS, REPORT_BY_THREAD, REPORT_BY_CPU,
-	REPORT_BY_PID, REPORT_BY_CGROUP
+	REPORT_BY_PID, REPORT_BY_CGROUP, REPORT_BY_HOST
 };
 
 /* A time given to --from/--to.  Absolute: ns of the trace clock.
@@ -68,6 +68,7 @@ struct report_args {
 	int width;			/* timeline --width, 0: default */
 	const char *chrome_json;	/* export --chrome-json FILE ('-': stdout) */
 	const char *listen;		/* ui --listen HOST:PORT */
+	const char *clickhouse;		/* --clickhouse URL: the fleet's reports */
 	bool print_sql;			/* --sql */
 };
 

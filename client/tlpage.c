@@ -49,7 +49,7 @@ struct page {
 	json_put_fn *put;
 	void *put_ctx;
 	int stage, rows;
-	int64_t lo, prev_ts;
+	int64_t lo, hi, prev_ts;
 	char *states;			/* the capture's letters map */
 	char *top[TOP_COMMS];
 	int ntop;
@@ -104,7 +104,10 @@ static const char tgid_sql[] =
 
 #define WALL_AT "max(w.lo, coalesce((SELECT min(start_ts) FROM capture), w.lo))"
 
-static void build_sql(struct sbuf *q, const struct report_args *a)
+/* The window first: the statements after it take its bounds as
+ * literals, so that all of them read one window even when the daemon
+ * commits between them (each runs on a snapshot of its own). */
+static void window_sql(struct sbuf *q, const struct report_args *a)
 {
 	timeline_window_cte(q, a);
 	sbuf_printf(q, "\nSELECT w.lo, w.hi, %s AS base,\n"
@@ -115,6 +118,11 @@ static void build_sql(struct sbuf *q, const struct report_args *a)
 	report_wall_sql(q, WALL_AT);
 	sbuf_printf(q, ",\n  (SELECT states FROM capture WHERE states IS NOT NULL\n"
 		    "   ORDER BY id DESC LIMIT 1),\n  " WALL_AT " - w.lo\nFROM w;\n");
+}
+
+/* The rest, over [lo, hi] (a's window when a is given as it is: --sql). */
+static void rows_sql(struct sbuf *q, const struct report_args *a)
+{
 	timeline_window_cte(q, a);
 	sbuf_printf(q, "\nSELECT s.comm, sum(" CLIPPED ") AS ns FROM ws s\n"
 		    "WHERE s.pid <> 0 AND " IN_WINDOW "\n"
@@ -175,6 +183,7 @@ static int window_row(struct page *p, const struct output_value *v)
 		return report_fail(&p->err, EDOM, "timeline: the window is empty (%"
 				   PRId64 " .. %" PRId64 ")", lo, hi);
 	p->lo = p->prev_ts = lo;
+	p->hi = hi;
 	putf(p, "[%" PRId64 ",%" PRId64 ",", lo - report_int(&v[2], lo), hi - lo);
 	put_text(p, &v[3]);
 	puts_(p, ",");
@@ -305,16 +314,19 @@ static void finish(struct page *p)
 	char out[64];
 
 	puts_(p, "],\n\"letters\":{");
-	for (int i = 0; i < p->nletters; i++)
-		putf(p, "%s\"%" PRId64 "\":\"%s\"", i ? "," : "", p->letters[i],
-		     state_letters(p->states, (uint64_t)p->letters[i], out, sizeof(out)));
+	for (int i = 0; i < p->nletters; i++) {
+		state_letters(p->states, (uint64_t)p->letters[i], out, sizeof(out));
+		putf(p, "%s\"%" PRId64 "\":", i ? "," : "", p->letters[i]);
+		json_string_to(p->put, p->put_ctx, out, strlen(out), 0);
+	}
 	putf(p, "},\n\"n\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]}",
 	     p->n[0], p->n[1], p->n[2], p->n[3]);
 }
 
 void tlpage_sql(struct sbuf *q, const struct report_args *a)
 {
-	build_sql(q, a);
+	window_sql(q, a);
+	rows_sql(q, a);
 }
 
 int tlpage_data(const struct report_args *a, report_run_fn *run, void *ctx,
@@ -324,13 +336,28 @@ int tlpage_data(const struct report_args *a, report_run_fn *run, void *ctx,
 	struct page p = { .stage = -1, .put = out, .put_ctx = out_ctx };
 	int ret = -1;
 
-	build_sql(&sql, a);
+	window_sql(&sql, a);
 	if (sql.oom) {
 		log_error("%s", strerror(ENOMEM));
 		goto out;
 	}
 	if (report_query(run, ctx, sql.s, &page_sink, &p, &p.err) < 0)
 		goto out;
+	if (p.stage == Q_WINDOW && p.rows) {
+		struct report_args b = *a;
+
+		b.from = (struct report_time){ .set = true, .ns = p.lo };
+		b.to = (struct report_time){ .set = true, .ns = p.hi };
+		sbuf_free(&sql);
+		sql = (struct sbuf){ 0 };
+		rows_sql(&sql, &b);
+		if (sql.oom) {
+			log_error("%s", strerror(ENOMEM));
+			goto out;
+		}
+		if (report_query(run, ctx, sql.s, &page_sink, &p, &p.err) < 0)
+			goto out;
+	}
 	if (p.stage != Q_LOST) {
 		log_error("timeline: %d results, not %d", p.stage + 1, NQUERIES);
 		goto out;

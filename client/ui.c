@@ -157,10 +157,10 @@ static void serve_data(struct ui *u, struct evhttp_request *req, const char *las
 		char *end;
 		double s = strtod(last, &end);
 
-		if (end == last || *end || !(s > 0) || s * 1e9 > (double)MAX_LAST_NS) {
+		if (end == last || *end || !(s >= 1e-6) || s * 1e9 > (double)MAX_LAST_NS) {
 			if (b)
 				evbuffer_free(b);
-			reply_text(req, 400, "Bad Request", "last: seconds, more than 0, at most 3600");
+			reply_text(req, 400, "Bad Request", "last: seconds, 1e-6 to 3600");
 			return;
 		}
 		ns = (int64_t)(s * 1e9);
@@ -171,7 +171,9 @@ static void serve_data(struct ui *u, struct evhttp_request *req, const char *las
 	}
 	a.kind = REPORT_TIMELINE;
 	a.from = (struct report_time){ .set = true, .last = true, .ns = ns };
-	a.to = (struct report_time){ 0 };
+	/* up to the newest event (not the end of the last capture that ended:
+	 * a restarted daemon's file has one before the running capture) */
+	a.to = (struct report_time){ .set = true, .last = true, .ns = 0 };
 	if (tlpage_data(&a, u->run, u->run_ctx, put_evbuffer, b) < 0) {
 		evbuffer_free(b);
 		reply_text(req, 500, "Internal Server Error",

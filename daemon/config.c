@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 enum kind { K_PATH, K_INSTANCE, K_EVENTS, K_CLOCK, K_SOCKET, K_KB, K_MS, K_MB, K_AGE, K_LEVEL,
-	    K_STACKS,
+	    K_STACKS, K_URL, K_NAME, K_SECRET,
 	    K_QTIMEOUT, K_QCONNS, K_QRESULT, K_QMEM };
 
 struct optdef {
@@ -44,6 +44,14 @@ static const struct optdef defs[] = {
 	  0, 1ull << 30, "MiB; 0 keeps everything" },
 	{ "max-age", "COMMD_MAX_AGE", K_AGE, 1, "retention by age, N[s|m|h|d] (0: off)", 0, 0, NULL },
 	{ "log-level", "COMMD_LOG_LEVEL", K_LEVEL, 1, "error|warning|notice|info|debug", 0, 0, NULL },
+	{ "clickhouse", "COMMD_CLICKHOUSE", K_URL, 0,
+	  "ship to ClickHouse: http://HOST:PORT/?database=DB (docs/fleet.md)", 0, 0, NULL },
+	{ "host-name", "COMMD_HOST_NAME", K_NAME, 0,
+	  "the host's name in ClickHouse (default: the hostname)", 0, 0, NULL },
+	{ "clickhouse-user", "COMMD_CLICKHOUSE_USER", K_SECRET, 0,
+	  "ClickHouse user (file or environment only)", 0, 0, NULL },
+	{ "clickhouse-password-file", "COMMD_CLICKHOUSE_PASSWORD_FILE", K_SECRET, 0,
+	  "a root-only file holding its password (file or environment only)", 0, 0, NULL },
 	{ "query-timeout-ms", "COMMD_QUERY_TIMEOUT_MS", K_QTIMEOUT, 0,
 	  "a query's deadline unless it asks for less, ms", 1, 3600000, "milliseconds" },
 	{ "query-max-conns", "COMMD_QUERY_MAX_CONNS", K_QCONNS, 0,
@@ -122,8 +130,22 @@ int config_defaults(struct daemon_opts *o)
 	return 0;
 }
 
+/* The shipping settings' strings, by their file names. */
+static char **ship_field(struct daemon_opts *o, const char *name)
+{
+	return !strcmp(name, "clickhouse") ? &o->clickhouse :
+	       !strcmp(name, "host-name") ? &o->host_name :
+	       !strcmp(name, "clickhouse-user") ? &o->clickhouse_user :
+	       &o->clickhouse_password_file;
+}
+
 void config_free(struct daemon_opts *o)
 {
+	free(o->clickhouse);
+	free(o->clickhouse_user);
+	free(o->clickhouse_password_file);
+	free(o->host_name);
+	o->clickhouse = o->clickhouse_user = o->clickhouse_password_file = o->host_name = NULL;
 	free(o->db);
 	free(o->instance);
 	free(o->socket);
@@ -136,7 +158,13 @@ int config_copy(struct daemon_opts *dst, const struct daemon_opts *src)
 {
 	*dst = *src;
 	dst->db = dst->instance = dst->socket = dst->events = dst->clock = NULL;
-	if (set_str(&dst->db, src->db) || set_str(&dst->instance, src->instance) ||
+	dst->clickhouse = dst->clickhouse_user = dst->clickhouse_password_file = NULL;
+	dst->host_name = NULL;
+	if (set_str(&dst->clickhouse, src->clickhouse) ||
+	    set_str(&dst->clickhouse_user, src->clickhouse_user) ||
+	    set_str(&dst->clickhouse_password_file, src->clickhouse_password_file) ||
+	    set_str(&dst->host_name, src->host_name) ||
+	    set_str(&dst->db, src->db) || set_str(&dst->instance, src->instance) ||
 	    set_str(&dst->socket, src->socket) || set_str(&dst->events, src->events) ||
 	    set_str(&dst->clock, src->clock)) {
 		config_free(dst);
@@ -294,6 +322,23 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 			o->stacks = 0;
 		else
 			BAD("expected yes or no, got '%s'", value);
+		return 0;
+	case K_URL:
+		if (*value && strncmp(value, "http://", 7))
+			BAD("expected http://HOST:PORT/?database=DB (or '' for none), got '%s'",
+			    value);
+		goto ship_string;
+	case K_NAME:
+		if (strlen(value) > 255 || strpbrk(value, "'\\\t\n\r"))
+			BAD("expected a name without quotes, backslashes or control "
+			    "characters, got '%s'", value);
+		goto ship_string;
+	case K_SECRET:
+	ship_string:
+		if (set_str(ship_field(o, d->name), *value ? value : NULL)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 		return 0;
 	case K_LEVEL:
 		for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
@@ -534,6 +579,11 @@ static const char *value_text(const struct optdef *d, const struct daemon_opts *
 	case K_AGE: return config_age_text(o->max_age_s, buf, len);
 	case K_LEVEL: return config_level_name(o->log_level);
 	case K_STACKS: return o->stacks ? "yes" : "no";
+	case K_URL: case K_NAME: case K_SECRET: {
+		char *v = *ship_field((struct daemon_opts *)o, d->name);
+
+		return v ? v : "";
+	}
 	case K_QTIMEOUT: return number_text(o->serve.timeout_ms, SERVER_DEFAULT_TIMEOUT_MS, buf, len);
 	case K_QCONNS: return number_text(o->serve.max_conns, SERVER_DEFAULT_MAX_CONNS, buf, len);
 	case K_QRESULT: return number_text(o->serve.result_mb, SERVER_DEFAULT_RESULT_MB, buf, len);

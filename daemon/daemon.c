@@ -35,6 +35,7 @@
 #include "cgroups.h"
 #include "seed.h"
 #include "serverctl.h"
+#include "shipctl.h"
 #include "store.h"
 
 static volatile sig_atomic_t stop_signal, hup_signal;
@@ -69,6 +70,8 @@ struct capture {
 	int restored;			/* times the instance was set back */
 	int restored_lost;		/* ... after events went untraced */
 	struct serverctl server;		/* the query server */
+	struct shipctl ship;		/* shipping to ClickHouse */
+	char host[256];			/* the host's name there */
 	int lock_fd;			/* the database's lock (lock_db) */
 	int ready_fd;			/* tells the daemonizing parent, -1: done */
 	struct timespec started;	/* CLOCK_MONOTONIC at READY */
@@ -324,13 +327,24 @@ static void status(struct capture *c, uint64_t now)
 {
 	uint64_t events = pipeline_events(c->pipe);
 	double secs = (double)(now - c->status_ts) / 1e9;
-	char msg[160];
+	char msg[240];
 
 	if (secs <= 0)
 		return;
-	snprintf(msg, sizeof(msg), "STATUS=%.0f events/s, %llu events, %llu lost",
-		 (double)(events - c->events_at_status) / secs,
-		 (unsigned long long)events, (unsigned long long)c->lost_total);
+	int n = snprintf(msg, sizeof(msg), "STATUS=%.0f events/s, %llu events, %llu lost",
+			 (double)(events - c->events_at_status) / secs,
+			 (unsigned long long)events, (unsigned long long)c->lost_total);
+
+	/* what waits to be shipped, in seconds of trace */
+	if (c->ship.url && n > 0 && (size_t)n < sizeof(msg)) {
+		int64_t last = (int64_t)pipeline_last_ts(c->pipe);
+
+		if (c->ship.shipped < 0)
+			snprintf(msg + n, sizeof(msg) - (size_t)n, ", ClickHouse: nothing shipped yet");
+		else
+			snprintf(msg + n, sizeof(msg) - (size_t)n, ", ClickHouse backlog %.1f s",
+				 last > c->ship.shipped ? (double)(last - c->ship.shipped) / 1e9 : 0.0);
+	}
 	notify_send(msg);
 	c->events_at_status = events;
 	c->status_ts = now;
@@ -547,6 +561,15 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 		log_error("%s: %s", o->db, store_errmsg(c->store));
 		return -1;
 	}
+	if (o->clickhouse) {
+		c->ship.url = o->clickhouse;
+		c->ship.db = o->db;
+		snprintf(c->host, sizeof(c->host), "%s", o->host_name ? o->host_name : host);
+		c->ship.host = c->host;
+		c->ship.user = o->clickhouse_user;
+		c->ship.password_file = o->clickhouse_password_file;
+		log_info("shipping to ClickHouse at %s as host %s", o->clickhouse, c->host);
+	}
 	c->proc_is_hosts = seed_proc_is_hosts() != 0;
 	if (!c->proc_is_hosts)
 		log_warning("running in a PID namespace other than the host's: the trace's "
@@ -717,6 +740,10 @@ static int capture_loop(struct capture *c)
 		}
 		/* (it reaps a query server that died, and says so) */
 		serverctl_watch(&c->server, now);
+		if (c->ship.url && !paused) {
+			shipctl_watch(&c->ship, now);
+			store_set_ship_floor(c->store, c->ship.shipped);
+		}
 		if (timer_due(&t, T_WATCHDOG, now)) {
 			notify_send("WATCHDOG=1");
 			timer_reset(&t, T_WATCHDOG, now);
@@ -767,6 +794,8 @@ static int capture_drain(struct capture *c)
 /* Everything capture_open made, undone; the daemonizing parent told rc. */
 static int capture_close(struct capture *c, int rc)
 {
+	/* the capture's end is stored: the shipper's last round reaches it */
+	shipctl_stop(&c->ship);
 	serverctl_stop(&c->server);
 	pipeline_free(c->pipe);
 	live_close(c->live);
@@ -790,6 +819,7 @@ int daemon_run(const struct daemon_opts *opts)
 	struct daemon_opts cur = *opts, *o = &cur;	/* strings stay the caller's */
 	struct live_opts lo = { o->instance, o->buffer_kb, o->events, o->clock, o->stacks };
 	struct capture c = { .o = o, .id = -1, .server = { .listen_fd = -1 },
+			     .ship = { .out_fd = -1, .shipped = -1 },
 			     .lock_fd = -1, .ready_fd = -1,
 			     .lost_warn = { .interval_ns = LOST_WARN_INTERVAL_S * 1000000000ull } };
 	struct sigaction sa;

@@ -25,6 +25,11 @@ struct daemon_opts {
 	int log_level;		/* syslog priority: messages above it are dropped */
 	int stacks;		/* kernel stacks of switches into sleep */
 	int foreground;
+	/* shipping to ClickHouse (docs/fleet.md); clickhouse NULL: none */
+	char *clickhouse;	/* http://HOST:PORT/?database=DB */
+	char *clickhouse_user;	/* the file or environment only */
+	char *clickhouse_password_file;
+	char *host_name;	/* NULL: the machine's hostname */
 	/* SIGHUP: computes the settings again (file, environment, command
 	 * line) into *out; 0, or -1 with the reason in err. NULL: SIGHUP
 	 * only says it has nothing to reload. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "ship.h"
 #include "daemon.h"
 #include "server.h"
 #include "import.h"
@@ -82,6 +83,8 @@ static const struct option daemon_longopts[] = {
 	{ "max-db-mb", required_argument, NULL, 'S' },
 	{ "max-age", required_argument, NULL, 'S' },
 	{ "log-level", required_argument, NULL, 'S' },
+	{ "clickhouse", required_argument, NULL, 'S' },
+	{ "host-name", required_argument, NULL, 'S' },
 	{ "query-timeout-ms", required_argument, NULL, 'S' },
 	{ "query-max-conns", required_argument, NULL, 'S' },
 	{ "query-max-result-mb", required_argument, NULL, 'S' },
@@ -424,6 +427,10 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "serve"))
 		return cmd_serve(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "ship"))
+		return cmd_ship(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "clickhouse-schema"))
+		return cmd_clickhouse_schema(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "check-config"))
 		return cmd_check_config(argc - 1, argv + 1);
 	return cmd_daemon(argc, argv);

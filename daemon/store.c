@@ -143,6 +143,8 @@ struct store *store_open(const char *path, enum store_mode mode,
 	 * is refused harmlessly once SQLite is initialised. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	s = calloc(1, sizeof(*s));
+	if (s)
+		s->ship_floor = INT64_MIN;
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -474,6 +476,29 @@ int store_stat(struct store *s, int64_t capture, const char *name, int cpu,
 	return st_step(s, st, "storing stat");
 }
 
+/* A live capture's boot (schema 016): the kernel's boot_id. */
+static void set_capture_boot(struct store *s, int64_t id)
+{
+	char boot[64] = "";
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	sqlite3_stmt *st = NULL;
+
+	if (!f)
+		return;
+	if (!fgets(boot, sizeof(boot), f))
+		boot[0] = '\0';
+	fclose(f);
+	boot[strcspn(boot, "\n")] = '\0';
+	if (!*boot || sqlite3_prepare_v2(s->db, "UPDATE capture SET boot = ? WHERE id = ?",
+					 -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, boot, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		st_fail(s, "storing the capture's boot");
+	sqlite3_finalize(st);
+}
+
 int64_t store_capture_begin(struct store *s, const char *source,
 			    const char *kernel, const char *host,
 			    uint64_t start_ts, const char *events,
@@ -503,6 +528,8 @@ int64_t store_capture_begin(struct store *s, const char *source,
 	else
 		st_fail(s, "storing capture");
 	sqlite3_finalize(st);
+	if (id >= 0 && !strcmp(source, "live"))
+		set_capture_boot(s, id);
 	return id;
 }
 
@@ -793,6 +820,11 @@ int store_busy(struct store *s)
 void store_set_max_bytes(struct store *s, uint64_t max_bytes)
 {
 	__atomic_store_n(&s->max_bytes, max_bytes, __ATOMIC_RELAXED);
+}
+
+void store_set_ship_floor(struct store *s, int64_t ts)
+{
+	__atomic_store_n(&s->ship_floor, ts < 0 ? INT64_MIN + 1 : ts, __ATOMIC_RELAXED);
 }
 
 void store_set_max_age(struct store *s, uint64_t max_age_ns)

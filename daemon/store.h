@@ -157,6 +157,11 @@ int store_busy(struct store *s);
  * any time from the caller's thread. */
 void store_set_max_bytes(struct store *s, uint64_t max_bytes);
 void store_set_max_age(struct store *s, uint64_t max_age_ns);
+/* Shipping to ClickHouse has every row up to ts (-1: nothing yet; never
+ * called: not shipping).  Retention by age then keeps what is not
+ * shipped; by size it cuts anyway, counting the switches it cut unshipped
+ * in stats (unshipped_cut). */
+void store_set_ship_floor(struct store *s, int64_t ts);
 
 /* Schema version the binary writes (PRAGMA user_version). */
 int store_schema_version(void);

@@ -172,6 +172,8 @@ struct store {
 	 * writer's retention (the same): single words. */
 	uint64_t max_bytes;		/* retention: 0 = keep everything */
 	uint64_t max_age_ns;		/* retention by age: 0 = keep all */
+	int64_t ship_floor;		/* shipped up to it; INT64_MIN: not shipping */
+	int64_t unshipped_counted;	/* unshipped_cut counted below it */
 	int64_t max_wake_latency;	/* the longest stored on a switch */
 
 	/* The writer thread's own (the caller's too before the thread

@@ -1,5 +1,6 @@
 /* store_retain.c — retention and WAL checkpoints (store_impl.h). */
 #include "store_impl.h"
+#include "log.h"
 
 static int64_t one_int(struct store *s, const char *sql, int64_t arg, int *ok);
 
@@ -214,8 +215,44 @@ fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/* A cut by size past what was shipped: the switches it takes that
+ * ClickHouse never got, added to stats (capture NULL) unshipped_cut. */
+static void count_unshipped(struct store *s, int64_t floor, int64_t target)
+{
+	int64_t lo = floor > s->unshipped_counted ? floor : s->unshipped_counted;
+	sqlite3_stmt *st = NULL;
+	int64_t n = 0;
+
+	if (target <= lo + 1)
+		return;
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM ev_sched_switch WHERE ts > ? "
+			       "AND ts < ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, lo);
+		sqlite3_bind_int64(st, 2, target);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	s->unshipped_counted = target - 1;
+	if (n <= 0)
+		return;
+	log_warning("retention: the database is past max-db-mb; cutting %lld switches "
+		    "not yet shipped to ClickHouse (stats unshipped_cut)", (long long)n);
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO stats(capture, name, cpu, value) "
+			       "SELECT NULL, 'unshipped_cut', NULL, ? + coalesce((SELECT "
+			       "value FROM stats WHERE capture IS NULL AND name = "
+			       "'unshipped_cut'), 0)", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_exec(s->db, "DELETE FROM stats WHERE capture IS NULL AND "
+			     "name = 'unshipped_cut'", NULL, NULL, NULL);
+		sqlite3_bind_int64(st, 1, n);
+		sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+}
+
 void st_trim(struct store *s)
 {
+	int64_t floor = __atomic_load_n(&s->ship_floor, __ATOMIC_RELAXED);
 	uint64_t max_bytes = __atomic_load_n(&s->max_bytes, __ATOMIC_RELAXED);
 	uint64_t max_age = __atomic_load_n(&s->max_age_ns, __ATOMIC_RELAXED);
 	uint64_t now = ms_now(), t0;
@@ -244,11 +281,20 @@ void st_trim(struct store *s)
 					s->trim_target = c;
 			}
 		}
-		if (max_age && last - (int64_t)max_age > first &&
-		    last - (int64_t)max_age > s->trim_target)
-			s->trim_target = last - (int64_t)max_age;
-		if (s->trim_target > first)
+		if (max_age && last - (int64_t)max_age > first) {
+			int64_t c = last - (int64_t)max_age;
+
+			/* by age, nothing not yet shipped goes */
+			if (floor != INT64_MIN && c > floor + 1)
+				c = floor + 1;
+			if (c > s->trim_target)
+				s->trim_target = c;
+		}
+		if (s->trim_target > first) {
 			s->trim_pending = 1;
+			if (floor != INT64_MIN && s->trim_target > floor + 1)
+				count_unshipped(s, floor, s->trim_target);
+		}
 	}
 	if (!s->trim_pending)
 		return;

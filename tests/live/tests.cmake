@@ -19,3 +19,6 @@ endforeach()
 
 # Where no CPU can go offline (one CPU, no hotplug) live_hotplug exits 77.
 set_tests_properties(live_hotplug PROPERTIES SKIP_RETURN_CODE 77)
+
+# tests/fleet: two hosts' commd shipping to a two-shard ClickHouse cluster.
+commd_script_test(fleet ${CMAKE_CURRENT_LIST_DIR}/../fleet/fleet.sh live SERIAL)

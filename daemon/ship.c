@@ -1,0 +1,1022 @@
+/* ship.c — see ship.h.
+ *
+ * The tables (the same name in SQLite and in ClickHouse):
+ *   event views   sched_switch, sched_wakeup, ... , events: every stored
+ *                 event with its names resolved, as the views give them
+ *   sched, wakeup_latency, lost_events
+ *                 the derived rows and the losses
+ *   comm_history  every name a task had (its end_ts as known at the round's
+ *                 frontier: a row is sent again when its end is known)
+ *   capture, stats
+ *                 this boot's captures and their counters, sent again every
+ *                 round (they change while a capture runs)
+ * Each row gets host and boot; the time-keyed ones also time (the wall
+ * clock, seconds, for partitions) and n (rows of one ts, in the order the
+ * view gives them), their key being (host, boot, ts, n).  The columns of
+ * each view are read from the database itself (pragma table_info), so the
+ * DDL and what is sent follow the schema.
+ */
+#define _GNU_SOURCE
+#include "ship.h"
+#include "privs.h"
+#include "log.h"
+#include "sqlfuncs.h"
+
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum kind { K_TIME, K_SCHED, K_COMM, K_CAPTURE, K_STATS };
+
+static const struct table {
+	const char *name;
+	enum kind kind;
+} tables[] = {
+	{ "sched_switch", K_TIME }, { "sched_wakeup", K_TIME },
+	{ "sched_wakeup_new", K_TIME }, { "sched_waking", K_TIME },
+	{ "sched_process_fork", K_TIME }, { "sched_process_exec", K_TIME },
+	{ "sched_process_exit", K_TIME }, { "sched_process_free", K_TIME },
+	{ "sched_migrate_task", K_TIME }, { "sched_stat_runtime", K_TIME },
+	{ "task_newtask", K_TIME }, { "task_rename", K_TIME }, { "events", K_TIME },
+	{ "sched", K_SCHED }, { "wakeup_latency", K_TIME }, { "lost_events", K_TIME },
+	{ "comm_history", K_COMM }, { "capture", K_CAPTURE }, { "stats", K_STATS },
+};
+#define NTABLES (sizeof(tables) / sizeof(*tables))
+
+#define MAX_COLS	32
+#define MAX_ROWS	1000000		/* rows in one INSERT */
+#define OPEN_SLICE_NS	(60 * 1000000000LL)	/* a CPU silent longer: not waited for */
+
+struct column {
+	char name[64];
+	enum { C_INT, C_TEXT, C_REAL } type;
+};
+
+struct tstate {
+	struct column cols[MAX_COLS];
+	int ncols;
+	bool have_cursor;
+	int64_t cursor;			/* shipped up to this ts */
+};
+
+struct shipper {
+	sqlite3 *db;
+	const char *host, *boot, *database;
+	char *auth;			/* "Basic ..." or NULL */
+	/* the URL */
+	char *http_host, *path;
+	int port;
+	struct event_base *base;
+	struct evhttp_connection *conn;
+	struct tstate t[NTABLES];
+	int64_t boot_lo;		/* this boot's first capture start */
+	int64_t offset;			/* realtime - ts, the newest reading */
+	int cpus;
+	uint64_t failures;
+	time_t last_warning;
+	uint64_t round_ns;		/* CLOCK_REALTIME at the round */
+	int local;			/* -1: not known yet; 1: a cluster's
+					 * T_local tables take the rows */
+};
+
+static volatile sig_atomic_t stopping;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/* ---- columns ---- */
+
+static int read_columns(sqlite3 *db, const char *table, struct tstate *t)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	t->ncols = 0;
+	if (sqlite3_prepare_v2(db, "SELECT name, type FROM pragma_table_info(?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && t->ncols < MAX_COLS) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *type = (const char *)sqlite3_column_text(st, 1);
+		struct column *c;
+
+		/* capture's own host and boot: every row has them already */
+		if (name && (!strcmp(name, "host") || !strcmp(name, "boot")))
+			continue;
+		c = &t->cols[t->ncols++];
+
+		snprintf(c->name, sizeof(c->name), "%s", name ? name : "?");
+		if (type && !strcasecmp(type, "TEXT"))
+			c->type = C_TEXT;
+		else if (type && !strcasecmp(type, "REAL"))
+			c->type = C_REAL;
+		else if (type && *type)
+			c->type = C_INT;
+		else	/* an expression in a view: comm's coalesce, or a flag */
+			c->type = strstr(c->name, "comm") ? C_TEXT : C_INT;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? (t->ncols ? 0 : -1) : -1;
+}
+
+static bool key_column(enum kind k, const char *name)
+{
+	switch (k) {
+	case K_TIME:
+	case K_SCHED:
+		return !strcmp(name, "ts");
+	case K_COMM:
+	case K_CAPTURE:
+		return !strcmp(name, "id");
+	case K_STATS:
+		return !strcmp(name, "capture") || !strcmp(name, "name") ||
+		       !strcmp(name, "cpu");
+	}
+	return false;
+}
+
+static const char *ch_type(const struct column *c, bool key)
+{
+	if (key)
+		return c->type == C_TEXT ? "String" : "Int64";
+	return c->type == C_TEXT ? "Nullable(String)" : c->type == C_REAL ?
+	       "Nullable(Float64)" : "Nullable(Int64)";
+}
+
+/* ---- DDL ---- */
+
+static void print_ddl(FILE *f, const char *database, const char *cluster,
+		      const struct table *tb, const struct tstate *t)
+{
+	bool timed = tb->kind == K_TIME || tb->kind == K_SCHED;
+
+	fprintf(f, "CREATE TABLE IF NOT EXISTS %s.%s%s (\n  host String,\n  boot String",
+		database, tb->name, cluster ? "_local" : "");
+	if (timed)
+		fprintf(f, ",\n  time DateTime,\n  n UInt32");
+	for (int i = 0; i < t->ncols; i++)
+		fprintf(f, ",\n  %s %s", t->cols[i].name,
+			ch_type(&t->cols[i], key_column(tb->kind, t->cols[i].name)));
+	fprintf(f, ",\n  ver UInt64\n) ENGINE = ReplacingMergeTree(ver)\n");
+	if (timed)
+		fprintf(f, "PARTITION BY toYYYYMMDD(time)\nORDER BY (host, boot, ts, n);\n");
+	else if (tb->kind == K_STATS)
+		fprintf(f, "PARTITION BY tuple()\nORDER BY (host, boot, capture, name, cpu);\n");
+	else
+		fprintf(f, "PARTITION BY tuple()\nORDER BY (host, boot, id);\n");
+	if (cluster)
+		fprintf(f, "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local\n"
+			"ENGINE = Distributed(%s, %s, %s_local, cityHash64(host));\n",
+			database, tb->name, database, tb->name, cluster, database, tb->name);
+	fputc('\n', f);
+}
+
+int cmd_clickhouse_schema(int argc, char **argv)
+{
+	const char *cluster = NULL, *database = "commd";
+	sqlite3 *db = NULL;
+	int ret = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cluster") && i + 1 < argc)
+			cluster = argv[++i];
+		else if (!strcmp(argv[i], "--database") && i + 1 < argc)
+			database = argv[++i];
+		else {
+			fprintf(stderr, "usage: commd clickhouse-schema [--cluster NAME] "
+				"[--database DB]\n");
+			return 2;
+		}
+	}
+	for (const char *p = cluster ? cluster : ""; *p; p++)
+		if (!(*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z'))) {
+			log_error("--cluster %s: letters, digits and '_' only", cluster);
+			return 2;
+		}
+	for (const char *p = database; *p; p++)
+		if (!(*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z'))) {
+			log_error("--database %s: letters, digits and '_' only", database);
+			return 2;
+		}
+	/* the columns of this version's schema, from an empty database */
+	if (sqlite3_open(":memory:", &db) != SQLITE_OK)
+		goto out;
+	for (int i = 0; i < commd_schema_count; i++)
+		if (sqlite3_exec(db, commd_schema_sql[i], NULL, NULL, NULL) != SQLITE_OK) {
+			log_error("schema %d: %s", i + 1, sqlite3_errmsg(db));
+			goto out;
+		}
+	printf("-- commd %d: the tables `commd --clickhouse` ships to (docs/fleet.md).\n"
+	       "-- Read them with FINAL: a row sent twice (a retry) is then one row.\n",
+	       commd_schema_count);
+	printf("CREATE DATABASE IF NOT EXISTS %s;\n\n", database);
+	/* what retention cut before it was shipped (max-db-mb forced it) */
+	printf("CREATE TABLE IF NOT EXISTS %s.gaps%s (\n  host String,\n  boot String,\n"
+	       "  from_ts Int64,\n  to_ts Int64,\n  ver UInt64\n) ENGINE = ReplacingMergeTree(ver)\n"
+	       "PARTITION BY tuple()\nORDER BY (host, boot, from_ts);\n", database,
+	       cluster ? "_local" : "");
+	if (cluster)
+		printf("CREATE TABLE IF NOT EXISTS %s.gaps AS %s.gaps_local\n"
+		       "ENGINE = Distributed(%s, %s, gaps_local, cityHash64(host));\n",
+		       database, database, cluster, database);
+	printf("\n");
+	for (size_t i = 0; i < NTABLES; i++) {
+		struct tstate t;
+
+		if (read_columns(db, tables[i].name, &t) < 0) {
+			log_error("%s: no such table or view", tables[i].name);
+			goto out;
+		}
+		print_ddl(stdout, database, cluster, &tables[i], &t);
+	}
+	ret = fflush(stdout) ? 1 : 0;
+out:
+	sqlite3_close(db);
+	return ret;
+}
+
+/* ---- HTTP ---- */
+
+struct reply {
+	int status;
+	struct evbuffer *body;
+	bool done;
+};
+
+static void on_reply(struct evhttp_request *req, void *arg)
+{
+	struct reply *r = arg;
+
+	r->done = true;
+	if (!req) {
+		r->status = 0;
+		return;
+	}
+	r->status = evhttp_request_get_response_code(req);
+	evbuffer_add_buffer(r->body, evhttp_request_get_input_buffer(req));
+}
+
+static void url_escape(struct evbuffer *out, const char *s)
+{
+	char *e = evhttp_encode_uri(s);
+
+	if (e) {
+		evbuffer_add(out, e, strlen(e));
+		free(e);
+	}
+}
+
+/* POSTs body (may be NULL) with query sql; the answer into out (NUL
+ * terminated).  Returns the HTTP status, 0 when there was none. */
+static int ch_post(struct shipper *sh, const char *sql, struct evbuffer *body,
+		   struct evbuffer *out)
+{
+	struct reply r = { .body = out };
+	struct evhttp_request *req = evhttp_request_new(on_reply, &r);
+	struct evbuffer *uri = evbuffer_new();
+	struct evkeyvalq *h;
+	char *u = NULL;
+
+	if (!req || !uri) {
+		if (req)
+			evhttp_request_free(req);
+		if (uri)
+			evbuffer_free(uri);
+		return 0;
+	}
+	if (!sh->conn) {
+		sh->conn = evhttp_connection_base_new(sh->base, NULL, sh->http_host,
+						      (unsigned short)sh->port);
+		if (sh->conn)
+			evhttp_connection_set_timeout(sh->conn, 60);
+	}
+	if (!sh->conn) {
+		evhttp_request_free(req);
+		evbuffer_free(uri);
+		return 0;
+	}
+	evbuffer_add_printf(uri, "%s%sdatabase=", sh->path, strchr(sh->path, '?') ? "&" : "?");
+	url_escape(uri, sh->database);
+	evbuffer_add_printf(uri, "&query=");
+	url_escape(uri, sql);
+	evbuffer_add(uri, "", 1);
+	u = (char *)evbuffer_pullup(uri, -1);
+	h = evhttp_request_get_output_headers(req);
+	evhttp_add_header(h, "Host", sh->http_host);
+	if (sh->auth)
+		evhttp_add_header(h, "Authorization", sh->auth);
+	if (body)
+		evbuffer_add_buffer(evhttp_request_get_output_buffer(req), body);
+	if (evhttp_make_request(sh->conn, req, EVHTTP_REQ_POST, u) != 0) {
+		evbuffer_free(uri);
+		evhttp_connection_free(sh->conn);
+		sh->conn = NULL;
+		return 0;
+	}
+	evbuffer_free(uri);
+	while (!r.done)
+		if (event_base_loop(sh->base, EVLOOP_ONCE) < 0)
+			break;
+	if (r.status == 0 && sh->conn) {
+		evhttp_connection_free(sh->conn);
+		sh->conn = NULL;
+	}
+	evbuffer_add(out, "", 1);
+	return r.status;
+}
+
+/* A failure, logged at most once a minute (with how many since). */
+static void ship_warn(struct shipper *sh, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void ship_warn(struct shipper *sh, const char *fmt, ...)
+{
+	time_t now = time(NULL);
+	char msg[512];
+	va_list ap;
+
+	sh->failures++;
+	if (sh->last_warning && now - sh->last_warning < 60)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_warning("clickhouse: %s (%" PRIu64 " failure%s in all; retrying)", msg,
+		    sh->failures, sh->failures == 1 ? "" : "s");
+	sh->last_warning = now;
+}
+
+/* One line of ClickHouse's answer, for a message. */
+static const char *first_line(struct evbuffer *b)
+{
+	char *s = (char *)evbuffer_pullup(b, -1);
+
+	if (!s)
+		return "";
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+/* ---- TabSeparated ---- */
+
+static void tsv_bytes(struct evbuffer *b, const unsigned char *s, int n)
+{
+	int i = 0, j;
+
+	while (i < n) {
+		for (j = i; j < n && s[j] != '\\' && s[j] != '\t' && s[j] != '\n' &&
+			    s[j] != '\r' && s[j] != '\0'; j++)
+			;
+		evbuffer_add(b, s + i, (size_t)(j - i));
+		if (j < n)
+			evbuffer_add(b, s[j] == '\\' ? "\\\\" : s[j] == '\t' ? "\\t" :
+					s[j] == '\n' ? "\\n" : s[j] == '\r' ? "\\r" : "\\0", 2);
+		i = j + 1;
+	}
+}
+
+static void tsv_value(struct evbuffer *b, sqlite3_stmt *st, int i, bool key)
+{
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_NULL:
+		if (key)
+			evbuffer_add(b, "-1", 2);
+		else
+			evbuffer_add(b, "\\N", 2);
+		break;
+	case SQLITE_INTEGER:
+		evbuffer_add_printf(b, "%lld", (long long)sqlite3_column_int64(st, i));
+		break;
+	case SQLITE_FLOAT:
+		evbuffer_add_printf(b, "%.17g", sqlite3_column_double(st, i));
+		break;
+	default:
+		tsv_bytes(b, sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i));
+	}
+}
+
+/* ---- the database ---- */
+
+static int64_t int_of(sqlite3 *db, const char *sql, int64_t a, const char *text,
+		      int64_t def)
+{
+	sqlite3_stmt *st;
+	int64_t v = def;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return def;
+	for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
+		const char *name = sqlite3_bind_parameter_name(st, i);
+
+		if (name && !strcmp(name, "?2") && text)
+			sqlite3_bind_text(st, i, text, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_int64(st, i, a);
+	}
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The frontier: rows up to it are final.  A running capture: the newest
+ * event less the settling time; an ended one: everything. */
+static int64_t frontier(struct shipper *sh, bool *running)
+{
+	int64_t newest = int_of(sh->db, "SELECT max(ts) FROM ev_sched_switch WHERE ts >= ?1",
+				sh->boot_lo, NULL, INT64_MIN);
+	int64_t end = int_of(sh->db, "SELECT max(end_ts) FROM capture WHERE boot = ?2", 0,
+			     sh->boot, INT64_MIN);
+
+	/* (a capture that died leaves end_ts NULL: only the newest counts) */
+	*running = int_of(sh->db, "SELECT end_ts IS NULL FROM capture WHERE boot = ?2 "
+			  "ORDER BY id DESC LIMIT 1", 0, sh->boot, 0) > 0;
+	if (newest == INT64_MIN)
+		return sh->boot_lo - 1;
+	if (*running)
+		return newest - SHIP_SETTLE_NS;
+	return newest > end ? newest : end;
+}
+
+/* sched: no further than a CPU's open slice (its last switch). */
+static int64_t sched_frontier(struct shipper *sh, int64_t f)
+{
+	for (int cpu = 0; cpu < sh->cpus; cpu++) {
+		sqlite3_stmt *st;
+
+		if (sqlite3_prepare_v2(sh->db, "SELECT ts FROM ev_sched_switch WHERE ts > ? "
+				       "AND cpu = ? ORDER BY ts DESC LIMIT 1", -1, &st,
+				       NULL) != SQLITE_OK)
+			continue;
+		sqlite3_bind_int64(st, 1, f - OPEN_SLICE_NS);
+		sqlite3_bind_int(st, 2, cpu);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) <= f)
+			f = sqlite3_column_int64(st, 0) - 1;
+		sqlite3_finalize(st);
+	}
+	return f;
+}
+
+/* ---- a table's round ---- */
+
+/* With the cluster's DDL, T is a Distributed table and T_local holds this
+ * server's shard: rows go there (an INSERT into a Distributed table is
+ * forwarded later, out of sight), and a host's rows stay on one shard. */
+static const char *suffix(struct shipper *sh)
+{
+	if (sh->local < 0) {
+		struct evbuffer *out = evbuffer_new();
+
+		if (out && ch_post(sh, "EXISTS TABLE sched_switch_local FORMAT TabSeparated",
+				   NULL, out) == 200)
+			sh->local = !strcmp(first_line(out), "1");
+		if (out)
+			evbuffer_free(out);
+	}
+	return sh->local > 0 ? "_local" : "";
+}
+
+static int ch_cursor(struct shipper *sh, size_t i)
+{
+	struct evbuffer *out = evbuffer_new();
+	char sql[512];
+	const char *what = tables[i].kind == K_COMM ?
+		"greatest(start_ts, ifNull(end_ts, 0))" : "ts";
+	long long count = 0, max = 0;
+	int status;
+
+	if (!out)
+		return -1;
+	snprintf(sql, sizeof(sql), "SELECT count(), ifNull(max(%s), 0) FROM %s%s WHERE host = '%s' "
+		 "AND boot = '%s' FORMAT TabSeparated", what, tables[i].name, suffix(sh),
+		 sh->host, sh->boot);
+	status = ch_post(sh, sql, NULL, out);
+	if (status != 200 || sscanf(first_line(out), "%lld\t%lld", &count, &max) != 2) {
+		ship_warn(sh, "reading where %s ends: %s %s", tables[i].name,
+			  status ? "HTTP" : "no answer", status ? first_line(out) : "");
+		evbuffer_free(out);
+		return -1;
+	}
+	evbuffer_free(out);
+	sh->t[i].cursor = count ? max : sh->boot_lo - 1;
+	sh->t[i].have_cursor = true;
+	return 0;
+}
+
+static bool is_key(const struct table *tb, const struct column *c)
+{
+	return key_column(tb->kind, c->name);
+}
+
+/* Builds the SELECT of table i for rows in (lo, hi]. */
+static void select_sql(struct shipper *sh, size_t i, char *sql, size_t size)
+{
+	const struct table *tb = &tables[i];
+	int n = snprintf(sql, size, "SELECT ");
+
+	for (int c = 0; c < sh->t[i].ncols; c++)
+		n += snprintf(sql + n, size - n, "%s\"%s\"", c ? ", " : "", sh->t[i].cols[c].name);
+	switch (tb->kind) {
+	case K_TIME:
+	case K_SCHED:
+		snprintf(sql + n, size - n, " FROM \"%s\" WHERE ts > ?1 AND ts <= ?2 "
+			 "ORDER BY ts, cpu LIMIT %d", tb->name, MAX_ROWS + 1);
+		break;
+	case K_COMM:
+		snprintf(sql + n, size - n, " FROM comm_history WHERE start_ts >= ?3 AND "
+			 "((start_ts > ?1 AND start_ts <= ?2) OR (end_ts > ?1 AND end_ts <= ?2))");
+		break;
+	case K_CAPTURE:
+		snprintf(sql + n, size - n, " FROM capture WHERE boot = ?4");
+		break;
+	case K_STATS:
+		snprintf(sql + n, size - n, " FROM stats WHERE capture IS NULL OR capture IN "
+			 "(SELECT id FROM capture WHERE boot = ?4)");
+		break;
+	}
+}
+
+/* Sends table i's rows up to f.  Returns 0 (cursor moved), -1. */
+static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
+{
+	const struct table *tb = &tables[i];
+	struct tstate *t = &sh->t[i];
+	bool timed = tb->kind == K_TIME || tb->kind == K_SCHED;
+	char sql[4096], ins[256];
+	sqlite3_stmt *st;
+	struct evbuffer *body = evbuffer_new(), *out = evbuffer_new();
+	int64_t prev_ts = INT64_MIN, last_ts = INT64_MIN, cut = INT64_MAX;
+	int64_t rows = 0, end_col = -1, start_col = -1;
+	uint32_t n = 0;
+	int rc, status, ret = -1;
+
+	if (!body || !out)
+		goto out;
+	if (timed && f <= t->cursor) {
+		ret = 0;
+		goto out;
+	}
+	select_sql(sh, i, sql, sizeof(sql));
+	if (sqlite3_prepare_v2(sh->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		ship_warn(sh, "%s: %s", tb->name, sqlite3_errmsg(sh->db));
+		goto out;
+	}
+	for (int p = 1; p <= sqlite3_bind_parameter_count(st); p++) {
+		const char *name = sqlite3_bind_parameter_name(st, p);
+
+		if (!name)
+			continue;
+		if (!strcmp(name, "?1"))
+			sqlite3_bind_int64(st, p, t->cursor);
+		else if (!strcmp(name, "?2"))
+			sqlite3_bind_int64(st, p, f);
+		else if (!strcmp(name, "?3"))
+			sqlite3_bind_int64(st, p, sh->boot_lo);
+		else
+			sqlite3_bind_text(st, p, sh->boot, -1, SQLITE_STATIC);
+	}
+	for (int c = 0; c < t->ncols; c++) {
+		if (!strcmp(t->cols[c].name, "end_ts"))
+			end_col = c;
+		if (!strcmp(t->cols[c].name, "start_ts"))
+			start_col = c;
+	}
+	/* rows of the last ts of a full batch wait for the next one */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t ts = timed ? sqlite3_column_int64(st, 0) : 0;
+
+		if (timed && ++rows > MAX_ROWS) {
+			cut = ts;
+			break;
+		}
+		(void)start_col;
+		last_ts = ts;
+		evbuffer_add_printf(body, "%s\t%s", sh->host, sh->boot);
+		if (timed) {
+			n = ts == prev_ts ? n + 1 : 0;
+			prev_ts = ts;
+			evbuffer_add_printf(body, "\t%lld\t%u",
+					    (long long)((ts + sh->offset) / 1000000000 > 0 ?
+							(ts + sh->offset) / 1000000000 : 0), n);
+		}
+		for (int c = 0; c < t->ncols; c++) {
+			evbuffer_add(body, "\t", 1);
+			/* a name's end comes as known at the frontier */
+			if (c == end_col && sqlite3_column_type(st, c) != SQLITE_NULL &&
+			    sqlite3_column_int64(st, c) > f)
+				evbuffer_add(body, "\\N", 2);
+			else
+				tsv_value(body, st, c, is_key(tb, &t->cols[c]));
+		}
+		if (tb->kind == K_COMM)
+			evbuffer_add_printf(body, "\t%lld\n",
+					    end_col >= 0 && sqlite3_column_type(st, (int)end_col) != SQLITE_NULL &&
+					    sqlite3_column_int64(st, (int)end_col) <= f ?
+					    (long long)sqlite3_column_int64(st, (int)end_col) : 0LL);
+		else
+			evbuffer_add_printf(body, "\t%" PRIu64 "\n", timed ? 0 : sh->round_ns);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		ship_warn(sh, "%s: reading: %s", tb->name, sqlite3_errmsg(sh->db));
+		goto out;
+	}
+	if (cut != INT64_MAX) {
+		/* drop the rows of the cut ts from the end of the body */
+		if (cut == last_ts) {
+			ship_warn(sh, "%s: more than %d rows of one ts", tb->name, MAX_ROWS);
+			goto out;
+		}
+		/* simplest exact way: ship again, up to cut - 1 */
+		ret = ship_table(sh, i, cut - 1, sent);
+		goto out;
+	}
+	if (evbuffer_get_length(body)) {
+		snprintf(ins, sizeof(ins), "INSERT INTO %s%s FORMAT TabSeparated", tb->name,
+			 suffix(sh));
+		rows = (int64_t)evbuffer_get_length(body);
+		status = ch_post(sh, ins, body, out);
+		if (status != 200) {
+			ship_warn(sh, "inserting into %s: %s %s", tb->name,
+				  status ? "HTTP" : "no answer", status ? first_line(out) : "");
+			t->have_cursor = false;	/* it may have landed: ask again */
+			goto out;
+		}
+		*sent += (uint64_t)rows;
+	}
+	if (timed || tb->kind == K_COMM)
+		t->cursor = f;
+	ret = 0;
+out:
+	if (body)
+		evbuffer_free(body);
+	if (out)
+		evbuffer_free(out);
+	return ret;
+}
+
+/* Rows retention cut before they were shipped (max-db-mb forced it: the
+ * daemon counts them in stats unshipped_cut): the switches' cursor lies
+ * before the oldest switch left.  A row in gaps says which span of ts is
+ * missing; every table's cursor then starts after it. */
+static int ship_gap(struct shipper *sh)
+{
+	struct tstate *t = &sh->t[0];	/* sched_switch */
+	int64_t first, cut;
+	struct evbuffer *body, *out;
+	int status;
+
+	if (!t->have_cursor && ch_cursor(sh, 0) < 0)
+		return -1;
+	cut = int_of(sh->db, "SELECT value FROM stats WHERE capture IS NULL AND "
+		     "name = 'unshipped_cut'", 0, NULL, 0);
+	first = int_of(sh->db, "SELECT min(ts) FROM ev_sched_switch WHERE ts >= ?1",
+		       sh->boot_lo, NULL, INT64_MIN);
+	if (cut <= 0 || first == INT64_MIN || t->cursor + 1 >= first)
+		return 0;
+	body = evbuffer_new();
+	out = evbuffer_new();
+	if (!body || !out) {
+		if (body)
+			evbuffer_free(body);
+		if (out)
+			evbuffer_free(out);
+		return -1;
+	}
+	evbuffer_add_printf(body, "%s\t%s\t%lld\t%lld\t%" PRIu64 "\n", sh->host, sh->boot,
+			    (long long)t->cursor + 1, (long long)first - 1, sh->round_ns);
+	{
+		char ins[128];
+
+		snprintf(ins, sizeof(ins), "INSERT INTO gaps%s FORMAT TabSeparated", suffix(sh));
+		status = ch_post(sh, ins, body, out);
+	}
+	if (status != 200)
+		ship_warn(sh, "inserting into gaps: %s", status ? first_line(out) : "no answer");
+	else {
+		log_warning("clickhouse: retention cut ts %lld..%lld before it was shipped "
+			    "(a row in gaps says so)", (long long)t->cursor + 1, (long long)first - 1);
+		for (size_t i = 0; i < NTABLES; i++)
+			if (sh->t[i].have_cursor && sh->t[i].cursor < first - 1)
+				sh->t[i].cursor = first - 1;
+	}
+	evbuffer_free(body);
+	evbuffer_free(out);
+	return status == 200 ? 0 : -1;
+}
+
+/* One round: every table up to the frontier.  Returns 0 when every table
+ * is shipped up to it (*shipped), -1 otherwise. */
+static int ship_round(struct shipper *sh, int64_t *shipped)
+{
+	bool running;
+	int64_t f, fs;
+	uint64_t sent = 0;
+	struct timespec now;
+	int failed = 0;
+
+	sh->boot_lo = int_of(sh->db, "SELECT min(start_ts) FROM capture WHERE boot = ?2", 0,
+			     sh->boot, INT64_MIN);
+	if (sh->boot_lo == INT64_MIN)
+		return 0;	/* nothing of this boot yet */
+	sh->cpus = (int)int_of(sh->db, "SELECT max(cpus) FROM capture WHERE boot = ?2", 0,
+			       sh->boot, 0);
+	sh->offset = int_of(sh->db, "SELECT realtime - ts FROM clock_map WHERE capture IN "
+			    "(SELECT id FROM capture WHERE boot = ?2) ORDER BY ts DESC LIMIT 1",
+			    0, sh->boot, 0);
+	clock_gettime(CLOCK_REALTIME, &now);
+	sh->round_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	f = frontier(sh, &running);
+	fs = running ? sched_frontier(sh, f) : f;
+	*shipped = f;
+	if (ship_gap(sh) < 0)
+		return -1;
+	for (size_t i = 0; i < NTABLES; i++) {
+		int64_t fi = tables[i].kind == K_SCHED ? fs : f;
+
+		if (!sh->t[i].have_cursor && (tables[i].kind == K_TIME || tables[i].kind == K_SCHED ||
+					      tables[i].kind == K_COMM) && ch_cursor(sh, i) < 0) {
+			failed = 1;
+			break;
+		}
+		if (ship_table(sh, i, fi, &sent) < 0) {
+			failed = 1;
+			break;
+		}
+		if ((tables[i].kind == K_TIME || tables[i].kind == K_SCHED) &&
+		    sh->t[i].cursor < *shipped)
+			*shipped = sh->t[i].cursor;
+	}
+	if (!failed && sh->failures && sent) {
+		log_notice("clickhouse: shipping again after %" PRIu64 " failure%s", sh->failures,
+			   sh->failures == 1 ? "" : "s");
+		sh->failures = 0;
+		sh->last_warning = 0;
+	}
+	return failed ? -1 : 0;
+}
+
+/* ---- start-up ---- */
+
+static int parse_url(struct shipper *sh, const char *url)
+{
+	struct evhttp_uri *u = evhttp_uri_parse(url);
+	const char *scheme, *host, *path, *query;
+	struct evkeyvalq params = { 0 };
+
+	if (!u)
+		goto bad;
+	scheme = evhttp_uri_get_scheme(u);
+	host = evhttp_uri_get_host(u);
+	if (!scheme || strcmp(scheme, "http") || !host || !*host) {
+		evhttp_uri_free(u);
+		goto bad;
+	}
+	sh->http_host = strdup(host);
+	sh->port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
+	path = evhttp_uri_get_path(u);
+	sh->path = strdup(path && *path ? path : "/");
+	query = evhttp_uri_get_query(u);
+	if (query && evhttp_parse_query_str(query, &params) == 0) {
+		const char *d = evhttp_find_header(&params, "database");
+
+		if (d)
+			sh->database = strdup(d);
+		evhttp_clear_headers(&params);
+	}
+	if (!sh->database)
+		sh->database = "commd";
+	evhttp_uri_free(u);
+	return sh->http_host && sh->path ? 0 : -1;
+bad:
+	log_error("--clickhouse %s: expected http://HOST[:PORT]/[?database=DB]", url);
+	return -1;
+}
+
+static char *basic_auth(const char *user, const char *password)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = strlen(user) + 1 + strlen(password), o = 0;
+	unsigned char *in = malloc(n + 1);
+	char *out = malloc(6 + 4 * (n + 2) / 3 + 4);
+
+	if (!in || !out) {
+		free(in);
+		free(out);
+		return NULL;
+	}
+	snprintf((char *)in, n + 1, "%s:%s", user, password);
+	o = (size_t)sprintf(out, "Basic ");
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+
+		out[o++] = b64[v >> 18 & 63];
+		out[o++] = b64[v >> 12 & 63];
+		out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? b64[v & 63] : '=';
+	}
+	out[o] = '\0';
+	explicit_bzero(in, n);
+	free(in);
+	return out;
+}
+
+/* The password: the file's first line (owned by root, not readable by
+ * others: it is a secret). */
+static char *read_password(const char *path)
+{
+	char buf[512];
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		log_error("clickhouse-password-file %s: %s", path,
+			  fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (sb.st_uid != 0 || (sb.st_mode & 0077)) {
+		log_error("clickhouse-password-file %s: must be owned by root and readable "
+			  "by no one else (chmod 600)", path);
+		close(fd);
+		return NULL;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return strdup(buf);
+}
+
+static int drop(void)
+{
+	const char *user = getpwnam("commd") ? "commd" : "nobody";
+	uid_t uid;
+	gid_t gid;
+	char err[256];
+
+	if (geteuid() != 0)
+		return 0;
+	if (privs_user(user, &uid, &gid) || privs_drop(uid, gid, &gid, 1, err, sizeof(err))) {
+		log_error("ship: becoming %s: %s", user, privs_user(user, &uid, &gid) ?
+			  "no such user" : err);
+		return -1;
+	}
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: commd ship --db FILE --clickhouse URL --host-name NAME "
+		"[--boot ID] [--user U] [--password-file F] [--once]\n");
+}
+
+int cmd_ship(int argc, char **argv)
+{
+	struct shipper sh = { .local = -1 };
+	const char *dbpath = NULL, *url = NULL, *user = NULL, *pwfile = NULL;
+	char boot[64] = "";
+	bool once = false;
+	int ret = 1;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--once")) {
+			once = true;
+			continue;
+		}
+		if (!v) {
+			usage();
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--db"))
+			dbpath = v;
+		else if (!strcmp(a, "--clickhouse"))
+			url = v;
+		else if (!strcmp(a, "--host-name"))
+			sh.host = v;
+		else if (!strcmp(a, "--boot"))
+			snprintf(boot, sizeof(boot), "%s", v);
+		else if (!strcmp(a, "--user"))
+			user = v;
+		else if (!strcmp(a, "--password-file"))
+			pwfile = v;
+		else {
+			usage();
+			return 2;
+		}
+	}
+	if (!dbpath || !url || !sh.host) {
+		usage();
+		return 2;
+	}
+	for (const char *p = sh.host; *p; p++)
+		if (*p == '\'' || *p == '\\' || *p == '\t' || *p == '\n' || (unsigned char)*p < 32) {
+			log_error("--host-name: no quotes, backslashes or control characters");
+			return 2;
+		}
+	if (!*boot) {
+		FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+		if (!f || !fgets(boot, sizeof(boot), f)) {
+			log_error("/proc/sys/kernel/random/boot_id: %s", strerror(errno));
+			if (f)
+				fclose(f);
+			return 1;
+		}
+		fclose(f);
+		boot[strcspn(boot, "\n")] = '\0';
+	}
+	sh.boot = boot;
+	if (parse_url(&sh, url) < 0)
+		return 2;
+	if (user || pwfile) {
+		char *pw = pwfile ? read_password(pwfile) : strdup("");
+
+		if (!pw)
+			return 1;
+		sh.auth = basic_auth(user ? user : "default", pw);
+		explicit_bzero(pw, strlen(pw));
+		free(pw);
+	}
+	if (sqlite3_open_v2(dbpath, &sh.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) !=
+	    SQLITE_OK) {
+		log_error("%s: %s", dbpath, sqlite3_errmsg(sh.db));
+		goto out;
+	}
+	sqlite3_busy_timeout(sh.db, 5000);
+	for (size_t i = 0; i < NTABLES; i++)
+		if (read_columns(sh.db, tables[i].name, &sh.t[i]) < 0) {
+			log_error("%s: no table or view %s (an older schema? commd migrates it)",
+				  dbpath, tables[i].name);
+			goto out;
+		}
+	if (drop() < 0)
+		goto out;
+	/* started by a capture (shipctl): it goes when the capture does, after
+	 * a last round (the setting does not survive the change of user, so
+	 * it is made here) */
+	if (getppid() != 1)
+		prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+	sh.base = event_base_new();
+	if (!sh.base)
+		goto out;
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		int64_t shipped = 0;
+		bool last = stopping;
+		int r;
+
+		sqlite3_exec(sh.db, "BEGIN", NULL, NULL, NULL);
+		r = ship_round(&sh, &shipped);
+		sqlite3_exec(sh.db, "COMMIT", NULL, NULL, NULL);
+		if (r == 0) {
+			printf("shipped %" PRId64 "\n", shipped);
+			fflush(stdout);
+		}
+		if (once || last)
+			break;
+		/* a round a second; after a failure, every 2 s */
+		for (int i = 0; i < (r ? 20 : 10) && !stopping; i++)
+			usleep(100000);
+	}
+	ret = 0;
+out:
+	if (sh.conn)
+		evhttp_connection_free(sh.conn);
+	if (sh.base)
+		event_base_free(sh.base);
+	sqlite3_close(sh.db);
+	free(sh.http_host);
+	free(sh.path);
+	free(sh.auth);
+	return ret;
+}

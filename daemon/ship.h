@@ -1,0 +1,34 @@
+/* ship.h — shipping what commd stores to a ClickHouse cluster
+ * (docs/fleet.md).
+ *
+ * `commd ship` is a process of its own, started and watched by the
+ * daemon when --clickhouse is set: it opens the database read-only (as
+ * root, then becomes the query server's user), and once a second sends
+ * each table's new rows to ClickHouse over HTTP (libevent's evhttp), one
+ * INSERT per table, rows in TabSeparated with every name byte for byte.
+ * It keeps no state of its own: where a table's shipping resumes is asked
+ * of ClickHouse (the newest ts it holds for this host and boot), so a
+ * restart of either side, a network error or a SIGKILL leaves no row
+ * missing, and the ReplacingMergeTree tables (read with FINAL) no row
+ * twice.  A row is shipped once it is final: SHIP_SETTLE_NS older than the
+ * newest event, and for `sched` its CPU's slice closed.  After each
+ * successful round it writes "shipped TS BACKLOG_ROWS\n" to its standard
+ * output (the daemon's pipe): the ts every table is shipped up to.
+ */
+#ifndef COMMD_SHIP_H
+#define COMMD_SHIP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define SHIP_SETTLE_NS	(2 * 1000000000LL)
+
+/* `commd ship --db FILE --clickhouse URL --host-name NAME [--boot ID]
+ * [--user U] [--password-file F] [--once]`.  Returns the exit status. */
+int cmd_ship(int argc, char **argv);
+
+/* `commd clickhouse-schema [--cluster NAME] [--database DB]`: the DDL of
+ * the shipped tables (and Distributed tables over the cluster). */
+int cmd_clickhouse_schema(int argc, char **argv);
+
+#endif

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# fleet.sh - two hosts' commd ship to one ClickHouse cluster (docs/fleet.md):
+#
+#  - two ClickHouse servers on loopback are the two shards of a cluster
+#    (clickhouse.sh); `commd clickhouse-schema --cluster` applied to both;
+#  - two commd daemons are two hosts (their own --instance, --db,
+#    --host-name; host A takes its ClickHouse user and password file from
+#    a config file), each shipping to its own shard, under a load of
+#    `perf bench sched messaging` and a task that renames itself to names
+#    with tabs, newlines, backslashes, quotes and bytes that are not UTF-8;
+#  - mid-run the ClickHouse server of host B is killed (SIGKILL) for
+#    4 s and started again, and host A's commd is killed (SIGKILL) and
+#    started again on the same database;
+#  - after both stop (SIGTERM: a last round ships the rest), for each host
+#    and table the rows ClickHouse holds (FINAL, through the Distributed
+#    tables) equal the host's SQLite rows byte for byte (fleet-compare.py:
+#    no row missing, none twice, no byte changed);
+#  - the servers and daemons are stopped, their ports free, nothing left.
+# Needs root and tracefs (FAILS without them), clickhouse-server,
+# clickhouse-client, curl and perf.
+. "$(dirname "$0")/../live/lib.sh"
+need_live
+need_perf
+for t in clickhouse-server clickhouse-client curl; do
+	command -v "$t" > /dev/null || abort "fleet: $t" "installed (scripts/setup)" "missing"
+done
+. "$(dirname "$0")/clickhouse.sh"
+
+chmod 0755 "$TMP"
+base=$((20000 + ($$ % 2000) * 10))
+H1=$base T1=$((base + 1)) H2=$((base + 4)) T2=$((base + 5))
+cleanup_ch() { ch_cluster_stop 2> /dev/null || true; }
+trap 'cleanup_ch' EXIT
+ch_cluster_start "$TMP/ch" "$H1" "$T1" "$H2" "$T2" commd_fleet ||
+	abort "fleet: two ClickHouse servers start" "both answer /ping" "$(cat "$TMP"/ch/*/log/stdout 2>/dev/null | tail -n 5)"
+"$COMMD" clickhouse-schema --cluster commd_fleet > "$TMP/ddl.sql"
+for p in "$T1" "$T2"; do
+	clickhouse-client --port "$p" --multiquery < "$TMP/ddl.sql" 2> "$TMP/ddl.err" ||
+		fail "fleet: the schema applies on the server at port $p" "no error" "$(head -n 3 "$TMP/ddl.err")"
+done
+
+# host A: user and password file from a config file (root's, 0600)
+printf '' > "$TMP/ch-password"
+chmod 0600 "$TMP/ch-password"
+printf 'clickhouse-user = default\nclickhouse-password-file = %s\n' "$TMP/ch-password" > "$TMP/a.conf"
+chmod 0644 "$TMP/a.conf"
+ina=$(inst fa) inb=$(inst fb)
+dba=$TMP/a.db dbb=$TMP/b.db
+start_a() {
+	start_ready "fleet host A" "$TMP/a.err" "$dba" "$ina" --config "$TMP/a.conf" --commit-ms 200 \
+		--clickhouse "http://127.0.0.1:$H1/?database=commd" --host-name "host-a"
+	pid_a=$COMMD_PID
+}
+start_a
+start_ready "fleet host B" "$TMP/b.err" "$dbb" "$inb" --commit-ms 200 \
+	--clickhouse "http://127.0.0.1:$H2/?database=commd" --host-name "host-b"
+pid_b=$COMMD_PID
+boot=$(cat /proc/sys/kernel/random/boot_id)
+
+# a task renaming itself to names a shell would not print
+/usr/bin/python3 - > /dev/null 2>&1 <<'PY' &
+import ctypes, time
+libc = ctypes.CDLL(None)
+names = [b"tab\there", b"new\nline", b"back\\slash", b"quo'te\"d", b"\xff\xfebytes", b"caf\xc3\xa9", b"0123456789abcde"]
+end = time.time() + 14
+while time.time() < end:
+    for n in names:
+        libc.prctl(15, n, 0, 0, 0)
+        t = time.time()
+        while time.time() - t < 0.001:
+            pass
+        time.sleep(0.002)
+PY
+HELPER_PIDS+=("$!")
+start_load 14
+
+sleep 3
+log "killing ClickHouse server 2 (host B's shard) for 4 s"
+ch_kill 2 KILL
+sleep 4
+ch_start 2 || fail "fleet: ClickHouse server 2 starts again" "it answers" "no"
+sleep 2
+log "SIGKILL of host A's commd, started again on its database"
+kill -KILL "$pid_a"
+wait "$pid_a" 2> /dev/null || true
+sleep 0.5
+start_a
+sleep 4
+stop_load
+
+for h in a b; do
+	pid=$([ "$h" = a ] && echo "$pid_a" || echo "$pid_b")
+	stop_commd "$pid" TERM
+	check_eq "fleet: host $h commd exit status after SIGTERM" 0 "$STOP_RC"
+done
+check_true "fleet: host A shipped (its log)" "a line about shipping" "$(grep -c ClickHouse "$TMP/a.err") lines" \
+	grep -q "shipping to ClickHouse" "$TMP/a.err"
+check_true "fleet: host B noticed its ClickHouse was away" "a warning" "$(grep -c clickhouse "$TMP/b.err") lines" \
+	grep -q "clickhouse: " "$TMP/b.err"
+for h in a b; do
+	db=$([ "$h" = a ] && echo "$dba" || echo "$dbb")
+	/usr/bin/python3 "$(dirname "$0")/fleet-compare.py" "$db" "host-$h" "$boot" "$H1" \
+		> "$TMP/compare-$h" 2>&1 && rc=0 || rc=$?
+	log "host $h: $(tr '\n' ';' < "$TMP/compare-$h")"
+	check_eq "fleet: host $h: every table in ClickHouse equals SQLite (fleet-compare.py)" 0 "$rc"
+done
+n=$(ch_query 1 "SELECT count() FROM commd.sched_switch FINAL WHERE boot = '$boot' AND host = 'host-b'")
+check_true "fleet: host B's rows are read through server 1 (the other shard)" "> 0" "$n" test "${n:-0}" -gt 0
+n=$(ch_query 1 "SELECT count() FROM commd.capture FINAL WHERE boot = '$boot' AND host = 'host-a'")
+check_eq "fleet: host A's two captures (before and after the SIGKILL)" 2 "$n"
+n=$(ch_query 1 "SELECT count() FROM commd.comm_history FINAL WHERE host = 'host-a' AND comm = 'tab\\there'")
+check_true "fleet: a name with a tab arrived as it is" "> 0" "$n" test "${n:-0}" -gt 0
+
+cleanup_ch
+for p in "$H1" "$T1" "$H2" "$T2"; do
+	check_eq "fleet: port $p free after the stop" "" "$(ss -Hltn "sport = :$p")"
+done
+finish
