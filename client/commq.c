@@ -49,11 +49,11 @@ struct options {
 
 enum option_kind { OPT_DB, OPT_SOCKET, OPT_FILE, OPT_LIMIT, OPT_TIMEOUT,
 		   OPT_MODE, OPT_HEADER, OPT_SEPARATOR, OPT_NULLVALUE,
-		   OPT_HELP, OPT_QUIET,
+		   OPT_HELP, OPT_QUIET, OPT_CLICKHOUSE,
 		   /* the reports' options from here on */
 		   OPT_BY, OPT_FROM, OPT_TO, OPT_LAST, OPT_COMM, OPT_OUTPUT, OPT_SQL,
 		   OPT_WIDTH, OPT_CHROME_JSON, OPT_INTERVAL, OPT_PREEMPT, OPT_DEPTH,
-		   OPT_PID, OPT_FOLDED, OPT_LISTEN, OPT_CLICKHOUSE };
+		   OPT_PID, OPT_FOLDED, OPT_LISTEN };
 
 static const struct option_def {
 	const char *name;		/* spelled after one or two dashes */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 enum kind { K_PATH, K_INSTANCE, K_EVENTS, K_CLOCK, K_SOCKET, K_KB, K_MS, K_MB, K_AGE, K_LEVEL,
-	    K_STACKS, K_URL, K_NAME, K_SECRET,
+	    K_STACKS, K_URL, K_NAME, K_SECRET, K_SHIPINT,
 	    K_QTIMEOUT, K_QCONNS, K_QRESULT, K_QMEM };
 
 struct optdef {
@@ -48,6 +48,8 @@ static const struct optdef defs[] = {
 	  "ship to ClickHouse: http://HOST:PORT/?database=DB (docs/fleet.md)", 0, 0, NULL },
 	{ "host-name", "COMMD_HOST_NAME", K_NAME, 0,
 	  "the host's name in ClickHouse (default: the hostname)", 0, 0, NULL },
+	{ "clickhouse-interval-s", "COMMD_CLICKHOUSE_INTERVAL_S", K_SHIPINT, 0,
+	  "seconds between shipping rounds (one INSERT per table each)", 1, 3600, "seconds" },
 	{ "clickhouse-user", "COMMD_CLICKHOUSE_USER", K_SECRET, 0,
 	  "ClickHouse user (file or environment only)", 0, 0, NULL },
 	{ "clickhouse-password-file", "COMMD_CLICKHOUSE_PASSWORD_FILE", K_SECRET, 0,
@@ -296,6 +298,11 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 		if (number(value, d->min, d->max, &v, NULL))
 			RANGE("");
 		o->serve.timeout_ms = (int)v;
+		return 0;
+	case K_SHIPINT:
+		if (number(value, d->min, d->max, &v, NULL))
+			RANGE("");
+		o->clickhouse_interval_s = (int)v;
 		return 0;
 	case K_QCONNS:
 		if (number(value, d->min, d->max, &v, NULL))
@@ -586,6 +593,7 @@ static const char *value_text(const struct optdef *d, const struct daemon_opts *
 	}
 	case K_QTIMEOUT: return number_text(o->serve.timeout_ms, SERVER_DEFAULT_TIMEOUT_MS, buf, len);
 	case K_QCONNS: return number_text(o->serve.max_conns, SERVER_DEFAULT_MAX_CONNS, buf, len);
+	case K_SHIPINT: return number_text(o->clickhouse_interval_s, 1, buf, len);
 	case K_QRESULT: return number_text(o->serve.result_mb, SERVER_DEFAULT_RESULT_MB, buf, len);
 	case K_QMEM: return number_text(o->serve.query_mem_mb, SERVER_DEFAULT_QUERY_MEM_MB, buf, len);
 	}

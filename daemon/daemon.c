@@ -568,6 +568,7 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 		c->ship.host = c->host;
 		c->ship.user = o->clickhouse_user;
 		c->ship.password_file = o->clickhouse_password_file;
+		c->ship.interval_s = o->clickhouse_interval_s;
 		log_info("shipping to ClickHouse at %s as host %s", o->clickhouse, c->host);
 	}
 	c->proc_is_hosts = seed_proc_is_hosts() != 0;

@@ -30,6 +30,7 @@ struct daemon_opts {
 	char *clickhouse_user;	/* the file or environment only */
 	char *clickhouse_password_file;
 	char *host_name;	/* NULL: the machine's hostname */
+	int clickhouse_interval_s;	/* between rounds; 0: 1 s */
 	/* SIGHUP: computes the settings again (file, environment, command
 	 * line) into *out; 0, or -1 with the reason in err. NULL: SIGHUP
 	 * only says it has nothing to reload. */

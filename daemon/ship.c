@@ -40,8 +40,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
-enum kind { K_TIME, K_SCHED, K_COMM, K_CAPTURE, K_STATS };
+enum kind { K_TIME, K_SCHED, K_COMM, K_CAPTURE, K_STATS, K_LOST };
 
 static const struct table {
 	const char *name;
@@ -53,7 +54,7 @@ static const struct table {
 	{ "sched_process_exit", K_TIME }, { "sched_process_free", K_TIME },
 	{ "sched_migrate_task", K_TIME }, { "sched_stat_runtime", K_TIME },
 	{ "task_newtask", K_TIME }, { "task_rename", K_TIME }, { "events", K_TIME },
-	{ "sched", K_SCHED }, { "wakeup_latency", K_TIME }, { "lost_events", K_TIME },
+	{ "sched", K_SCHED }, { "wakeup_latency", K_TIME }, { "lost_events", K_LOST },
 	{ "comm_history", K_COMM }, { "capture", K_CAPTURE }, { "stats", K_STATS },
 };
 #define NTABLES (sizeof(tables) / sizeof(*tables))
@@ -61,6 +62,7 @@ static const struct table {
 #define MAX_COLS	32
 #define MAX_ROWS	1000000		/* rows in one INSERT */
 #define OPEN_SLICE_NS	(60 * 1000000000LL)	/* a CPU silent longer: not waited for */
+#define BOOT_MARGIN_NS	(60 * 1000000000LL)	/* comm_history rows before a capture's start */
 
 struct column {
 	char name[64];
@@ -90,6 +92,7 @@ struct shipper {
 	uint64_t failures;
 	time_t last_warning;
 	uint64_t round_ns;		/* CLOCK_REALTIME at the round */
+	int gzip;			/* bodies sent gzip'ed (Content-Encoding) */
 	int local;			/* -1: not known yet; 1: a cluster's
 					 * T_local tables take the rows */
 };
@@ -138,11 +141,24 @@ static int read_columns(sqlite3 *db, const char *table, struct tstate *t)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? (t->ncols ? 0 : -1) : -1;
 }
 
+/* Keyed by (host, boot, ts, n), with the wall clock's time. */
+static bool timed_kind(enum kind k)
+{
+	return k == K_TIME || k == K_SCHED || k == K_LOST;
+}
+
+/* Shipped from a cursor that ClickHouse's data gives. */
+static bool cursor_kind(enum kind k)
+{
+	return k == K_TIME || k == K_SCHED || k == K_COMM;
+}
+
 static bool key_column(enum kind k, const char *name)
 {
 	switch (k) {
 	case K_TIME:
 	case K_SCHED:
+	case K_LOST:
 		return !strcmp(name, "ts");
 	case K_COMM:
 	case K_CAPTURE:
@@ -167,7 +183,7 @@ static const char *ch_type(const struct column *c, bool key)
 static void print_ddl(FILE *f, const char *database, const char *cluster,
 		      const struct table *tb, const struct tstate *t)
 {
-	bool timed = tb->kind == K_TIME || tb->kind == K_SCHED;
+	bool timed = timed_kind(tb->kind);
 
 	fprintf(f, "CREATE TABLE IF NOT EXISTS %s.%s%s (\n  host String,\n  boot String",
 		database, tb->name, cluster ? "_local" : "");
@@ -285,6 +301,38 @@ static void url_escape(struct evbuffer *out, const char *s)
 	}
 }
 
+/* body, gzip'ed (level 1: TabSeparated rows shrink about tenfold at a
+ * small cost), into out.  0, or -1 (body left as it was). */
+static int gzip_body(struct evbuffer *body, struct evbuffer *out)
+{
+	z_stream z = { 0 };
+	size_t n = evbuffer_get_length(body);
+	unsigned char *in = evbuffer_pullup(body, -1);
+	struct evbuffer_iovec v;
+	int rc;
+
+	if (!in || deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	z.next_in = in;
+	z.avail_in = (uInt)n;
+	do {
+		if (evbuffer_reserve_space(out, 65536, &v, 1) < 1) {
+			deflateEnd(&z);
+			return -1;
+		}
+		z.next_out = v.iov_base;
+		z.avail_out = (uInt)v.iov_len;
+		rc = deflate(&z, Z_FINISH);
+		v.iov_len -= z.avail_out;
+		evbuffer_commit_space(out, &v, 1);
+	} while (rc == Z_OK || (rc == Z_BUF_ERROR && z.avail_out == 0));
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END)
+		return -1;
+	evbuffer_drain(body, n);
+	return 0;
+}
+
 /* POSTs body (may be NULL) with query sql; the answer into out (NUL
  * terminated).  Returns the HTTP status, 0 when there was none. */
 static int ch_post(struct shipper *sh, const char *sql, struct evbuffer *body,
@@ -324,7 +372,9 @@ static int ch_post(struct shipper *sh, const char *sql, struct evbuffer *body,
 	evhttp_add_header(h, "Host", sh->http_host);
 	if (sh->auth)
 		evhttp_add_header(h, "Authorization", sh->auth);
-	if (body)
+	if (body && sh->gzip && gzip_body(body, evhttp_request_get_output_buffer(req)) == 0)
+		evhttp_add_header(h, "Content-Encoding", "gzip");
+	else if (body)
 		evbuffer_add_buffer(evhttp_request_get_output_buffer(req), body);
 	if (evhttp_make_request(sh->conn, req, EVHTTP_REQ_POST, u) != 0) {
 		evbuffer_free(uri);
@@ -354,7 +404,7 @@ static void ship_warn(struct shipper *sh, const char *fmt, ...)
 	va_list ap;
 
 	sh->failures++;
-	if (sh->last_warning && now - sh->last_warning < 60)
+	if (!stopping && sh->last_warning && now - sh->last_warning < 60)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -544,6 +594,9 @@ static void select_sql(struct shipper *sh, size_t i, char *sql, size_t size)
 		snprintf(sql + n, size - n, " FROM comm_history WHERE start_ts >= ?3 AND "
 			 "((start_ts > ?1 AND start_ts <= ?2) OR (end_ts > ?1 AND end_ts <= ?2))");
 		break;
+	case K_LOST:	/* few, and stored late too (the span a crash lost) */
+		snprintf(sql + n, size - n, " FROM lost_events WHERE ts >= ?3 ORDER BY ts, cpu");
+		break;
 	case K_CAPTURE:
 		snprintf(sql + n, size - n, " FROM capture WHERE boot = ?4");
 		break;
@@ -559,18 +612,18 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 {
 	const struct table *tb = &tables[i];
 	struct tstate *t = &sh->t[i];
-	bool timed = tb->kind == K_TIME || tb->kind == K_SCHED;
+	bool timed = timed_kind(tb->kind);
 	char sql[4096], ins[256];
 	sqlite3_stmt *st;
 	struct evbuffer *body = evbuffer_new(), *out = evbuffer_new();
 	int64_t prev_ts = INT64_MIN, last_ts = INT64_MIN, cut = INT64_MAX;
-	int64_t rows = 0, end_col = -1, start_col = -1;
+	int64_t rows = 0, end_col = -1, ts_col = 0;
 	uint32_t n = 0;
 	int rc, status, ret = -1;
 
 	if (!body || !out)
 		goto out;
-	if (timed && f <= t->cursor) {
+	if (cursor_kind(tb->kind) && timed && f <= t->cursor) {
 		ret = 0;
 		goto out;
 	}
@@ -589,25 +642,26 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 		else if (!strcmp(name, "?2"))
 			sqlite3_bind_int64(st, p, f);
 		else if (!strcmp(name, "?3"))
-			sqlite3_bind_int64(st, p, sh->boot_lo);
+			/* a capture's start_ts becomes its first event's when it
+			 * ends; the names read from /proc are from before that */
+			sqlite3_bind_int64(st, p, sh->boot_lo - BOOT_MARGIN_NS);
 		else
 			sqlite3_bind_text(st, p, sh->boot, -1, SQLITE_STATIC);
 	}
 	for (int c = 0; c < t->ncols; c++) {
 		if (!strcmp(t->cols[c].name, "end_ts"))
 			end_col = c;
-		if (!strcmp(t->cols[c].name, "start_ts"))
-			start_col = c;
+		if (!strcmp(t->cols[c].name, "ts"))
+			ts_col = c;	/* lost_events has it second */
 	}
 	/* rows of the last ts of a full batch wait for the next one */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t ts = timed ? sqlite3_column_int64(st, 0) : 0;
+		int64_t ts = timed ? sqlite3_column_int64(st, (int)ts_col) : 0;
 
 		if (timed && ++rows > MAX_ROWS) {
 			cut = ts;
 			break;
 		}
-		(void)start_col;
 		last_ts = ts;
 		evbuffer_add_printf(body, "%s\t%s", sh->host, sh->boot);
 		if (timed) {
@@ -662,7 +716,7 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 		}
 		*sent += (uint64_t)rows;
 	}
-	if (timed || tb->kind == K_COMM)
+	if (cursor_kind(tb->kind))
 		t->cursor = f;
 	ret = 0;
 out:
@@ -752,8 +806,7 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 	for (size_t i = 0; i < NTABLES; i++) {
 		int64_t fi = tables[i].kind == K_SCHED ? fs : f;
 
-		if (!sh->t[i].have_cursor && (tables[i].kind == K_TIME || tables[i].kind == K_SCHED ||
-					      tables[i].kind == K_COMM) && ch_cursor(sh, i) < 0) {
+		if (!sh->t[i].have_cursor && cursor_kind(tables[i].kind) && ch_cursor(sh, i) < 0) {
 			failed = 1;
 			break;
 		}
@@ -892,16 +945,17 @@ static int drop(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: commd ship --db FILE --clickhouse URL --host-name NAME "
-		"[--boot ID] [--user U] [--password-file F] [--once]\n");
+		"[--boot ID] [--user U] [--password-file F] [--interval-s N] "
+		"[--gzip yes|no] [--once]\n");
 }
 
 int cmd_ship(int argc, char **argv)
 {
-	struct shipper sh = { .local = -1 };
+	struct shipper sh = { .local = -1, .gzip = 1 };
 	const char *dbpath = NULL, *url = NULL, *user = NULL, *pwfile = NULL;
 	char boot[64] = "";
 	bool once = false;
-	int ret = 1;
+	int ret = 1, interval_s = 1;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -927,6 +981,10 @@ int cmd_ship(int argc, char **argv)
 			user = v;
 		else if (!strcmp(a, "--password-file"))
 			pwfile = v;
+		else if (!strcmp(a, "--interval-s"))
+			interval_s = atoi(v) > 0 && atoi(v) <= 3600 ? atoi(v) : 1;
+		else if (!strcmp(a, "--gzip"))
+			sh.gzip = !strcmp(v, "yes");
 		else {
 			usage();
 			return 2;
@@ -1004,8 +1062,8 @@ int cmd_ship(int argc, char **argv)
 		}
 		if (once || last)
 			break;
-		/* a round a second; after a failure, every 2 s */
-		for (int i = 0; i < (r ? 20 : 10) && !stopping; i++)
+		/* a round every interval_s; after a failure, every 2 s */
+		for (int i = 0; i < (r ? 20 : 10 * interval_s) && !stopping; i++)
 			usleep(100000);
 	}
 	ret = 0;

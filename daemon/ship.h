@@ -24,7 +24,9 @@
 #define SHIP_SETTLE_NS	(2 * 1000000000LL)
 
 /* `commd ship --db FILE --clickhouse URL --host-name NAME [--boot ID]
- * [--user U] [--password-file F] [--once]`.  Returns the exit status. */
+ * [--user U] [--password-file F] [--interval-s N] [--gzip yes|no] [--once]`:
+ * a round every N seconds (default 1), bodies gzip'ed unless --gzip no.
+ * Returns the exit status. */
 int cmd_ship(int argc, char **argv);
 
 /* `commd clickhouse-schema [--cluster NAME] [--database DB]`: the DDL of

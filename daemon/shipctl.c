@@ -37,7 +37,7 @@ static pid_t spawn(struct shipctl *s)
 		char *argv[16] = { "commd", "ship", "--db", (char *)s->db, "--clickhouse",
 				   (char *)s->url, "--host-name", (char *)s->host };
 		int argc = 8;
-		char self[PATH_MAX];
+		char self[PATH_MAX], interval[16];
 		ssize_t n;
 		sigset_t none;
 
@@ -49,8 +49,16 @@ static pid_t spawn(struct shipctl *s)
 			argv[argc++] = "--password-file";
 			argv[argc++] = (char *)s->password_file;
 		}
+		if (s->interval_s > 0) {
+			snprintf(interval, sizeof(interval), "%d", s->interval_s);
+			argv[argc++] = "--interval-s";
+			argv[argc++] = interval;
+		}
 		argv[argc] = NULL;
 		dup2(p[1], STDOUT_FILENO);
+		/* nothing of the capture's: an inherited trace_pipe_raw would
+		 * keep the instance busy after the capture is gone */
+		close_range(3, ~0U, 0);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* shipping waits for the capture, never the other way */

@@ -12,6 +12,7 @@
 struct shipctl {
 	const char *url;		/* NULL: no shipping */
 	const char *db, *host, *user, *password_file;
+	int interval_s;			/* between rounds; 0: its default */
 	pid_t pid;			/* 0: not running */
 	int out_fd;			/* its standard output, -1 */
 	uint64_t started;		/* CLOCK_MONOTONIC ns of the last start */

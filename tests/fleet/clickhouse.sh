@@ -49,7 +49,8 @@ ch_start() {
 		> "$CH_DIR/$n/log/stdout" 2>&1) &
 	CH_PIDS[$n]=$!
 	for ((i = 0; i < 300; i++)); do
-		[ "$(curl -s "http://127.0.0.1:${CH_HTTP[$n]}/ping" 2>/dev/null)" = "Ok." ] && return 0
+		[ "$(curl -s --max-time 2 "http://127.0.0.1:${CH_HTTP[$n]}/ping" 2>/dev/null)" = "Ok." ] &&
+			return 0
 		kill -0 "${CH_PIDS[$n]}" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -60,13 +61,14 @@ ch_start() {
 ch_kill() {
 	local n=$1 sig=${2:-KILL}
 	[ -n "${CH_PIDS[$n]:-}" ] || return 0
-	kill -"$sig" "${CH_PIDS[$n]}" 2>/dev/null
-	wait "${CH_PIDS[$n]}" 2>/dev/null
+	kill -"$sig" "${CH_PIDS[$n]}" 2>/dev/null || true
+	timeout 30 tail --pid="${CH_PIDS[$n]}" -f /dev/null 2>/dev/null || kill -KILL "${CH_PIDS[$n]}" 2>/dev/null
+	wait "${CH_PIDS[$n]}" 2>/dev/null || true
 	CH_PIDS[$n]=
 }
 
 ch_query() {
-	curl -sS --fail-with-body "http://127.0.0.1:${CH_HTTP[$1]}/" --data-binary "$2"
+	curl -sS --max-time 120 --fail-with-body "http://127.0.0.1:${CH_HTTP[$1]}/" --data-binary "$2"
 }
 
 ch_cluster_start() {

@@ -53,6 +53,11 @@ def unescape(field):
     return bytes(out)
 
 
+def order(row):
+    """Sorts rows whose values may be None."""
+    return tuple((0, b"") if v is None else (1, v) for v in row)
+
+
 def norm(v):
     """A value as bytes (None stays None): SQLite's int/text/blob."""
     if v is None:
@@ -78,17 +83,17 @@ for table in TIMED + OTHER:
         where = " WHERE boot = '%s'" % boot
     elif table == "stats":
         where = " WHERE capture IS NULL OR capture IN (SELECT id FROM capture WHERE boot = '%s')" % boot
-    want = sorted(tuple(norm(v) for v in row) for row in
-                  con.execute("SELECT %s FROM \"%s\"%s" % (", ".join('"%s"' % c for c in cols),
-                                                           table, where)))
+    want = sorted((tuple(norm(v) for v in row) for row in
+                   con.execute("SELECT %s FROM \"%s\"%s" % (", ".join('"%s"' % c for c in cols),
+                                                           table, where))), key=order)
     # stats and capture keys: NULL is shipped as -1 (a key cannot be NULL)
     if table == "stats":
-        want = sorted(tuple(b"-1" if (v is None and cols[i] in ("capture", "cpu")) else v
-                            for i, v in enumerate(r)) for r in want)
+        want = sorted((tuple(b"-1" if (v is None and cols[i] in ("capture", "cpu")) else v
+                             for i, v in enumerate(r)) for r in want), key=order)
     body = ch("SELECT %s FROM %s FINAL WHERE host = '%s' AND boot = '%s' FORMAT TabSeparated"
               % (", ".join(cols), table, host, boot))
-    got = sorted(tuple(unescape(f) for f in line.split(b"\t"))
-                 for line in body.split(b"\n") if line)
+    got = sorted((tuple(unescape(f) for f in line.split(b"\t"))
+                  for line in body.split(b"\n") if line), key=order)
     digest = hashlib.sha256(repr(want).encode()).hexdigest()[:16]
     print("%s rows %d sha256 %s" % (table, len(want), digest))
     if want != got:

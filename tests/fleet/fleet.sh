@@ -29,8 +29,11 @@ done
 chmod 0755 "$TMP"
 base=$((20000 + ($$ % 2000) * 10))
 H1=$base T1=$((base + 1)) H2=$((base + 4)) T2=$((base + 5))
-cleanup_ch() { ch_cluster_stop 2> /dev/null || true; }
-trap 'cleanup_ch' EXIT
+cleanup_ch() {
+	ch_cluster_stop 2> /dev/null || true
+	pkill -KILL -f "^commd ship --db $TMP/" 2> /dev/null || true
+}
+CLEANUP_HOOKS+=(cleanup_ch)
 ch_cluster_start "$TMP/ch" "$H1" "$T1" "$H2" "$T2" commd_fleet ||
 	abort "fleet: two ClickHouse servers start" "both answer /ping" "$(cat "$TMP"/ch/*/log/stdout 2>/dev/null | tail -n 5)"
 "$COMMD" clickhouse-schema --cluster commd_fleet > "$TMP/ddl.sql"
@@ -110,6 +113,32 @@ n=$(ch_query 1 "SELECT count() FROM commd.capture FINAL WHERE boot = '$boot' AND
 check_eq "fleet: host A's two captures (before and after the SIGKILL)" 2 "$n"
 n=$(ch_query 1 "SELECT count() FROM commd.comm_history FINAL WHERE host = 'host-a' AND comm = 'tab\\there'")
 check_true "fleet: a name with a tab arrived as it is" "> 0" "$n" test "${n:-0}" -gt 0
+
+# commq --clickhouse: the fleet's answers equal each host's own
+"$COMMQ" --clickhouse "http://127.0.0.1:$H1/?database=commd" -list -noheader \
+	top --by host > "$TMP/top-fleet" 2> "$TMP/top-fleet.err" ||
+	fail "fleet: commq --clickhouse top --by host" "exit 0" "$(cat "$TMP/top-fleet.err")"
+"$COMMQ" --clickhouse "http://127.0.0.1:$H1/?database=commd" -list -noheader \
+	latency --by host > "$TMP/lat-fleet" 2> "$TMP/lat-fleet.err" ||
+	fail "fleet: commq --clickhouse latency --by host" "exit 0" "$(cat "$TMP/lat-fleet.err")"
+for h in a b; do
+	db=$([ "$h" = a ] && echo "$dba" || echo "$dbb")
+	# (counts: the rounding of ms and us is each engine's own)
+	want=$("$COMMQ" --db "$db" -q -list -noheader "SELECT count(*) FROM sched WHERE pid > 0")
+	got=$(awk -F'|' -v h="host-$h" '$1 == h { print $2 }' "$TMP/top-fleet")
+	check_eq "fleet: top --by host, host $h: slices as commq --db counts them" "$want" "$got"
+	want=$("$COMMQ" --db "$db" -q -list -noheader "SELECT count(*) FROM wakeup_latency")
+	got=$(awk -F'|' -v h="host-$h" '$1 == h { print $2 }' "$TMP/lat-fleet")
+	check_eq "fleet: latency --by host, host $h: wakeups as commq --db counts them" "$want" "$got"
+	want=$("$COMMQ" --db "$db" -q -list -noheader "SELECT sum(dur) FROM sched WHERE pid > 0")
+	got=$("$COMMQ" --clickhouse "http://127.0.0.1:$H1/?database=commd" -list -noheader \
+		"SELECT sum(dur) FROM sched FINAL WHERE pid > 0 AND host = 'host-$h'" 2>&1)
+	check_eq "fleet: CPU time (ns), host $h: ClickHouse as SQLite" "$want" "$got"
+done
+got=$("$COMMQ" --clickhouse "http://127.0.0.1:$H1/?database=commd" -list -noheader \
+	"SELECT count() FROM sched_switch FINAL WHERE boot = '$boot'" 2>&1)
+want=$(( $(sqlite3 "$dba" "SELECT count(*) FROM sched_switch") + $(sqlite3 "$dbb" "SELECT count(*) FROM sched_switch") ))
+check_eq "fleet: commq --clickhouse SQL: both hosts' switches" "$want" "$got"
 
 cleanup_ch
 for p in "$H1" "$T1" "$H2" "$T2"; do
