@@ -67,6 +67,7 @@ static const struct table {
 struct column {
 	char name[64];
 	enum { C_INT, C_TEXT, C_REAL } type;
+	bool key;			/* in the key: never NULL there */
 };
 
 struct tstate {
@@ -93,6 +94,7 @@ struct shipper {
 	time_t last_warning;
 	uint64_t round_ns;		/* CLOCK_REALTIME at the round */
 	int gzip;			/* bodies sent gzip'ed (Content-Encoding) */
+	time_t conn_used;		/* conn's last answer */
 	int local;			/* -1: not known yet; 1: a cluster's
 					 * T_local tables take the rows */
 };
@@ -351,6 +353,13 @@ static int ch_post(struct shipper *sh, const char *sql, struct evbuffer *body,
 			evbuffer_free(uri);
 		return 0;
 	}
+	/* ClickHouse closes a connection idle for keep_alive_timeout (3 s by
+	 * default): one idle longer than a second (a big body being made, the
+	 * pause between rounds) is not used again */
+	if (sh->conn && time(NULL) - sh->conn_used > 1) {
+		evhttp_connection_free(sh->conn);
+		sh->conn = NULL;
+	}
 	if (!sh->conn) {
 		sh->conn = evhttp_connection_base_new(sh->base, NULL, sh->http_host,
 						      (unsigned short)sh->port);
@@ -386,6 +395,7 @@ static int ch_post(struct shipper *sh, const char *sql, struct evbuffer *body,
 	while (!r.done)
 		if (event_base_loop(sh->base, EVLOOP_ONCE) < 0)
 			break;
+	sh->conn_used = time(NULL);
 	if (r.status == 0 && sh->conn) {
 		evhttp_connection_free(sh->conn);
 		sh->conn = NULL;
@@ -425,41 +435,103 @@ static const char *first_line(struct evbuffer *b)
 	return s;
 }
 
-/* ---- TabSeparated ---- */
+/* ---- TabSeparated ----
+ *
+ * Rows are written into a plain buffer (no printf, no evbuffer call a
+ * value) and handed to the body's evbuffer in blocks of 64 KiB or more. */
 
-static void tsv_bytes(struct evbuffer *b, const unsigned char *s, int n)
+struct out {
+	char *p;
+	size_t len, cap;
+	struct evbuffer *body;
+	bool oom;
+};
+
+static void out_flush(struct out *o)
 {
-	int i = 0, j;
+	if (o->len && evbuffer_add(o->body, o->p, o->len) < 0)
+		o->oom = true;
+	o->len = 0;
+}
 
-	while (i < n) {
-		for (j = i; j < n && s[j] != '\\' && s[j] != '\t' && s[j] != '\n' &&
-			    s[j] != '\r' && s[j] != '\0'; j++)
-			;
-		evbuffer_add(b, s + i, (size_t)(j - i));
-		if (j < n)
-			evbuffer_add(b, s[j] == '\\' ? "\\\\" : s[j] == '\t' ? "\\t" :
-					s[j] == '\n' ? "\\n" : s[j] == '\r' ? "\\r" : "\\0", 2);
-		i = j + 1;
+static char *out_room(struct out *o, size_t n)
+{
+	if (o->len + n > o->cap) {
+		out_flush(o);
+		if (n > o->cap) {
+			char *p = realloc(o->p, n + 65536);
+
+			if (!p) {
+				o->oom = true;
+				return NULL;
+			}
+			o->p = p;
+			o->cap = n + 65536;
+		}
+	}
+	return o->p + o->len;
+}
+
+static void out_mem(struct out *o, const void *s, size_t n)
+{
+	char *d = out_room(o, n);
+
+	if (d) {
+		memcpy(d, s, n);
+		o->len += n;
 	}
 }
 
-static void tsv_value(struct evbuffer *b, sqlite3_stmt *st, int i, bool key)
+static void out_int(struct out *o, long long v)
+{
+	char buf[24], *e = buf + sizeof(buf), *q = e;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+
+	do
+		*--q = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		*--q = '-';
+	out_mem(o, q, (size_t)(e - q));
+}
+
+static void tsv_bytes(struct out *o, const unsigned char *s, int n)
+{
+	char *d = out_room(o, 2 * (size_t)n);
+
+	if (!d)
+		return;
+	for (int i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c == '\\' || c == '\t' || c == '\n' || c == '\r' || c == '\0') {
+			*d++ = '\\';
+			*d++ = c == '\\' ? '\\' : c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : '0';
+		} else {
+			*d++ = (char)c;
+		}
+	}
+	o->len = (size_t)(d - o->p);
+}
+
+static void tsv_value(struct out *o, sqlite3_stmt *st, int i, bool key)
 {
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_NULL:
-		if (key)
-			evbuffer_add(b, "-1", 2);
-		else
-			evbuffer_add(b, "\\N", 2);
+		out_mem(o, key ? "-1" : "\\N", 2);
 		break;
 	case SQLITE_INTEGER:
-		evbuffer_add_printf(b, "%lld", (long long)sqlite3_column_int64(st, i));
+		out_int(o, (long long)sqlite3_column_int64(st, i));
 		break;
-	case SQLITE_FLOAT:
-		evbuffer_add_printf(b, "%.17g", sqlite3_column_double(st, i));
+	case SQLITE_FLOAT: {
+		char buf[32];
+		int n = snprintf(buf, sizeof(buf), "%.17g", sqlite3_column_double(st, i));
+
+		out_mem(o, buf, (size_t)n);
 		break;
+	}
 	default:
-		tsv_bytes(b, sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i));
+		tsv_bytes(o, sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i));
 	}
 }
 
@@ -571,11 +643,6 @@ static int ch_cursor(struct shipper *sh, size_t i)
 	return 0;
 }
 
-static bool is_key(const struct table *tb, const struct column *c)
-{
-	return key_column(tb->kind, c->name);
-}
-
 /* Builds the SELECT of table i for rows in (lo, hi]. */
 static void select_sql(struct shipper *sh, size_t i, char *sql, size_t size)
 {
@@ -620,9 +687,11 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 	int64_t rows = 0, end_col = -1, ts_col = 0;
 	uint32_t n = 0;
 	int rc, status, ret = -1;
+	struct out o = { 0 };
 
 	if (!body || !out)
 		goto out;
+	o.body = body;
 	if (cursor_kind(tb->kind) && timed && f <= t->cursor) {
 		ret = 0;
 		goto out;
@@ -654,55 +723,55 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 		if (!strcmp(t->cols[c].name, "ts"))
 			ts_col = c;	/* lost_events has it second */
 	}
-	/* rows of the last ts of a full batch wait for the next one */
+	/* a full batch ends where ts changes: the rest waits for the next */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t ts = timed ? sqlite3_column_int64(st, (int)ts_col) : 0;
+		int end_null = end_col >= 0 ? sqlite3_column_type(st, (int)end_col) == SQLITE_NULL : 1;
+		int64_t end = end_null ? 0 : sqlite3_column_int64(st, (int)end_col);
 
-		if (timed && ++rows > MAX_ROWS) {
-			cut = ts;
+		if (timed && ++rows > MAX_ROWS && ts != last_ts) {
+			cut = last_ts;
 			break;
 		}
 		last_ts = ts;
-		evbuffer_add_printf(body, "%s\t%s", sh->host, sh->boot);
+		out_mem(&o, sh->host, strlen(sh->host));
+		out_mem(&o, "\t", 1);
+		out_mem(&o, sh->boot, strlen(sh->boot));
 		if (timed) {
+			int64_t wall = (ts + sh->offset) / 1000000000;
+
 			n = ts == prev_ts ? n + 1 : 0;
 			prev_ts = ts;
-			evbuffer_add_printf(body, "\t%lld\t%u",
-					    (long long)((ts + sh->offset) / 1000000000 > 0 ?
-							(ts + sh->offset) / 1000000000 : 0), n);
+			out_mem(&o, "\t", 1);
+			out_int(&o, wall > 0 ? wall : 0);
+			out_mem(&o, "\t", 1);
+			out_int(&o, n);
 		}
 		for (int c = 0; c < t->ncols; c++) {
-			evbuffer_add(body, "\t", 1);
+			out_mem(&o, "\t", 1);
 			/* a name's end comes as known at the frontier */
-			if (c == end_col && sqlite3_column_type(st, c) != SQLITE_NULL &&
-			    sqlite3_column_int64(st, c) > f)
-				evbuffer_add(body, "\\N", 2);
+			if (c == end_col && !end_null && end > f)
+				out_mem(&o, "\\N", 2);
 			else
-				tsv_value(body, st, c, is_key(tb, &t->cols[c]));
+				tsv_value(&o, st, c, t->cols[c].key);
 		}
-		if (tb->kind == K_COMM)
-			evbuffer_add_printf(body, "\t%lld\n",
-					    end_col >= 0 && sqlite3_column_type(st, (int)end_col) != SQLITE_NULL &&
-					    sqlite3_column_int64(st, (int)end_col) <= f ?
-					    (long long)sqlite3_column_int64(st, (int)end_col) : 0LL);
-		else
-			evbuffer_add_printf(body, "\t%" PRIu64 "\n", timed ? 0 : sh->round_ns);
+		out_mem(&o, "\t", 1);
+		out_int(&o, tb->kind == K_COMM ? (!end_null && end <= f ? end : 0) :
+			    timed ? 0 : (long long)sh->round_ns);
+		out_mem(&o, "\n", 1);
 	}
 	sqlite3_finalize(st);
+	out_flush(&o);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		ship_warn(sh, "%s: reading: %s", tb->name, sqlite3_errmsg(sh->db));
 		goto out;
 	}
-	if (cut != INT64_MAX) {
-		/* drop the rows of the cut ts from the end of the body */
-		if (cut == last_ts) {
-			ship_warn(sh, "%s: more than %d rows of one ts", tb->name, MAX_ROWS);
-			goto out;
-		}
-		/* simplest exact way: ship again, up to cut - 1 */
-		ret = ship_table(sh, i, cut - 1, sent);
+	if (o.oom) {
+		ship_warn(sh, "%s: %s", tb->name, strerror(ENOMEM));
 		goto out;
 	}
+	if (cut != INT64_MAX)
+		f = cut;	/* shipped up to there; the caller asks again */
 	if (evbuffer_get_length(body)) {
 		snprintf(ins, sizeof(ins), "INSERT INTO %s%s FORMAT TabSeparated", tb->name,
 			 suffix(sh));
@@ -718,8 +787,9 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 	}
 	if (cursor_kind(tb->kind))
 		t->cursor = f;
-	ret = 0;
+	ret = cut != INT64_MAX ? 1 : 0;
 out:
+	free(o.p);
 	if (body)
 		evbuffer_free(body);
 	if (out)
@@ -785,7 +855,7 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 	int64_t f, fs;
 	uint64_t sent = 0;
 	struct timespec now;
-	int failed = 0;
+	int failed = 0, r;
 
 	sh->boot_lo = int_of(sh->db, "SELECT min(start_ts) FROM capture WHERE boot = ?2", 0,
 			     sh->boot, INT64_MIN);
@@ -810,7 +880,10 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 			failed = 1;
 			break;
 		}
-		if (ship_table(sh, i, fi, &sent) < 0) {
+		do
+			r = ship_table(sh, i, fi, &sent);
+		while (r == 1);	/* a full batch: the rest of the table */
+		if (r < 0) {
 			failed = 1;
 			break;
 		}
@@ -1023,18 +1096,22 @@ int cmd_ship(int argc, char **argv)
 		explicit_bzero(pw, strlen(pw));
 		free(pw);
 	}
-	if (sqlite3_open_v2(dbpath, &sh.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) !=
+	if (sqlite3_open_v2(dbpath, &sh.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW |
+			    SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
 		log_error("%s: %s", dbpath, sqlite3_errmsg(sh.db));
 		goto out;
 	}
 	sqlite3_busy_timeout(sh.db, 5000);
-	for (size_t i = 0; i < NTABLES; i++)
+	for (size_t i = 0; i < NTABLES; i++) {
 		if (read_columns(sh.db, tables[i].name, &sh.t[i]) < 0) {
 			log_error("%s: no table or view %s (an older schema? commd migrates it)",
 				  dbpath, tables[i].name);
 			goto out;
 		}
+		for (int c = 0; c < sh.t[i].ncols; c++)
+			sh.t[i].cols[c].key = key_column(tables[i].kind, sh.t[i].cols[c].name);
+	}
 	if (drop() < 0)
 		goto out;
 	/* started by a capture (shipctl): it goes when the capture does, after

@@ -15,6 +15,9 @@
 #    and table the rows ClickHouse holds (FINAL, through the Distributed
 #    tables) equal the host's SQLite rows byte for byte (fleet-compare.py:
 #    no row missing, none twice, no byte changed);
+#  - while ClickHouse is away, --max-age cuts nothing unshipped, and a cut
+#    --max-db-mb forces is counted (stats unshipped_cut) and, once
+#    ClickHouse answers, shipped as a row in gaps;
 #  - the servers and daemons are stopped, their ports free, nothing left.
 # Needs root and tracefs (FAILS without them), clickhouse-server,
 # clickhouse-client, curl and perf.
@@ -139,6 +142,45 @@ got=$("$COMMQ" --clickhouse "http://127.0.0.1:$H1/?database=commd" -list -nohead
 	"SELECT count() FROM sched_switch FINAL WHERE boot = '$boot'" 2>&1)
 want=$(( $(sqlite3 "$dba" "SELECT count(*) FROM sched_switch") + $(sqlite3 "$dbb" "SELECT count(*) FROM sched_switch") ))
 check_eq "fleet: commq --clickhouse SQL: both hosts' switches" "$want" "$got"
+
+# Retention while ClickHouse is away (host C ships to a port nobody
+# listens on): by age nothing unshipped is cut; by size (max-db-mb 1)
+# the cut is counted, and once ClickHouse answers a row in gaps says
+# which span is missing.
+log "retention while ClickHouse is away"
+inc=$(inst fc)
+start_ready "fleet host C" "$TMP/c.err" "$TMP/c.db" "$inc" --commit-ms 200 --max-age 2s \
+	--clickhouse "http://127.0.0.1:$((base + 8))/?database=commd" --host-name "host-c"
+pid_c=$COMMD_PID
+start_load 6
+sleep 6
+stop_load
+span=$(sqlite3 "$TMP/c.db" "SELECT (max(ts) - min(ts)) / 1000000000 FROM ev_sched_switch")
+check_true "fleet: --max-age 2s cuts nothing while nothing is shipped" ">= 4 s of switches kept" \
+	"$span s" test "${span:-0}" -ge 4
+stop_commd "$pid_c" TERM
+check_eq "fleet: host C commd exit status after SIGTERM" 0 "$STOP_RC"
+ind=$(inst fd)
+start_ready "fleet host D" "$TMP/d.err" "$TMP/d.db" "$ind" --commit-ms 200 --max-db-mb 1 \
+	--clickhouse "http://127.0.0.1:$H1/?database=commd" --host-name "host-d"
+pid_d=$COMMD_PID
+ch_kill 1 KILL
+start_load 8
+sleep 8
+stop_load
+cut=$(sqlite3 "$TMP/d.db" "SELECT coalesce(max(value), 0) FROM stats WHERE name = 'unshipped_cut'")
+check_true "fleet: --max-db-mb cut unshipped switches while ClickHouse was away, and counted them" \
+	"stats unshipped_cut > 0" "$cut" test "${cut:-0}" -gt 0
+ch_start 1 || fail "fleet: ClickHouse server 1 starts again" "it answers" "no"
+for ((i = 0; i < 100; i++)); do
+	n=$(ch_query 1 "SELECT count() FROM commd.gaps FINAL WHERE host = 'host-d'" 2> /dev/null || echo 0)
+	[ "${n:-0}" -gt 0 ] && break
+	sleep 0.2
+done
+check_true "fleet: a row in gaps says what was cut before it was shipped" "> 0 rows" "${n:-0}" \
+	test "${n:-0}" -gt 0
+stop_commd "$pid_d" TERM
+check_eq "fleet: host D commd exit status after SIGTERM" 0 "$STOP_RC"
 
 cleanup_ch
 for p in "$H1" "$T1" "$H2" "$T2"; do
