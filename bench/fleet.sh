@@ -52,7 +52,7 @@ bytes=$(ch_query 1 "SELECT sum(bytes_on_disk) FROM system.parts WHERE database =
 dbsize=$(stat -c %s "$work/big.db")
 awk -v b="$bytes" -v e="$events" -v d="$dbsize" 'BEGIN {
 	printf "disk: ClickHouse %.1f bytes/event (%.0f MB), SQLite %.1f bytes/event (%.0f MB)\n", b / e, b / 1e6, d / e, d / 1e6 }'
-ch_query 1 "SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS bytes, round(sum(bytes_on_disk) / sum(rows), 1) AS per_row FROM system.parts WHERE database = 'commd' AND active AND table != 'peer' GROUP BY table ORDER BY bytes DESC FORMAT PrettyCompactMonoBlock"
+ch_query 1 "SELECT table, sum(rows) AS table_rows, sum(bytes_on_disk) AS table_bytes, round(table_bytes / table_rows, 1) AS bytes_per_row FROM system.parts WHERE database = 'commd' AND active AND table != 'peer' GROUP BY table ORDER BY table_bytes DESC FORMAT PrettyCompactMonoBlock"
 rm -f "$work/big.db"* "$work/ss.tsv"
 
 echo "live: bench/live-overhead.sh $runs with CLICKHOUSE"
