@@ -58,7 +58,9 @@ check_eq "check-config: max-age from the file" 15m "$(setting max-age)"
 check_eq "check-config: max-db-mb from the file" 64 "$(setting max-db-mb)"
 check_eq "check-config: instance default" commd "$(setting instance)"
 check_eq "check-config: clock default" local "$(setting clock)"
-check_eq "check-config: prints every option" 15 "$(grep -c ' = ' <<< "$OUT")"
+check_eq "check-config: prints every option" 20 "$(grep -c ' = ' <<< "$OUT")"
+check_eq "check-config: clickhouse default (none)" "" "$(setting clickhouse)"
+
 check_eq "check-config: stacks default" no "$(setting stacks)"
 
 # --- precedence ----------------------------------------------------------------------
@@ -181,6 +183,31 @@ if [ "$(id -u)" = 0 ]; then
 fi
 run check-config /dev/null
 check_eq "/dev/null: no settings, valid" 0 "$RC"
+
+# --- shipping to ClickHouse: the URL anywhere, the credentials never on the
+# command line -----------------------------------------------------------------
+cat > "$TMP/ch.conf" << 'EOF2'
+clickhouse = http://127.0.0.1:8123/?database=commd
+clickhouse-user = writer
+clickhouse-password-file = /etc/commd/ch.password
+clickhouse-interval-s = 10
+host-name = web-017
+EOF2
+run check-config "$TMP/ch.conf"
+check_eq "check-config clickhouse file: exit" 0 "$RC"
+check_eq "check-config: clickhouse from the file" "http://127.0.0.1:8123/?database=commd" "$(setting clickhouse)"
+check_eq "check-config: clickhouse-user from the file" writer "$(setting clickhouse-user)"
+check_eq "check-config: clickhouse-interval-s from the file" 10 "$(setting clickhouse-interval-s)"
+check_eq "check-config: host-name from the file" web-017 "$(setting host-name)"
+run check-config "$TMP/ch.conf" --clickhouse-user someone
+check_true "check-config: --clickhouse-user on the command line is refused" "exit != 0, unknown option" \
+	"$RC: $ERR" grep -q "unknown option" <<< "$ERR"
+printf 'clickhouse = ftp://x/\n' > "$TMP/ch-bad.conf"
+run check-config "$TMP/ch-bad.conf"
+check_true "check-config: a clickhouse URL that is not http:// is refused" "exit != 0" "$RC" test "$RC" != 0
+printf "host-name = a'b\n" > "$TMP/ch-bad.conf"
+run check-config "$TMP/ch-bad.conf"
+check_true "check-config: a host-name with a quote is refused" "exit != 0" "$RC" test "$RC" != 0
 
 if [ "$FAILURES" -gt 0 ]; then
 	echo "config-check: $FAILURES of $CHECKS checks FAILED" >&2

@@ -178,7 +178,7 @@ expect_failure "by is top's, util's and latency's" 2 "--by is for 'commq top', '
 expect_failure "latency's --by" 2 "'commq latency' goes --by pid or --by comm" --sql latency --by cpu
 expect_failure "-o is timeline's" 2 "-o and --width are for 'commq timeline'" --sql lost -o x.svg
 expect_failure "no -f" 2 "a report reads no -f" --sql lost -f x.sql
-expect_failure "bad --by" 2 "--by takes comm, process, thread, cpu, pid or cgroup" --sql top --by task
+expect_failure "bad --by" 2 "--by takes comm, process, thread, cpu, pid, cgroup or host" --sql top --by task
 expect_failure "top --by pid" 2 "(a pid's lifetime: --by thread)" --sql top --by pid
 
 finish
