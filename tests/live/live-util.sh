@@ -16,7 +16,15 @@
 #   and miss the short runs of a nearly idle CPU (one woken between ticks
 #   runs uncharged: 2% of a second seen busy here, 0 in those fields);
 #   /proc/stat counts in USER_HZ ticks (10 ms): a delta is exact to a
-#   tick or two, which 2% allows.
+#   tick or two, which 2% allows. Interrupts that come while a CPU is idle
+#   end its idle time for their length (tickless idle accounting stops at
+#   irq entry), so the kernel counts them busy, while the task on the CPU,
+#   all a tracer of the scheduler sees, is still the idle task: the
+#   kernel's busy share may exceed commd's by that much as well. This
+#   kernel has no IRQ_TIME_ACCOUNTING (the irq field stays 0, softirq is
+#   charged a tick at a time), so that side allows 1% more, and the
+#   second's softirq share (measured here: 2.6% over in a quiet second
+#   of a full test run, whose disk I/O the other tests make).
 #
 #   With sched_stat_runtime (the kernel's own run-time updates place the
 #   switches nobody recorded: docs/derived.md), per CPU and second,
@@ -70,7 +78,7 @@ sample() {
 		now=${EPOCHREALTIME/./}
 		while read -r cpu u n s i w q sq st _; do
 			case $cpu in
-			cpu[0-9]*) echo "${now}000 ${cpu#cpu} $((u + n + s + q + sq + st)) $((i + w))" ;;
+			cpu[0-9]*) echo "${now}000 ${cpu#cpu} $((u + n + s + q + sq + st)) $((i + w)) $((q + sq))" ;;
 			esac
 		done < /proc/stat >> "$out"
 		next=$((next + 1000000))
@@ -103,31 +111,33 @@ round() {	# round NAME MODE EVENTS: one capture, its comparison
 		fail "$what: commq util" "exit 0" "$(cat "$TMP/$what.util.err")"
 	# The kernel's busy share per CPU and second (readings k and k + 1;
 	# the seconds are whole readings apart, within a few ms).
-	awk -v hz="$(getconf CLK_TCK)" '{ n = cnt[$2]++; b[$2, n] = $3; i[$2, n] = $4; t[$2, n] = $1 }
+	awk -v hz="$(getconf CLK_TCK)" '{ n = cnt[$2]++; b[$2, n] = $3; i[$2, n] = $4; t[$2, n] = $1; q[$2, n] = $5 }
 	     END { for (c in cnt) for (k = 0; k + 1 < cnt[c]; k++) {
 			di = i[c, k + 1] - i[c, k]; len = (t[c, k + 1] - t[c, k]) / 1e9
 			busy = 1 - di / hz / len
-			printf "%s %d %.4f %.4f\n", c, k, busy < 0 ? 0 : busy, len } }' "$TMP/$what.stat" |
+			irq = (q[c, k + 1] - q[c, k]) / hz / len
+			printf "%s %d %.4f %.4f %.4f\n", c, k, busy < 0 ? 0 : busy, len, irq } }' "$TMP/$what.stat" |
 		sort -k1,1n -k2,2n > "$TMP/$what.kernel"
 	# commd's: second k is row k of each CPU (ts, wall, cpu, busy, idle, unknown, pct).
 	awk -F, '{ k = n[$3]++; printf "%s %d %.4f %.4f %.4f\n", $3, k, $4 / 1000, $6 / 1000, ($4 + $5 + $6) / 1000 }' \
 		"$TMP/$what.util" | sort -k1,1n -k2,2n > "$TMP/$what.commd"
 	check_eq "$what: seconds compared per CPU (commd's against the kernel's)" \
 		"$(cut -d' ' -f1,2 "$TMP/$what.kernel" | tr '\n' ' ')" "$(cut -d' ' -f1,2 "$TMP/$what.commd" | tr '\n' ' ')"
-	join -j1 <(awk '{ print $1 "_" $2, $3, $4 }' "$TMP/$what.kernel") \
+	join -j1 <(awk '{ print $1 "_" $2, $3, $4, $5 }' "$TMP/$what.kernel") \
 		<(awk '{ print $1 "_" $2, $3, $4, $5 }' "$TMP/$what.commd") > "$TMP/$what.both"
-	while read -r key kb len cb cu span; do
-		log "$what: cpu ${key%_*} second ${key#*_}: kernel busy $kb, commd busy $cb (unknown $cu), second $len s"
+	while read -r key kb len irq cb cu span; do
+		log "$what: cpu ${key%_*} second ${key#*_}: kernel busy $kb (irq+softirq $irq), commd busy $cb (unknown $cu), second $len s"
 		check_true "$what: cpu ${key%_*} second ${key#*_}: the seconds add up (busy + idle + unknown)" \
 			"1.000 s (the last one may be shorter)" "$span s" \
 			awk -v s="$span" -v l="$len" 'BEGIN { exit !(s >= 0.999 && s <= 1.001 || s <= l + 0.001) }'
 		if [ "$mode" = exact ]; then
-			check_true "$what: cpu ${key%_*} second ${key#*_}: busy within 2% of the kernel's (/proc/stat)" \
-				"$kb ± 0.02" "$cb" awk -v a="$kb" -v b="$cb" 'BEGIN { d = a - b; exit !(d <= 0.02 && d >= -0.02) }'
+			check_true "$what: cpu ${key%_*} second ${key#*_}: busy within 2% of the kernel's (/proc/stat; 3% + softirq below it)" \
+				"$kb - $irq - 0.03 <= busy <= $kb + 0.02" "$cb" \
+				awk -v a="$kb" -v b="$cb" -v q="$irq" 'BEGIN { d = a - b; exit !(d <= 0.03 + q && d >= -0.02) }'
 		else
 			check_true "$what: cpu ${key%_*} second ${key#*_}: the kernel's busy (/proc/stat) within 2% of [busy, busy + unknown]" \
-				"$kb in [$cb - 0.02, $cb + $cu + 0.02]" "$cb + $cu" \
-				awk -v a="$kb" -v b="$cb" -v u="$cu" 'BEGIN { exit !(a >= b - 0.02 && a <= b + u + 0.02) }'
+				"$kb in [$cb - 0.02, $cb + $cu + $irq + 0.03]" "$cb + $cu" \
+				awk -v a="$kb" -v b="$cb" -v u="$cu" -v q="$irq" 'BEGIN { exit !(a >= b - 0.02 && a <= b + u + q + 0.03) }'
 		fi
 	done < "$TMP/$what.both"
 	# util's busy adds up to top --by cpu's over the same window.
