@@ -41,6 +41,8 @@ struct derive {
 	size_t ncpus;
 	struct wake **chunks;
 	size_t nchunks;
+	uint64_t first_ts;	/* the capture's first event */
+	int any;		/* first_ts is set */
 };
 
 struct derive *derive_new(const struct derive_ops *ops)
@@ -165,6 +167,21 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 
 	if (!r)
 		return 0;
+	if (!d->any) {
+		d->any = 1;
+		d->first_ts = ts;
+	}
+	if (!r->active && d->ops.switches) {
+		/* The CPU's first event: its task has run since before it,
+		 * from somewhere after the capture's start (or the loss
+		 * before this event) on. */
+		lo = d->first_ts > r->last_ts ? d->first_ts : r->last_ts;
+		if (lo > ts)
+			lo = ts;
+		begin_slice(r, ts, pid, hid, DERIVE_PRIO_UNKNOWN, (int64_t)(ts - lo));
+		r->gap_lo = lo;
+		return 0;
+	}
 	if (!r->active || r->pid == pid) {
 		r->last_ts = ts;
 		return 0;
@@ -260,8 +277,6 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 			rc = close_slice(d, r, cpu, ts, r->hid, -1);
 		}
 	}
-	/* Otherwise prev ran since before the capture saw this CPU: its
-	 * slice has no known start and gets no row. */
 	if ((w = wake_of(d, prev_pid)))
 		w->ts = 0;	/* woken while still running: no latency row */
 	begin_slice(r, ts, next_pid, next_hid, next_prio, -1);

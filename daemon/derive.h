@@ -14,8 +14,10 @@
  * event there, the new one starts at this event, both edges marked with
  * the gap's width. The new task's first sched_stat_runtime there (its
  * run time since it was switched in) places the edge inside the gap: both
- * slices then meet at ts - runtime. Time no event attributes is in no
- * slice (unknown, never idle).
+ * slices then meet at ts - runtime. A CPU's first event starts a slice
+ * the same way: its task ran from somewhere after the capture's first
+ * event (or a loss before it on that CPU) on. Time no event attributes is
+ * in no slice (unknown, never idle).
  *
  * A task renamed (task_rename, exec) while it runs splits its slice there:
  * each part carries the name valid over it. */
@@ -67,6 +69,9 @@ struct derive_ops {
 	int (*slice)(void *ctx, const struct derive_slice *s);
 	int (*wakeup)(void *ctx, const struct derive_wakeup *w);
 	void *ctx;
+	/* The capture records sched_switch: a CPU's first event starts its
+	 * chain (else, without switches, no chain ever begins). */
+	int switches;
 };
 
 struct derive;

@@ -129,7 +129,10 @@ struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 	if (!p->resolve)
 		goto oom;
 	{
-		struct derive_ops ops = { derived_slice, derived_wakeup, p };
+		struct derive_ops ops = {
+			derived_slice, derived_wakeup, p,
+			tep_find_event_by_name(tep, "sched", "sched_switch") != NULL,
+		};
 
 		p->derive = derive_new(&ops);
 		if (!p->derive)

@@ -4,8 +4,10 @@
 #
 # Definitions (schema/002-derived.sql, commd-tables(5)):
 #   slice:   per CPU, from one sched_switch to the next on that CPU. The
-#            first switch seen on a CPU starts its chain (the task it
-#            switches out has no known start: no slice). A slice closed by a
+#            first event line on a CPU starts its chain: a slice of the
+#            line's pid starts there as at an inferred switch (below), its
+#            gap from the trace's first event line (or the CPU's last
+#            DROPPED line) on. A slice closed by a
 #            switch whose prev_pid is the task that was switched in belongs
 #            to prev_pid/prev_comm of that closing switch. A slice still
 #            open at the end closes at the trace's last event (any CPU),
@@ -73,6 +75,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	split(hdr, h, /[][ :]+/)	# pid, cpu, ts, event
 	cpid = h[1] + 0; c = h[2] + 0; ev = h[4]
 	split(h[3], t, "."); ts_s = t[1] + 0; ts_f = t[2]
+	if (!have_last) { first_s = ts_s; first_f = ts_f }
 	last_s = ts_s; last_f = ts_f; have_last = 1
 	# the event name is padded to 20 columns, then ": "
 	for (i = length(ev); i < 20 && substr(rest, 1, 1) == " "; i++)
@@ -147,7 +150,14 @@ function before(s1, f1, s2, f2) { return s1 < s2 || (s1 == s2 && f1 + 0 < f2 + 0
 # A line of pid p (comm prefix pfx) on CPU cpu: an inferred switch when
 # another task has the CPU.
 function seen(cpu, p, pfx,   lo_s, lo_f, x) {
-	if (!(cpu in open) || opid[cpu] == p)
+	if (!(cpu in open)) {
+		lo_s = first_s; lo_f = first_f
+		if ((cpu in lst_s) && before(lo_s, lo_f, lst_s[cpu], lst_f[cpu])) { lo_s = lst_s[cpu]; lo_f = lst_f[cpu] }
+		open[cpu] = 1; olost[cpu] = 0
+		start_inferred(cpu, p, pfx, lo_s, lo_f)
+		return
+	}
+	if (opid[cpu] == p)
 		return
 	final_start(cpu)
 	lo_s = lst_s[cpu]; lo_f = lst_f[cpu]
@@ -157,10 +167,17 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	hs[cpu] = os[cpu]; hf[cpu] = of[cpu]; he_s[cpu] = lo_s; he_f[cpu] = lo_f
 	hlost[cpu] = olost[cpu]
 	nulls++
+	olost[cpu] = 0
+	start_inferred(cpu, p, pfx, lo_s, lo_f)
+}
+
+# A slice of p (comm prefix pfx) starts on cpu at this line, its switch-in
+# somewhere after lo.
+function start_inferred(cpu, p, pfx, lo_s, lo_f,   x) {
 	x = pfx; sub(/-[0-9]+ *$/, "", x); sub(/^.*: +/, "", x)
 	os[cpu] = ts_s; of[cpu] = ts_f; opid[cpu] = p
 	ocomm[cpu] = (p in known) ? known[p] : x
-	olost[cpu] = 0; oinf[cpu] = 1; glo_s[cpu] = lo_s; glo_f[cpu] = lo_f
+	oinf[cpu] = 1; glo_s[cpu] = lo_s; glo_f[cpu] = lo_f
 	if (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
 }
 

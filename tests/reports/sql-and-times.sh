@@ -100,10 +100,19 @@ cp "$T/got" "$T/rel"
 commq_ok abs_capture --db "$DB" -csv top --from "$((base + 10000000))" \
 	--to "$((base + 20000000))ns"
 expect_same "'+' from capture.start_ts" "$T/got" "$T/rel"
-cp "$DB" "$T/nocapture.db"
+# (a capture whose start lies 3 ms before its first slice, so that the
+# two rules differ: each CPU's first slice starts at its first event)
+cp "$DB" "$T/early.db"
+ref "$T/early.db" "update capture set start_ts = start_ts - 3000000"
+commq_ok rel_early --db "$T/early.db" -csv top --from +10ms --to +20ms
+cp "$T/got" "$T/rel"
+commq_ok abs_early --db "$T/early.db" -csv top --from "$((base + 7000000))" \
+	--to "$((base + 17000000))ns"
+expect_same "'+' from an earlier capture.start_ts" "$T/got" "$T/rel"
+cp "$T/early.db" "$T/nocapture.db"
 ref "$T/nocapture.db" "delete from capture"
 first=$(ref "$DB" "select min(ts) from sched")
-((first > base)) || fail "the first slice should come after the capture start"
+((first > base - 3000000)) || fail "the first slice should come after the capture start"
 commq_ok rel_sched --db "$T/nocapture.db" -csv top --from +10ms --to +20ms
 cp "$T/got" "$T/rel"
 commq_ok abs_sched --db "$T/nocapture.db" -csv top --from "$((first + 10000000))ns" \
