@@ -220,11 +220,12 @@ function do_runtime(   x, p, r, s_s, s_f, t) {
 }
 
 # "pid=P oldcomm=O newcomm=N oom_score_adj=A"
-function do_rename(   x, p, n, cpu, s_s, s_f) {
+function do_rename(   x, p, o, n, cpu, s_s, s_f) {
 	if (!match(rest, /^pid=[0-9]+ oldcomm=/) || !match(rest, / oom_score_adj=[-0-9]+$/)) { unparsed++; return }
 	p = substr(rest, 5) + 0
 	x = substr(rest, 1, RSTART - 1)
 	n = x; sub(/^.* newcomm=/, "", n)
+	o = x; sub(/^pid=[0-9]+ oldcomm=/, "", o); sub(/ newcomm=.*$/, "", o)
 	known[p] = n
 	# ts + 1
 	s_s = ts_s; s_f = ts_f + 1
@@ -233,11 +234,14 @@ function do_rename(   x, p, n, cpu, s_s, s_f) {
 	for (cpu in open) {
 		if (opid[cpu] != p)
 			continue
-		if (ocomm[cpu] == n)
+		# the part before is named oldcomm (a slice begun at the CPU's
+		# first line was named by the report's prefix, which may be
+		# the pid's later name)
+		if (o == n)
 			break		# the same name: nothing splits
 		final_start(cpu)
 		if (before(os[cpu], of[cpu], s_s, s_f)) {
-			print "S", cpu, p, ocomm[cpu], nsabs(os[cpu], of[cpu]), dur(os[cpu], of[cpu], s_s, s_f), olost[cpu]
+			print "S", cpu, p, o, nsabs(os[cpu], of[cpu]), dur(os[cpu], of[cpu], s_s, s_f), olost[cpu]
 			os[cpu] = s_s; of[cpu] = s_f; olost[cpu] = 0
 			nulls++
 		}
