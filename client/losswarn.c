@@ -414,7 +414,7 @@ static int check_unknown(const struct report_time *from,
 			log_warning("warning: %.1f%% of the CPUs' time in the window is "
 				    "unknown (CPU %s): no recorded event says who ran "
 				    "then (a switch the kernel did not trace, a loss, "
-				    "before a CPU's first switch; commq lost counts "
+				    "before a CPU's first event; commq lost counts "
 				    "them); the answer may be incomplete (-q silences "
 				    "this)", 100.0 * (double)u.unknown / (double)u.span,
 				    u.cpus[0] ? u.cpus : "?");

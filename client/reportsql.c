@@ -201,7 +201,7 @@ void report_window_rows_cte(struct sbuf *b)
 }
 
 /* After WITH w: per CPU of the window, its busy (tasks), idle (pid 0) and
- * unknown ns (in no slice: before the CPU's first switch, a switch nobody
+ * unknown ns (in no slice: before the CPU's first event, a switch nobody
  * recorded, a loss), out of the window's part of the captures (a capture
  * still running ends, per CPU, at its last stored slice), its slices and
  * tasks: cu(cpu, busy, idle, unknown, span, slices, tasks). */

@@ -702,7 +702,7 @@ static struct look cell_look(const struct cell *c)
 		l.kind = 1;
 	} else {
 		/* Mostly in no slice: no event says who ran (a switch
-		 * nobody recorded, before the CPU's first switch). */
+		 * nobody recorded, before the CPU's first event). */
 		l.kind = 3;
 	}
 	return l;
