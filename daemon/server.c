@@ -1277,6 +1277,12 @@ int server_run(const struct server_opts *o)
 	event_base_dispatch(s.base);
 	rc = 0;
 out:
+	/* The socket goes first: a commd started right after this one's
+	 * capture died finds it stale while the workers still finish. */
+	if (s.listener) {
+		evconnlistener_free(s.listener);
+		s.listener = NULL;
+	}
 	stopping = 1;
 	pthread_mutex_lock(&s.lock);
 	s.stop = 1;

@@ -71,16 +71,25 @@ int server_listen(const char *path, int *created)
 		}
 	}
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		log_error("socket: %s", strerror(errno));
-		return -1;
-	}
-	/* A socket file left by a crash is stale when nobody answers it. */
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		log_error("%s: another commd is serving this socket", path);
+	/* A socket file left by a crash is stale when nobody answers it. The
+	 * query process of a commd killed a moment ago still answers until it
+	 * has seen its parent go (PR_SET_PDEATHSIG): it gets two seconds. */
+	for (int tries = 0;; tries++) {
+		struct timespec pause = { 0, 50 * 1000 * 1000 };
+
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			log_error("socket: %s", strerror(errno));
+			return -1;
+		}
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+			break;
 		close(fd);
-		return -1;
+		if (tries == 40) {
+			log_error("%s: another commd is serving this socket", path);
+			return -1;
+		}
+		nanosleep(&pause, NULL);
 	}
 	/* Only a socket is removed: never a file or a link someone put there. */
 	if (lstat(path, &st) == 0) {

@@ -41,6 +41,8 @@ UNESC = {ord("t"): b"\t", ord("n"): b"\n", ord("r"): b"\r", ord("0"): b"\0",
 def unescape(field):
     if field == b"\\N":
         return None
+    if b"\\" not in field:
+        return field
     out, i = bytearray(), 0
     while i < len(field):
         c = field[i]
@@ -98,8 +100,9 @@ for table in TIMED + OTHER:
     print("%s rows %d sha256 %s" % (table, len(want), digest))
     if want != got:
         failed += 1
-        missing = [r for r in want if r not in set(got)][:3]
-        extra = [r for r in got if r not in set(want)][:3]
+        gs, ws = set(got), set(want)
+        missing = [r for r in want if r not in gs][:3]
+        extra = [r for r in got if r not in ws][:3]
         print("FAIL %s: SQLite %d rows, ClickHouse %d; missing %r; extra %r"
               % (table, len(want), len(got), missing, extra))
 sys.exit(1 if failed else 0)

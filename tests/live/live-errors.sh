@@ -15,6 +15,8 @@
 #    growing) and stops cleanly;
 #  - the same database twice (other instances): the second fails, creates
 #    no instance; the first stops cleanly;
+#  - the same socket twice (other databases and instances): the second
+#    fails, the first still answers on it;
 #  - bad option values (--commit-ms 0 / abc, --buffer-kb abc / 0, --clock 'x y',
 #    --instance ../x / . / ''): exit 2.
 #
@@ -160,4 +162,22 @@ check_integrity "same database" "$TMP/same.db"
 check_eq "same database: capture rows" 1 "$(q "$TMP/same.db" "SELECT count(*) FROM capture")"
 check_eq "same database: stats events vs kernel_read_events" \
 	"$(stat "$TMP/same.db" kernel_read_events)" "$(stat "$TMP/same.db" events)"
+
+# --- the same socket twice ---------------------------------------------------------
+# (a live server answers it for the two seconds the second waits for a
+# dying one to let go: the second fails, the first still answers)
+in1=$(inst sock1)
+in2=$(inst sock2)
+start_ready "same socket: first commd" "$TMP/sock-a.err" "$TMP/sock-a.db" "$in1"
+apid=$COMMD_PID
+t0=$(date +%s%N)
+expect_error "same socket: second commd (instance $in2, its own database)" nonzero "$in2" \
+	"$COMMD" --foreground --db "$TMP/sock-b.db" --instance "$in2" --socket "$TMP/$in1.sock"
+check_true "same socket: the error says so" "another commd is serving" "$ERR_LINE" \
+	grep -q 'another commd is serving this socket' <<< "$ERR_LINE"
+log "same socket: the second gave up after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+check_eq "same socket: the first still answers on it" 1 \
+	"$("$COMMQ" --socket "$TMP/$in1.sock" -noheader "select 1" 2>&1)"
+stop_commd "$apid" TERM
+check_eq "same socket: first commd's exit status after SIGTERM" 0 "$STOP_RC"
 finish
