@@ -15,6 +15,8 @@
 #    and table the rows ClickHouse holds (FINAL, through the Distributed
 #    tables) equal the host's SQLite rows byte for byte (fleet-compare.py:
 #    no row missing, none twice, no byte changed);
+#  - host B's sd_notify STATUS= (to a stand-in notify socket) gives its
+#    backlog: at least 3 s while its server is away;
 #  - while ClickHouse is away, --max-age cuts nothing unshipped, and a cut
 #    --max-db-mb forces is counted (stats unshipped_cut) and, once
 #    ClickHouse answers, shipped as a row in gaps;
@@ -58,7 +60,14 @@ start_a() {
 	pid_a=$COMMD_PID
 }
 start_a
-start_ready "fleet host B" "$TMP/b.err" "$dbb" "$inb" --commit-ms 200 \
+# host B tells a stand-in for systemd's notify socket its backlog
+"$NOTIFY_LISTEN" -t "$TMP/notify.sock" 120 > "$TMP/notify.out" 2> "$TMP/notify.err" &
+HELPER_PIDS+=("$!")
+for _ in $(seq 100); do
+	[ -S "$TMP/notify.sock" ] && break
+	sleep 0.02
+done
+NOTIFY_SOCKET=$TMP/notify.sock start_ready "fleet host B" "$TMP/b.err" "$dbb" "$inb" --commit-ms 200 \
 	--clickhouse "http://127.0.0.1:$H2/?database=commd" --host-name "host-b"
 pid_b=$COMMD_PID
 boot=$(cat /proc/sys/kernel/random/boot_id)
@@ -103,6 +112,15 @@ check_true "fleet: host A shipped (its log)" "a line about shipping" "$(grep -c 
 	grep -q "shipping to ClickHouse" "$TMP/a.err"
 check_true "fleet: host B noticed its ClickHouse was away" "a warning" "$(grep -c clickhouse "$TMP/b.err") lines" \
 	grep -q "clickhouse: " "$TMP/b.err"
+# sd_notify STATUS: the backlog in seconds of trace, grown while server 2
+# was away for 4 s, and back down once it returned
+backlog=$(sed -n 's/.*STATUS=.*ClickHouse backlog \([0-9.]*\) s.*/\1/p' "$TMP/notify.out" |
+	awk '{ if ($1 > max) max = $1; last = $1; n++ } END { printf "%d %.1f %.1f", n, max, last }')
+read -r nb maxb lastb <<< "$backlog"
+log "host B's STATUS: $nb backlog readings, at most $maxb s, last $lastb s"
+check_true "fleet: host B's STATUS= backlog while its server was away" ">= 3 s" "$maxb s" \
+	awk -v m="$maxb" 'BEGIN { exit !(m >= 3) }'
+log "host B's STATUS backlog, a reading a second: $(sed -n 's/.*STATUS=.*ClickHouse backlog \([0-9.]*\) s.*/\1/p' "$TMP/notify.out" | awk 'NR % 5 == 1' | tr '\n' ' ')"
 for h in a b; do
 	db=$([ "$h" = a ] && echo "$dba" || echo "$dbb")
 	/usr/bin/python3 "$(dirname "$0")/fleet-compare.py" "$db" "host-$h" "$boot" "$H1" \

@@ -14,6 +14,8 @@
 # Run 2: NOTIFY_SOCKET = '@name' (abstract), WATCHDOG_USEC=200000 and
 # WATCHDOG_PID=1 (another process's watchdog): READY=1, STOPPING=1, and no
 # WATCHDOG=1 at all.
+# Run 3: --clickhouse at a port nobody listens on: STATUS= says nothing
+# was shipped yet, and capture goes on.
 #
 # Needs root and tracefs (FAILS without them), perf, and NOTIFY_LISTEN (the
 # notify-listen binary, from tests/live/tests.cmake).
@@ -116,4 +118,26 @@ check_eq "run 2 (abstract $asock): first message" "READY=1" "$(head -1 <<< "$msg
 check_eq "run 2 (abstract $asock): last message" "STOPPING=1" "$(tail -1 <<< "$msgs")"
 check_eq "run 2: WATCHDOG=1 messages with WATCHDOG_PID=1 (not commd)" 0 \
 	"$(grep -cx 'WATCHDOG=1' <<< "$msgs" || true)"
+
+# --- run 3: shipping to a ClickHouse that is not there ------------------------
+# (port 1 on loopback refuses: the backlog waits, STATUS says so)
+sock=$TMP/notify3.sock
+out=$TMP/notify-3.out
+in=$(inst 3)
+listen "$sock" "$out"
+NOTIFY_SOCKET=$sock start_ready "run 3" "$TMP/commd-3.err" "$TMP/n3.db" "$in" \
+	--clickhouse "http://127.0.0.1:1/?database=commd"
+sleep 1.2
+perf_messaging "run 3" -g 2 -l 100
+sleep 1.2
+stop_commd "$COMMD_PID" TERM
+check_eq "run 3: commd exit status after SIGTERM" 0 "$STOP_RC"
+wait_listener "run 3"
+msgs=$(cut -d' ' -f2- "$out")
+n=$(grep -c '^STATUS=.*ClickHouse: nothing shipped yet' <<< "$msgs" || true)
+check_true "run 3: STATUS= says nothing was shipped yet" ">= 1" "$n" [ "$n" -ge 1 ]
+log "run 3: last STATUS: $(grep '^STATUS=' <<< "$msgs" | tail -1)"
+check_true "run 3: capture went on (switches stored)" "> 0" \
+	"$(q "$TMP/n3.db" "SELECT count(*) FROM ev_sched_switch")" \
+	[ "$(q "$TMP/n3.db" "SELECT count(*) FROM ev_sched_switch")" -gt 0 ]
 finish
