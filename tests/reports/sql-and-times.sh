@@ -95,29 +95,26 @@ expect_failure "from after to" 2 "--from must be before --to" --sql top --from 2
 expect_failure "empty window" 2 "--from must be before --to" --sql top --from +1ms --to +1ms
 
 # '+' counts from the capture start, else from the first slice
-commq_ok rel_capture --db "$DB" -csv top --from +10ms --to +20ms
-cp "$T/got" "$T/rel"
-commq_ok abs_capture --db "$DB" -csv top --from "$((base + 10000000))" \
-	--to "$((base + 20000000))ns"
-expect_same "'+' from capture.start_ts" "$T/got" "$T/rel"
+# plus_is WHAT DB ZERO: top over +10ms..+20ms of DB equals top over the
+# absolute ZERO + 10 ms .. ZERO + 20 ms
+plus_is() {
+	commq_ok "rel $1" --db "$2" -csv top --from +10ms --to +20ms
+	cp "$T/got" "$T/rel"
+	commq_ok "abs $1" --db "$2" -csv top --from "$(($3 + 10000000))" \
+		--to "$(($3 + 20000000))ns"
+	expect_same "'+' from $1" "$T/got" "$T/rel"
+}
+plus_is "capture.start_ts" "$DB" "$base"
 # (a capture whose start lies 3 ms before its first slice, so that the
 # two rules differ: each CPU's first slice starts at its first event)
 cp "$DB" "$T/early.db"
 ref "$T/early.db" "update capture set start_ts = start_ts - 3000000"
-commq_ok rel_early --db "$T/early.db" -csv top --from +10ms --to +20ms
-cp "$T/got" "$T/rel"
-commq_ok abs_early --db "$T/early.db" -csv top --from "$((base + 7000000))" \
-	--to "$((base + 17000000))ns"
-expect_same "'+' from an earlier capture.start_ts" "$T/got" "$T/rel"
+plus_is "an earlier capture.start_ts" "$T/early.db" "$((base - 3000000))"
 cp "$T/early.db" "$T/nocapture.db"
 ref "$T/nocapture.db" "delete from capture"
 first=$(ref "$DB" "select min(ts) from sched")
 ((first > base - 3000000)) || fail "the first slice should come after the capture start"
-commq_ok rel_sched --db "$T/nocapture.db" -csv top --from +10ms --to +20ms
-cp "$T/got" "$T/rel"
-commq_ok abs_sched --db "$T/nocapture.db" -csv top --from "$((first + 10000000))ns" \
-	--to "$((first + 20000000))ns"
-expect_same "'+' from the first slice without a capture row" "$T/got" "$T/rel"
+plus_is "the first slice without a capture row" "$T/nocapture.db" "$first"
 
 # A time of day (ISO 8601), mapped with the clock readings: a reading
 # says trace-clock $base is 2026-12-01T10:00:00.000000000Z, so
