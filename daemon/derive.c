@@ -180,6 +180,8 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 			lo = ts;
 		begin_slice(r, ts, pid, hid, DERIVE_PRIO_UNKNOWN, (int64_t)(ts - lo));
 		r->gap_lo = lo;
+		if ((w = wake_of(d, pid)))
+			w->ts = 0;	/* its switch-in is not known */
 		return 0;
 	}
 	if (!r->active || r->pid == pid) {
