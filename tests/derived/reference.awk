@@ -176,7 +176,9 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 function start_inferred(cpu, p, pfx, lo_s, lo_f,   x) {
 	x = pfx; sub(/-[0-9]+ *$/, "", x); sub(/^.*: +/, "", x)
 	os[cpu] = ts_s; of[cpu] = ts_f; opid[cpu] = p
-	ocomm[cpu] = (p in known) ? known[p] : x
+	# pid 0 is each CPU's own idle task, swapper/N (the report prints
+	# <idle>)
+	ocomm[cpu] = p == 0 ? "swapper/" cpu : (p in known) ? known[p] : x
 	oinf[cpu] = 1; glo_s[cpu] = lo_s; glo_f[cpu] = lo_f
 	if (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
 }
