@@ -150,6 +150,22 @@ static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hi
 	r->ref_hid = hid;
 }
 
+/* A slice of pid begins at ts by inference: its switch-in happened
+ * somewhere after lo (the gap's width its start_err), no wakeup latency
+ * runs to it. */
+static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
+			   int32_t pid, uint32_t hid, uint64_t lo)
+{
+	struct wake *w;
+
+	if (lo > ts)
+		lo = ts;
+	begin_slice(r, ts, pid, hid, DERIVE_PRIO_UNKNOWN, (int64_t)(ts - lo));
+	r->gap_lo = lo;
+	if ((w = wake_of(d, pid)))
+		w->ts = 0;
+}
+
 void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
 {
 	struct running *r = cpu_state(d, cpu);
@@ -161,7 +177,6 @@ void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid)
 {
 	struct running *r = cpu_state(d, cpu);
-	struct wake *w;
 	uint64_t lo;
 	int rc;
 
@@ -176,12 +191,7 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 		 * from somewhere after the capture's start (or the loss
 		 * before this event) on. */
 		lo = d->first_ts > r->last_ts ? d->first_ts : r->last_ts;
-		if (lo > ts)
-			lo = ts;
-		begin_slice(r, ts, pid, hid, DERIVE_PRIO_UNKNOWN, (int64_t)(ts - lo));
-		r->gap_lo = lo;
-		if ((w = wake_of(d, pid)))
-			w->ts = 0;	/* its switch-in is not known */
+		begin_inferred(d, r, ts, pid, hid, lo);
 		return 0;
 	}
 	if (!r->active || r->pid == pid) {
@@ -196,11 +206,7 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	rc = flush_held(d, r);
 	r->prev = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(ts - lo));
 	r->held = 1;
-	begin_slice(r, ts, pid, hid, DERIVE_PRIO_UNKNOWN, (int64_t)(ts - lo));
-	r->gap_lo = lo;
-	/* Its switch-in is not known: no wakeup latency to it. */
-	if ((w = wake_of(d, pid)))
-		w->ts = 0;
+	begin_inferred(d, r, ts, pid, hid, lo);
 	return rc;
 }
 
