@@ -24,6 +24,13 @@ struct running {		/* the open slice of a CPU */
 	int held;		/* prev: ended by inference, its end may move */
 	uint64_t ref;		/* the switch that began it (derive_switch_ref) */
 	uint32_t ref_hid;	/* the row that switch gave the task */
+	/* The tail of a recorded switch: until another task's event comes,
+	 * events of tail_pid (its prev) are the context switch's own (see
+	 * derive_seen). Not after a switch out of idle: the idle loop's
+	 * own events (timer_base_idle, tick_stop, ...) after it mean a
+	 * switch back to idle nobody recorded, as some kernels do not. */
+	int in_tail;
+	int32_t tail_pid;
 	struct derive_slice prev;
 };
 
@@ -33,6 +40,7 @@ struct wake {			/* a pending wakeup of a pid */
 	uint32_t waker_hid;
 	uint64_t ref;		/* the waking's (derive_waking_ref) */
 	int32_t ref_cpu, ref_kind;
+	int32_t tail_cpu;	/* + 1: the CPU whose switch's tail it is in */
 };
 
 struct derive {
@@ -92,6 +100,23 @@ static struct wake *wake_of(struct derive *d, int32_t pid)
 	return &d->chunks[c][(uint32_t)pid & (CHUNK - 1)];
 }
 
+/* pid left the CPU of its last switch-out for good (it was woken: not
+ * the waking, which may come while it is still switching out, but the
+ * wakeup, which waits for that; or it was switched in somewhere): its
+ * events there are no longer that switch's tail. */
+static void end_tail(struct derive *d, int32_t pid)
+{
+	struct wake *w = wake_of(d, pid);
+	struct running *r;
+
+	if (!w || !w->tail_cpu)
+		return;
+	r = cpu_state(d, w->tail_cpu - 1);
+	if (r && r->in_tail && r->tail_pid == pid)
+		r->in_tail = 0;
+	w->tail_cpu = 0;
+}
+
 static int emit(struct derive *d, const struct derive_slice *s)
 {
 	return d->ops.slice ? d->ops.slice(d->ops.ctx, s) : 0;
@@ -148,6 +173,7 @@ static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hi
 	r->last_ts = ts;
 	r->ref = 0;
 	r->ref_hid = hid;
+	r->in_tail = 0;
 }
 
 /* A slice of pid begins at ts by inference: its switch-in happened
@@ -196,8 +222,20 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	}
 	if (!r->active || r->pid == pid) {
 		r->last_ts = ts;
+		r->in_tail = 0;
 		return 0;
 	}
+	/* The sched_switch tracepoint fires inside __schedule() before the
+	 * context switch itself: until switch_to() the CPU still runs prev,
+	 * and what fires there (tlb_flush from switch_mm, x86_fpu from
+	 * switching the FPU state, ...) comes from prev. Such events, after
+	 * the switch and before any other task's, are its tail, not a switch
+	 * nobody recorded. */
+	if (r->in_tail && pid == r->tail_pid) {
+		r->last_ts = ts;
+		return 0;
+	}
+	r->in_tail = 0;
 	/* A switch nobody recorded, somewhere between the old task's last
 	 * event here and this one. */
 	lo = r->last_ts > r->start ? r->last_ts : r->start;
@@ -288,6 +326,12 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	if ((w = wake_of(d, prev_pid)))
 		w->ts = 0;	/* woken while still running: no latency row */
 	begin_slice(r, ts, next_pid, next_hid, next_prio, -1);
+	end_tail(d, next_pid);
+	end_tail(d, prev_pid);
+	r->in_tail = prev_pid > 0 && prev_pid != next_pid;
+	r->tail_pid = prev_pid;
+	if (r->in_tail && (w = wake_of(d, prev_pid)))
+		w->tail_cpu = cpu + 1;
 	if ((w = wake_of(d, next_pid)) && w->ts) {
 		if (d->ops.wakeup && !rc && ts >= w->ts) {
 			struct derive_wakeup u = {
@@ -319,6 +363,11 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 	return 1;
 }
 
+void derive_woken(struct derive *d, int32_t pid)
+{
+	end_tail(d, pid);
+}
+
 void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
 		       int kind)
 {
@@ -337,6 +386,8 @@ void derive_lost(struct derive *d, int cpu, uint64_t ts)
 
 	if (r && r->active)
 		r->lost = 1;
+	if (r)
+		r->in_tail = 0;
 	/* An inferred edge is not placed before a loss: who ran before it
 	 * is not known. */
 	if (r && ts > r->last_ts)

@@ -8,7 +8,11 @@
  * across one yields no row — nothing is invented.
  *
  * Every event on a CPU comes from the task running there (its
- * common_pid). When one comes from another task than the chain has
+ * common_pid), but for the tail of a recorded switch: the tracepoint
+ * fires before the context switch, and until then (tlb_flush, x86_fpu,
+ * ...) the CPU's events come from prev; they are prev's until another
+ * task's event there, a wakeup of prev (derive_woken), its switch-in
+ * anywhere or a loss there. When one comes from another task than the chain has
  * running, a switch happened that was not recorded (some kernels never
  * trace the switch out of an idle task): the old slice ends at its last
  * event there, the new one starts at this event, both edges marked with
@@ -94,6 +98,10 @@ void derive_switch_ref(struct derive *d, int cpu, uint64_t ref);
  * 1 when this one does. */
 int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 		  int32_t waker_pid, uint32_t waker_hid);
+
+/* pid was woken (sched_wakeup, sched_wakeup_new: it is off its last CPU;
+ * a waking may come before that). */
+void derive_woken(struct derive *d, int32_t pid);
 
 /* The waking derive_waking just counted is known to the caller as ref
  * (an event of kind on cpu): the wakeup it began carries them. */

@@ -402,9 +402,12 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
-		if (ev->has & DECODE_HAS_P0)
-			p->took_waking = derive_waking(p->derive, ev->ts, ev->p[0],
-						       ev->pid, hid);
+		if (!(ev->has & DECODE_HAS_P0))
+			return 0;
+		if (ev->kind != DECODE_SCHED_WAKING)
+			derive_woken(p->derive, ev->p[0]);
+		p->took_waking = derive_waking(p->derive, ev->ts, ev->p[0],
+					       ev->pid, hid);
 		return 0;
 	case DECODE_SCHED_STAT_RUNTIME:
 		if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_V0)) ==

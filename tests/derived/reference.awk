@@ -23,6 +23,13 @@
 #            CPU (pid= its pid) moves its start back to ts - runtime (not
 #            before the gap's start), and the old slice's end with it.
 #            Its pending wakeup is dropped (its switch-in is not known).
+#            Not a line of a switch's tail: after a sched_switch, lines of
+#            its prev_pid on that CPU before any other pid's line, a
+#            wakeup (not waking) of prev_pid or its switch-in on any CPU, or a
+#            DROPPED line of the CPU (the context switch after the
+#            tracepoint: tlb_flush, x86_fpu); not after a switch out of
+#            idle (pid 0: its idle loop's lines mean a switch back to idle
+#            that was not recorded).
 #   rename:  task_rename pid=P: a slice of P open on a CPU splits at ts + 1
 #            (the new name is valid from the next ns): the part before
 #            under the name it had, the rest under newcomm.
@@ -58,6 +65,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	x = $0; sub(/.*CPU:/, "", x); c = x + 0
 	if (c in open) olost[c] = 1
 	dropped[c] = 1
+	tl[c] = ""
 	for (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
 	for (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
 	drops++
@@ -137,6 +145,8 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	known[pp] = pc; known[np] = nc
 	open[c] = 1; os[c] = ts_s; of[c] = ts_f; opid[c] = np; ocomm[c] = nc; olost[c] = 0
 	oinf[c] = 0
+	for (x in tl) if (tl[x] == np) tl[x] = ""
+	tl[c] = pp > 0 && pp != np ? pp : ""
 	if (pp in pend_s) { delete pend_s[pp]; delete pend_f[pp]; delete pend_w[pp] }
 	if (np in pend_s) {
 		print "W", nsabs(pend_s[np], pend_f[np]), np, nc, c, dur(pend_s[np], pend_f[np], ts_s, ts_f), pend_w[np]
@@ -157,8 +167,16 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 		start_inferred(cpu, p, pfx, lo_s, lo_f)
 		return
 	}
-	if (opid[cpu] == p)
+	if (opid[cpu] == p) {
+		tl[cpu] = ""
 		return
+	}
+	# a recorded switch's tail: until another task's line (or prev's
+	# waking or switch-in), prev's lines (the context switch after the
+	# tracepoint) are not a switch
+	if (tl[cpu] != "" && tl[cpu] == p)
+		return
+	tl[cpu] = ""
 	final_start(cpu)
 	lo_s = lst_s[cpu]; lo_f = lst_f[cpu]
 	if (before(lo_s, lo_f, os[cpu], of[cpu])) { lo_s = os[cpu]; lo_f = of[cpu] }
@@ -263,6 +281,8 @@ function do_waking(key, tail,   x, p) {
 	x = substr(rest, RSTART + length(key)); p = x + 0
 	x = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", x)
 	if (p > 0) known[p] = x
+	# a wakeup (not a waking: it may come while p still switches out)
+	if (ev != "sched_waking") for (x in tl) if (tl[x] == p) tl[x] = ""
 	if (p > 0 && !(p in pend_s)) { pend_s[p] = ts_s; pend_f[p] = ts_f; pend_w[p] = cpid }
 }
 
