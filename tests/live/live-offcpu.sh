@@ -39,7 +39,10 @@ sp=$!
 HELPER_PIDS+=("$sp")
 wait "$sp"
 cp /bin/cat "$TMP/offcat"
-( sleep 0.3; echo x ) | "$TMP/offcat" > /dev/null &
+# cat on CPU 0: woken onto an idle CPU 1, its switch-in would not be
+# recorded on this VM (the switch out of swapper/1 never is), its start
+# would be inferred and its waking void (no waker to check).
+( sleep 0.3; echo x ) | taskset -c 0 "$TMP/offcat" > /dev/null &
 cp_=$!
 HELPER_PIDS+=("$cp_")
 wait "$cp_"

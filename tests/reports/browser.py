@@ -261,9 +261,14 @@ def live_checks(url, shots, marker, commit_ms):
             fail("live: %s (started after the page opened) never appeared in 10 s" % name)
         else:
             print("live: %s on the page %.0f ms after it started" % (name, found * 1000), flush=True)
-            if found * 1000 > commit_ms + 1000:
-                fail("live: %s appeared after %.0f ms, not within --commit-ms %d + 1 s"
-                     % (name, found * 1000, commit_ms))
+            # The freshness figure is the release build's; under
+            # ASan+UBSan (scripts/test's second pass sets ASAN_OPTIONS)
+            # commd and its query server run several times slower, and
+            # that pass is for memory errors: 2 s of slack there.
+            slack = 2000 if os.environ.get("ASAN_OPTIONS") else 1000
+            if found * 1000 > commit_ms + slack:
+                fail("live: %s appeared after %.0f ms, not within --commit-ms %d + %d ms"
+                     % (name, found * 1000, commit_ms, slack))
         d.find_element(By.ID, "pause").click()
         time.sleep(0.6)
         n = d.execute_script("return document.body.dataset.updates")
