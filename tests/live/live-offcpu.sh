@@ -39,10 +39,11 @@ sp=$!
 HELPER_PIDS+=("$sp")
 wait "$sp"
 cp /bin/cat "$TMP/offcat"
-# cat on CPU 0: woken onto an idle CPU 1, its switch-in would not be
-# recorded on this VM (the switch out of swapper/1 never is), its start
-# would be inferred and its waking void (no waker to check).
-( sleep 0.3; echo x ) | taskset -c 0 "$TMP/offcat" > /dev/null &
+# The pipeline on CPU 0: woken onto an idle CPU 1, cat's switch-in would
+# not be recorded on this VM (the switch out of swapper/1 never is), its
+# start would be inferred and its waking void (no waker to check). Pinned
+# as a whole, so cat is exec'd as soon as before (not behind taskset).
+taskset -c 0 bash -c '( sleep 0.3; echo x ) | exec "$0" > /dev/null' "$TMP/offcat" &
 cp_=$!
 HELPER_PIDS+=("$cp_")
 wait "$cp_"
