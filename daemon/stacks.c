@@ -4,7 +4,6 @@
 #include "grow.h"
 #include "store.h"
 
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,71 +67,6 @@ static int tracing_frame(const char *name)
 	       !strncmp(name, "event_triggers_", 15) || !strncmp(name, "__ftrace_trace_stack", 20);
 }
 
-/* The kallsyms texts kept while deferring, by tep (a file's formats; the
- * few handles an import opens). One thread opens files and names stacks. */
-struct pending_syms {
-	struct tep_handle *tep;
-	char *text;
-	struct pending_syms *next;
-};
-static struct pending_syms *pending;
-static int deferring;
-
-static int parse_kallsyms(struct tep_handle *tep, const char *text)
-{
-	int (*real)(struct tep_handle *, const char *);
-
-	*(void **)&real = dlsym(RTLD_NEXT, "tep_parse_kallsyms");
-	return real ? real(tep, text) : -1;
-}
-
-/* Called by libtracecmd (and live.c) through the dynamic linker in place
- * of libtraceevent's, which it calls unless deferring. */
-int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
-{
-	struct pending_syms *p;
-
-	if (!deferring)
-		return parse_kallsyms(tep, buf);
-	stacks_forget_kallsyms(tep);
-	if (!buf || !(p = calloc(1, sizeof(*p))))
-		return -1;
-	if (!(p->text = strdup(buf))) {
-		free(p);
-		return -1;
-	}
-	p->tep = tep;
-	p->next = pending;
-	pending = p;
-	return 0;
-}
-
-void stacks_defer_kallsyms(int on)
-{
-	deferring = on;
-}
-
-/* Takes tep's kept text off the list; NULL when it has none. */
-static char *take_kallsyms(struct tep_handle *tep)
-{
-	for (struct pending_syms **pp = &pending; *pp; pp = &(*pp)->next) {
-		struct pending_syms *p = *pp;
-		char *text = p->text;
-
-		if (p->tep != tep)
-			continue;
-		*pp = p->next;
-		free(p);
-		return text;
-	}
-	return NULL;
-}
-
-void stacks_forget_kallsyms(struct tep_handle *tep)
-{
-	free(take_kallsyms(tep));
-}
-
 size_t stacks_text(struct tep_handle *tep, const uint64_t *addr, int n, char *buf,
 		   size_t len)
 {
@@ -143,13 +77,6 @@ size_t stacks_text(struct tep_handle *tep, const uint64_t *addr, int n, char *bu
 
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
-	if (pending && tep) {
-		char *text = take_kallsyms(tep);
-
-		if (text)
-			parse_kallsyms(tep, text);
-		free(text);
-	}
 	for (int i = 0; i < n; i++) {
 		names[i] = tep ? tep_find_function(tep, (unsigned long long)addr[i]) : NULL;
 		if (!names[i]) {

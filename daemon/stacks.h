@@ -26,13 +26,4 @@ int64_t stacks_intern(struct stacks *st, const uint64_t *addr, int n);
 size_t stacks_text(struct tep_handle *tep, const uint64_t *addr, int n, char *buf,
 		   size_t len);
 
-/* While on, libtracecmd's parsing of a file's kallsyms (tep_parse_kallsyms,
- * which commd defines) only keeps the text for its tep: the first
- * stacks_text on that tep parses it. Most files have no stack to name,
- * and the parse is 7% of an import's instructions. Off (the default), the
- * function is libtraceevent's. stacks_forget_kallsyms drops a tep's text
- * (before the tep is freed). */
-void stacks_defer_kallsyms(int on);
-void stacks_forget_kallsyms(struct tep_handle *tep);
-
 #endif

@@ -1,7 +1,6 @@
 /* tracedat.c — see tracedat.h. */
 #include "tracedat.h"
 #include "grow.h"
-#include "stacks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -259,14 +258,12 @@ struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen)
 	lseek(fd, 0, SEEK_SET);
 	t->handle = tracecmd_alloc_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS |
 					  TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
-	stacks_defer_kallsyms(1);	/* parsed if a stack needs them */
 	if (!t->handle)
 		close(fd);
 	else if (tracecmd_read_headers(t->handle, 0) < 0) {
 		tracecmd_close(t->handle);
 		t->handle = NULL;
 	}
-	stacks_defer_kallsyms(0);
 	if (!t->handle) {
 		snprintf(err, errlen, "corrupt trace.dat (headers or sections unreadable)");
 		goto fail;
@@ -329,10 +326,8 @@ void tracedat_close(struct tracedat *t)
 	}
 	free(t->buf);
 	free(t->iter);
-	if (t->handle) {
-		stacks_forget_kallsyms(tracecmd_get_tep(t->handle));
+	if (t->handle)
 		tracecmd_close(t->handle);
-	}
 	free(t);
 }
 
@@ -525,13 +520,8 @@ int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
 	/* A failed half-way read is left to the process's exit, as in
 	 * tracedat_open_fd (the main handle read this file already). */
 	tracecmd_set_flag(h, TRACEDAT_FL_IGNORE_DATE);
-	stacks_defer_kallsyms(1);	/* never parsed: h names no stack */
-	ret = tracecmd_read_headers(h, 0);
-	stacks_defer_kallsyms(0);
-	stacks_forget_kallsyms(tracecmd_get_tep(h));
-	if (ret < 0 || tracecmd_init_data(h) < 0)
+	if (tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0)
 		return -1;
-	ret = -1;
 	/* The same buffer with and without the offset: the first whose
 	 * records give a first timestamp. */
 	for (int i = 0; i < t->nbuf && ret; i++) {
