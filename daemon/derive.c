@@ -104,9 +104,8 @@ static struct wake *wake_of(struct derive *d, int32_t pid)
  * the waking, which may come while it is still switching out, but the
  * wakeup, which waits for that; or it was switched in somewhere): its
  * events there are no longer that switch's tail. */
-static void end_tail(struct derive *d, int32_t pid)
+static void end_tail(struct derive *d, struct wake *w, int32_t pid)
 {
-	struct wake *w = wake_of(d, pid);
 	struct running *r;
 
 	if (!w || !w->tail_cpu)
@@ -305,7 +304,7 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 		  int32_t next_pid, uint32_t next_hid, int32_t next_prio)
 {
 	struct running *r = cpu_state(d, cpu);
-	struct wake *w;
+	struct wake *pw, *w;
 	int rc = 0;
 
 	if (!r)
@@ -323,16 +322,18 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 			rc = close_slice(d, r, cpu, ts, r->hid, -1);
 		}
 	}
-	if ((w = wake_of(d, prev_pid)))
-		w->ts = 0;	/* woken while still running: no latency row */
+	/* (pid 0, the idle task, has no wake: no tail of its own either) */
+	if ((pw = wake_of(d, prev_pid)))
+		pw->ts = 0;	/* woken while still running: no latency row */
+	w = wake_of(d, next_pid);
 	begin_slice(r, ts, next_pid, next_hid, next_prio, -1);
-	end_tail(d, next_pid);
-	end_tail(d, prev_pid);
-	r->in_tail = prev_pid > 0 && prev_pid != next_pid;
+	end_tail(d, w, next_pid);
+	end_tail(d, pw, prev_pid);
+	r->in_tail = pw && prev_pid != next_pid;
 	r->tail_pid = prev_pid;
-	if (r->in_tail && (w = wake_of(d, prev_pid)))
-		w->tail_cpu = cpu + 1;
-	if ((w = wake_of(d, next_pid)) && w->ts) {
+	if (r->in_tail)
+		pw->tail_cpu = cpu + 1;
+	if (w && w->ts) {
 		if (d->ops.wakeup && !rc && ts >= w->ts) {
 			struct derive_wakeup u = {
 				.ts = w->ts, .latency = ts - w->ts, .cpu = cpu,
@@ -365,7 +366,7 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 
 void derive_woken(struct derive *d, int32_t pid)
 {
-	end_tail(d, pid);
+	end_tail(d, wake_of(d, pid), pid);
 }
 
 void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
