@@ -10,6 +10,15 @@
 #define CHUNK_SHIFT 10
 #define CHUNK (1u << CHUNK_SHIFT)
 
+/* A task's time off the CPUs: it was switched out at ts on cpu in state
+ * state, as row hid, and has not run since (known: all that is known). */
+struct off {
+	uint64_t ts;
+	int32_t state, cpu;
+	uint32_t hid;
+	int known;
+};
+
 struct running {		/* the open slice of a CPU */
 	int active;
 	uint64_t start;
@@ -31,6 +40,7 @@ struct running {		/* the open slice of a CPU */
 	 * switch back to idle nobody recorded, as some kernels do not. */
 	int in_tail;
 	int32_t tail_pid;
+	struct off off;		/* the task's, just before this slice */
 	struct derive_slice prev;
 };
 
@@ -41,6 +51,7 @@ struct wake {			/* a pending wakeup of a pid */
 	uint64_t ref;		/* the waking's (derive_waking_ref) */
 	int32_t ref_cpu, ref_kind;
 	int32_t tail_cpu;	/* + 1: the CPU whose switch's tail it is in */
+	struct off off;		/* its time off the CPUs so far */
 };
 
 struct derive {
@@ -140,9 +151,20 @@ static struct derive_slice open_slice(const struct running *r, int cpu,
 		.end_state = state, .lost = r->lost, .start_known = r->start_known,
 		.start_err = r->start_err, .end_err = end_err,
 		.ref = r->ref, .ref_hid = r->ref_hid,
+		.off_dur = r->off.known && r->start >= r->off.ts ?
+			   (int64_t)(r->start - r->off.ts) : -1,
+		.off_state = r->off.state, .off_cpu = r->off.cpu,
+		.off_hid = r->off.hid,
 	};
 
 	return s;
+}
+
+/* The states a task's time off the CPUs is known in: any its switch-out
+ * gives, but for a dead one (X, Z: it does not come back). */
+static int off_state_known(int64_t state)
+{
+	return state >= 0 && state <= INT32_MAX && state != 16 && state != 32;
 }
 
 static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts,
@@ -150,9 +172,30 @@ static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts
 {
 	struct derive_slice s = open_slice(r, cpu, ts, hid, state, -1);
 	int rc = flush_held(d, r);
+	struct wake *w;
 
 	r->active = 0;
+	/* Switched out of an unbroken slice: its time off the CPUs begins. */
+	if (!r->lost && off_state_known(state) && (w = wake_of(d, r->pid))) {
+		w->off.known = 1;
+		w->off.ts = ts;
+		w->off.state = (int32_t)state;
+		w->off.cpu = cpu;
+		w->off.hid = hid;
+	}
 	return rc ? rc : emit(d, &s);
+}
+
+/* A slice of w's task begins: its time off the CPUs ends. */
+static struct off take_off(struct wake *w)
+{
+	struct off o = { .known = 0 };
+
+	if (w && w->off.known) {
+		o = w->off;
+		w->off.known = 0;
+	}
+	return o;
 }
 
 /* The CPU's open slice begins at ts: a switch-in (start_err -1) or an
@@ -173,6 +216,7 @@ static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hi
 	r->ref = 0;
 	r->ref_hid = hid;
 	r->in_tail = 0;
+	r->off.known = 0;
 }
 
 /* A slice of pid begins at ts by inference: its switch-in happened
@@ -187,7 +231,9 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 		lo = ts;
 	begin_slice(r, ts, pid, hid, DERIVE_PRIO_UNKNOWN, (int64_t)(ts - lo));
 	r->gap_lo = lo;
-	if ((w = wake_of(d, pid)))
+	w = wake_of(d, pid);
+	r->off = take_off(w);
+	if (w)
 		w->ts = 0;
 }
 
@@ -294,6 +340,7 @@ int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 		r->start_err = -1;
 		r->placed = 1;
 		r->lost = 0;
+		r->off.known = 0;	/* it follows the part before at once */
 		return emit(d, &s);
 	}
 	return 0;
@@ -305,10 +352,15 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 {
 	struct running *r = cpu_state(d, cpu);
 	struct wake *pw, *w;
+	struct off off;
 	int rc = 0;
 
 	if (!r)
 		return 0;
+	/* next's time off the CPUs ends here (before a switch-out of the
+	 * same pid could begin one) */
+	w = wake_of(d, next_pid);
+	off = take_off(w);
 	if (r->active) {
 		if (r->pid == prev_pid) {
 			/* An inferred start had no prio: the switch-out says it. */
@@ -325,8 +377,8 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	/* (pid 0, the idle task, has no wake: no tail of its own either) */
 	if ((pw = wake_of(d, prev_pid)))
 		pw->ts = 0;	/* woken while still running: no latency row */
-	w = wake_of(d, next_pid);
 	begin_slice(r, ts, next_pid, next_hid, next_prio, -1);
+	r->off = off;
 	end_tail(d, w, next_pid);
 	end_tail(d, pw, prev_pid);
 	r->in_tail = pw && prev_pid != next_pid;
@@ -381,6 +433,14 @@ void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
 	}
 }
 
+void derive_born(struct derive *d, int32_t pid)
+{
+	struct wake *w = wake_of(d, pid);
+
+	if (w)
+		w->off.known = 0;
+}
+
 void derive_lost(struct derive *d, int cpu, uint64_t ts)
 {
 	struct running *r = cpu_state(d, cpu);
@@ -394,11 +454,14 @@ void derive_lost(struct derive *d, int cpu, uint64_t ts)
 	if (r && ts > r->last_ts)
 		r->last_ts = ts;
 	/* A switch-in may be among the lost: every pending wakeup is void,
-	 * and who runs where is no longer known. */
+	 * who runs where is no longer known, nor how long any task has been
+	 * off the CPUs. */
 	for (size_t c = 0; c < d->nchunks; c++)
 		if (d->chunks[c])
-			for (unsigned i = 0; i < CHUNK; i++)
+			for (unsigned i = 0; i < CHUNK; i++) {
 				d->chunks[c][i].ts = 0;
+				d->chunks[c][i].off.known = 0;
+			}
 }
 
 int derive_finish(struct derive *d, uint64_t ts)

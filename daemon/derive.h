@@ -52,6 +52,15 @@ struct derive_slice {
 	 * rename); ref_hid the row that switch gave the task. */
 	uint64_t ref;
 	uint32_t ref_hid;
+	/* The task's time off the CPUs just before this slice (thread_state):
+	 * since off_dur ns before ts, when a switch on off_cpu took it off
+	 * in state off_state as row off_hid. -1: not known (its last slice
+	 * did not end at a recorded switch in a known state, a loss or the
+	 * pid's birth came between, or it is the task's first). */
+	int64_t off_dur;
+	int64_t off_state;
+	int off_cpu;
+	uint32_t off_hid;
 };
 
 struct derive_wakeup {
@@ -123,6 +132,9 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
  * there. Returns a callback's non-zero result. */
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid);
 
+/* pid is a new task (fork, task_newtask): its time off the CPUs begins
+ * nowhere before this. */
+void derive_born(struct derive *d, int32_t pid);
 /* Events were lost on cpu at ts. */
 void derive_lost(struct derive *d, int cpu, uint64_t ts);
 

@@ -88,8 +88,7 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 
 	if (s->ref && !s->lost && s->end_state >= 0 && s->start_err < 0 &&
 	    s->end_err < 0 && s->hid == s->ref_hid)
-		return store_slice_at(p->store, s->ref, s->ts, s->cpu, s->pid,
-				      (int64_t)s->dur, s->end_state);
+		return store_slice_at(p->store, s);
 	return store_slice(p->store, s);
 }
 
@@ -408,6 +407,14 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 			derive_woken(p->derive, ev->p[0]);
 		p->took_waking = derive_waking(p->derive, ev->ts, ev->p[0],
 					       ev->pid, hid);
+		return 0;
+	case DECODE_SCHED_PROCESS_FORK:
+		if (ev->has & DECODE_HAS_P1)
+			derive_born(p->derive, ev->p[1]);
+		return 0;
+	case DECODE_TASK_NEWTASK:
+		if (ev->has & DECODE_HAS_P0)
+			derive_born(p->derive, ev->p[0]);
 		return 0;
 	case DECODE_SCHED_STAT_RUNTIME:
 		if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_V0)) ==

@@ -605,6 +605,17 @@ int store_close_open_history(struct store *s, uint64_t ts)
 	return rc;
 }
 
+/* A slice's time off the CPUs before it (off_hid 0: as the row's own,
+ * hid). */
+static void off_before(const struct store *s, struct op *o,
+		       const struct derive_slice *d, uint32_t hid)
+{
+	o->off_dur = d->off_dur;
+	o->off_state = (int32_t)d->off_state;
+	o->off_cpu = d->off_cpu;
+	o->off_hid = d->off_dur >= 0 && d->off_hid != hid ? d->off_hid + s->hid_base : 0;
+}
+
 int store_slice(struct store *s, const struct derive_slice *d)
 {
 	struct op *o = st_new_op(s, OP_EVENT);
@@ -621,6 +632,7 @@ int store_slice(struct store *s, const struct derive_slice *d)
 	o->p[1] = d->lost;
 	o->v[2] = d->start_err;
 	o->slice_dur = d->end_err;	/* not a switch: the field is free */
+	off_before(s, o, d, d->hid);
 	return 0;
 }
 
@@ -654,10 +666,9 @@ uint64_t store_last_ref(const struct store *s)
 	return s->fill_gen << BATCH_OPS_SHIFT | (uint64_t)(s->fill->nops - 1);
 }
 
-int store_slice_at(struct store *s, uint64_t ref, uint64_t ts, int cpu,
-		   int32_t pid, int64_t dur, int64_t end_state)
+int store_slice_at(struct store *s, const struct derive_slice *d)
 {
-	struct op *o = ref_op(s, ref, DECODE_SCHED_SWITCH, ts);
+	struct op *o = ref_op(s, d->ref, DECODE_SCHED_SWITCH, d->ts);
 
 	if (o) {
 		o->has |= OP_HAS_SLICE;
@@ -665,12 +676,13 @@ int store_slice_at(struct store *s, uint64_t ref, uint64_t ts, int cpu,
 		if (!(o = st_new_op(s, OP_PATCH)))
 			return -1;
 		o->kind = DECODE_SCHED_SWITCH;
-		o->ts = ts;
-		o->cpu = cpu;
-		o->p[0] = pid;
+		o->ts = d->ts;
+		o->cpu = d->cpu;
+		o->p[0] = d->pid;
 	}
-	o->slice_dur = dur;
-	o->slice_state = end_state;
+	o->slice_dur = (int64_t)d->dur;
+	o->slice_state = d->end_state;
+	off_before(s, o, d, d->ref_hid);
 	return 0;
 }
 

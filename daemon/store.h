@@ -63,10 +63,10 @@ int store_switch_wake(struct store *s, uint64_t ts, int64_t latency);
 int store_slice(struct store *s, const struct derive_slice *d);
 int store_wakeup(struct store *s, const struct derive_wakeup *w);
 
-/* An ordinary slice, on the row of the sched_switch (ref; at ts on cpu,
- * switching pid in) that began it: ts to ts + dur, ended in end_state. */
-int store_slice_at(struct store *s, uint64_t ref, uint64_t ts, int cpu,
-		   int32_t pid, int64_t dur, int64_t end_state);
+/* An ordinary slice, on the row of the sched_switch that began it
+ * (d->ref; at d->ts on d->cpu, switching d->pid in): ts to ts + dur,
+ * ended in end_state, and its task's time off the CPUs before it. */
+int store_slice_at(struct store *s, const struct derive_slice *d);
 
 /* A wakeup, on the row of the waking (ref: an event of kind at ts on
  * cpu, waking pid) that began it. */

@@ -62,10 +62,16 @@ struct op {
 	uint32_t text2, text2_len;
 	/* Derived columns (schema 010): a sched_switch's next_hid and the
 	 * slice it began (OP_HAS_SLICE); a waking's wakeup (OP_HAS_WAKE:
-	 * latency, the CPU and row it ran as). */
-	uint32_t next_hid, run_hid;
-	int32_t run_cpu;
-	int64_t slice_dur, slice_state, latency;
+	 * latency, the CPU and row it ran as). A slice's (the switch's or a
+	 * dv_sched row's) time off the CPUs before it (schema 018: off_dur
+	 * < 0 none) in the room a waking's wakeup takes. */
+	uint32_t next_hid;
+	int32_t off_state;
+	union {
+		struct { uint32_t run_hid; int32_t run_cpu; int64_t latency; };
+		struct { uint32_t off_hid; int32_t off_cpu; int64_t off_dur; };
+	};
+	int64_t slice_dur, slice_state;
 	int64_t wake_latency;	/* a switch's (OP_HAS_SWITCH_WAKE) */
 };
 

@@ -4,12 +4,13 @@
 /* Every table's columns begin with its key (ts, cpu, n) and hid (but
  * dv_sched's: ts, cpu, n, dur, hid; schema 010). */
 static const struct { const char *name; int ncols; } event_table[TABLE_COUNT] = {
-	[TABLE_SCHED] = { "dv_sched", 10 },
+	/* ... end_err, then off_dur, off_state, off_cpu, off_hid (018) */
+	[TABLE_SCHED] = { "dv_sched", 14 },
 	[TABLE_WAKEUP_LATENCY] = { "dv_wakeup_latency", 6 },
 	[DECODE_OTHER] = { "ev_other", 6 },
 	/* its own fields, then next_hid, slice_dur, slice_state,
-	 * wake_latency */
-	[DECODE_SCHED_SWITCH] = { "ev_sched_switch", 15 },
+	 * wake_latency, off_dur, off_state, off_cpu, off_hid */
+	[DECODE_SCHED_SWITCH] = { "ev_sched_switch", 19 },
 	/* its own fields, then latency, run_cpu, run_hid */
 	[DECODE_SCHED_WAKEUP] = { "ev_sched_wakeup", 11 },
 	[DECODE_SCHED_WAKEUP_NEW] = { "ev_sched_wakeup_new", 11 },
@@ -41,7 +42,7 @@ struct val {
 	const char *s;
 };
 
-#define MAX_COLS 16
+#define MAX_COLS 20
 
 struct row {
 	struct val c[MAX_COLS];
@@ -76,6 +77,20 @@ static inline void v_text(struct row *r, int col, const struct batch *b,
 	r->c[col].len = len;
 }
 
+/* A slice's time off the CPUs before it, from column col on (schema 018):
+ * off_dur, off_state, off_cpu, off_hid; NULL when not known. */
+static void off_cols(struct row *r, int col, const struct op *o, int known)
+{
+	known = known && o->off_dur >= 0;
+	v_int(r, col, o->off_dur);
+	v_int(r, col + 1, o->off_state);
+	v_int(r, col + 2, o->off_cpu);
+	v_id(r, col + 3, known ? o->off_hid : 0);
+	for (int c = col; c < col + 3; c++)
+		if (!known)
+			r->c[c].t = V_NULL;
+}
+
 /* One event's columns, in its table's order; n is the key's third part. */
 static void event_row(struct row *r, const struct op *o, const struct batch *b,
 		      uint32_t n)
@@ -102,6 +117,7 @@ static void event_row(struct row *r, const struct op *o, const struct batch *b,
 		v_int(r, 9, o->slice_dur);
 		if (o->slice_dur < 0)
 			r->c[9].t = V_NULL;
+		off_cols(r, 10, o, 1);
 		return;
 	}
 	if (o->kind == TABLE_WAKEUP_LATENCY) {
@@ -125,6 +141,7 @@ static void event_row(struct row *r, const struct op *o, const struct batch *b,
 		if (o->slice_state < 0)
 			r->c[13].t = V_NULL;
 		v_opt(r, 14, o, OP_HAS_SWITCH_WAKE, o->wake_latency);
+		off_cols(r, 15, o, !!(o->has & OP_HAS_SLICE));
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
@@ -203,7 +220,7 @@ static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 {
 	const struct rows_src *src = aux;
 	struct rows_vtab *vt;
-	char sql[160];
+	char sql[256];
 	int n = 0, rc;
 
 	(void)argc;
@@ -415,6 +432,18 @@ static int run_patch(struct store *s, const struct op *o)
 			sqlite3_bind_null(st, 2);
 		else
 			sqlite3_bind_int64(st, 2, o->slice_state);
+		if (o->off_dur >= 0) {
+			sqlite3_bind_int64(st, 7, o->off_dur);
+			sqlite3_bind_int(st, 8, o->off_state);
+			sqlite3_bind_int(st, 9, o->off_cpu);
+			if (o->off_hid)
+				sqlite3_bind_int64(st, 10, o->off_hid);
+			else
+				sqlite3_bind_null(st, 10);
+		} else {
+			for (int i = 7; i <= 10; i++)
+				sqlite3_bind_null(st, i);
+		}
 	} else {
 		sqlite3_bind_int64(st, 1, o->latency);
 		sqlite3_bind_int(st, 2, o->run_cpu);
@@ -572,7 +601,7 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 /* An event table's INSERT, from its row source. */
 int st_prepare_insert(struct store *s, int kind)
 {
-	char name[32], sql[160];
+	char name[32], sql[256];
 
 	s->ncols[kind] = event_table[kind].ncols;
 	s->src[kind].s = s;
@@ -594,7 +623,8 @@ int st_prepare_insert(struct store *s, int kind)
 	 * its key's ts and cpu, and the task it switched in or woke. */
 	if (kind == DECODE_SCHED_SWITCH)
 		snprintf(sql, sizeof(sql), "UPDATE ev_sched_switch SET slice_dur = ?1, "
-			 "slice_state = ?2 WHERE ts = ?4 AND cpu = ?5 AND next_pid = ?6");
+			 "slice_state = ?2, off_dur = ?7, off_state = ?8, off_cpu = ?9, "
+			 "off_hid = ?10 WHERE ts = ?4 AND cpu = ?5 AND next_pid = ?6");
 	else if (kind == DECODE_SCHED_WAKING || kind == DECODE_SCHED_WAKEUP ||
 		 kind == DECODE_SCHED_WAKEUP_NEW)
 		snprintf(sql, sizeof(sql), "UPDATE %s SET latency = ?1, run_cpu = ?2, "
