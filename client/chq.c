@@ -2,62 +2,37 @@
 #define _GNU_SOURCE
 #include "chq.h"
 #include "log.h"
+#include "chttp.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <event2/buffer.h>
-#include <event2/event.h>
 #include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct chq {
-	struct event_base *base;
-	struct evhttp_connection *conn;
-	char *host, *path, *database;
-	int port;
+	struct chttp ch;
 };
 
 struct chq *chq_new(const char *url, struct query_error *err)
 {
 	struct chq *c = calloc(1, sizeof(*c));
-	struct evhttp_uri *u = evhttp_uri_parse(url);
-	struct evkeyvalq params = { 0 };
-	const char *scheme, *host, *query;
 
-	if (!c || !u)
-		goto bad;
-	scheme = evhttp_uri_get_scheme(u);
-	host = evhttp_uri_get_host(u);
-	if (!scheme || strcmp(scheme, "http") || !host || !*host)
-		goto bad;
-	c->host = strdup(host);
-	c->port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
-	c->path = strdup(evhttp_uri_get_path(u) && *evhttp_uri_get_path(u) ?
-			 evhttp_uri_get_path(u) : "/");
-	query = evhttp_uri_get_query(u);
-	if (query && evhttp_parse_query_str(query, &params) == 0) {
-		const char *d = evhttp_find_header(&params, "database");
-
-		c->database = strdup(d ? d : "commd");
-		evhttp_clear_headers(&params);
-	} else {
-		c->database = strdup("commd");
+	if (!c) {
+		query_error_set(err, -1, "%s", strerror(ENOMEM));
+		return NULL;
 	}
-	c->base = event_base_new();
-	if (!c->host || !c->path || !c->database || !c->base)
-		goto bad;
-	evhttp_uri_free(u);
-	return c;
-bad:
-	if (u)
-		evhttp_uri_free(u);
-	query_error_set(err, -1, "--clickhouse %s: expected http://HOST[:PORT]/[?database=DB]",
-			url);
-	chq_free(c);
+	if (chttp_open(&c->ch, url, 300) == 0)
+		return c;
+	if (errno == ENOMEM)
+		query_error_set(err, -1, "%s", strerror(ENOMEM));
+	else
+		query_error_set(err, -1, "--clickhouse %s: expected http://HOST[:PORT]/[?database=DB]",
+				url);
+	free(c);
 	return NULL;
 }
 
@@ -65,31 +40,8 @@ void chq_free(struct chq *c)
 {
 	if (!c)
 		return;
-	if (c->conn)
-		evhttp_connection_free(c->conn);
-	if (c->base)
-		event_base_free(c->base);
-	free(c->host);
-	free(c->path);
-	free(c->database);
+	chttp_close(&c->ch);
 	free(c);
-}
-
-struct reply {
-	int status;
-	bool done;
-	struct evbuffer *body;
-};
-
-static void on_reply(struct evhttp_request *req, void *arg)
-{
-	struct reply *r = arg;
-
-	r->done = true;
-	if (req) {
-		r->status = evhttp_request_get_response_code(req);
-		evbuffer_add_buffer(r->body, evhttp_request_get_input_buffer(req));
-	}
 }
 
 /* TabSeparated's escapes undone, in place; returns the new length. */
@@ -207,12 +159,9 @@ print_error:
 
 int chq_run(struct chq *c, const char *sql, struct output *out, struct query_error *err)
 {
-	struct reply r = { 0 };
-	struct evhttp_request *req = NULL;
-	struct evbuffer *uri = NULL;
-	char *q = NULL, *u;
+	struct evbuffer *answer = NULL, *body = NULL;
 	size_t n;
-	int ret = -1;
+	int status, ret = -1;
 
 	/* one statement, its answer with names and types */
 	n = strlen(sql);
@@ -226,66 +175,32 @@ int chq_run(struct chq *c, const char *sql, struct output *out, struct query_err
 		query_error_set(err, -1, "--clickhouse runs one statement at a time");
 		return -1;
 	}
-	r.body = evbuffer_new();
-	uri = evbuffer_new();
-	req = evhttp_request_new(on_reply, &r);
-	if (asprintf(&q, "%.*s\nFORMAT TabSeparatedWithNamesAndTypes", (int)n, sql) < 0)
-		q = NULL;
-	if (!r.body || !uri || !req || !q)
-		goto oom;
-	if (!c->conn)
-		c->conn = evhttp_connection_base_new(c->base, NULL, c->host, (unsigned short)c->port);
-	if (!c->conn)
-		goto oom;
-	evhttp_connection_set_timeout(c->conn, 300);
-	{
-		char *d = evhttp_encode_uri(c->database);
-
-		evbuffer_add_printf(uri, "%s%sdatabase=%s", c->path,
-				    strchr(c->path, '?') ? "&" : "?", d ? d : "commd");
-		free(d);
-	}
-	evbuffer_add(uri, "", 1);
-	u = (char *)evbuffer_pullup(uri, -1);
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Host", c->host);
-	evbuffer_add(evhttp_request_get_output_buffer(req), q, strlen(q));
-	if (evhttp_make_request(c->conn, req, EVHTTP_REQ_POST, u) != 0) {
-		req = NULL;
-		query_error_set(err, -1, "ClickHouse at %s:%d: cannot send", c->host, c->port);
+	answer = evbuffer_new();
+	body = evbuffer_new();
+	if (!answer || !body ||
+	    evbuffer_add_printf(body, "%.*s\nFORMAT TabSeparatedWithNamesAndTypes", (int)n, sql) < 0) {
+		query_error_set(err, -1, "%s", strerror(ENOMEM));
 		goto out;
 	}
-	req = NULL;	/* the connection owns it now */
-	while (!r.done)
-		if (event_base_loop(c->base, EVLOOP_ONCE) < 0)
-			break;
-	n = evbuffer_get_length(r.body);
-	evbuffer_add(r.body, "", 1);
-	if (r.status != 200) {
-		char *msg = (char *)evbuffer_pullup(r.body, -1);
+	status = chttp_post(&c->ch, "", NULL, body, answer);
+	n = evbuffer_get_length(answer);
+	evbuffer_add(answer, "", 1);
+	if (status == 0) {
+		query_error_set(err, -1, "ClickHouse at %s:%d: no answer (is it running?)",
+				c->ch.host, c->ch.port);
+	} else if (status != 200) {
+		char *msg = (char *)evbuffer_pullup(answer, -1);
 
-		if (r.status == 0) {
-			query_error_set(err, -1, "ClickHouse at %s:%d: no answer (is it running?)",
-					c->host, c->port);
-			evhttp_connection_free(c->conn);
-			c->conn = NULL;
-		} else {
-			msg[strcspn(msg, "\n")] = '\0';
-			query_error_set(err, -1, "ClickHouse: %s", msg);
-		}
-		goto out;
+		msg[strcspn(msg, "\n")] = '\0';
+		query_error_set(err, -1, "ClickHouse: %s", msg);
+	} else {
+		ret = print_answer((char *)evbuffer_pullup(answer, -1), n, out, err);
 	}
-	ret = print_answer((char *)evbuffer_pullup(r.body, -1), n, out, err);
-	goto out;
-oom:
-	query_error_set(err, -1, "%s", strerror(ENOMEM));
 out:
-	if (req)
-		evhttp_request_free(req);
-	if (uri)
-		evbuffer_free(uri);
-	if (r.body)
-		evbuffer_free(r.body);
-	free(q);
+	if (answer)
+		evbuffer_free(answer);
+	if (body)
+		evbuffer_free(body);
 	return ret;
 }
 

@@ -21,12 +21,11 @@
 #include "privs.h"
 #include "log.h"
 #include "sqlfuncs.h"
+#include "chttp.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
-#include <event2/event.h>
 #include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -81,11 +80,7 @@ struct shipper {
 	sqlite3 *db;
 	const char *host, *boot, *database;
 	char *auth;			/* "Basic ..." or NULL */
-	/* the URL */
-	char *http_host, *path;
-	int port;
-	struct event_base *base;
-	struct evhttp_connection *conn;
+	struct chttp ch;		/* the URL, and the connection */
 	struct tstate t[NTABLES];
 	int64_t boot_lo;		/* this boot's first capture start */
 	int64_t offset;			/* realtime - ts, the newest reading */
@@ -94,7 +89,6 @@ struct shipper {
 	time_t last_warning;
 	uint64_t round_ns;		/* CLOCK_REALTIME at the round */
 	int gzip;			/* bodies sent gzip'ed (Content-Encoding) */
-	time_t conn_used;		/* conn's last answer */
 	int local;			/* -1: not known yet; 1: a cluster's
 					 * T_local tables take the rows */
 };
@@ -274,25 +268,6 @@ out:
 
 /* ---- HTTP ---- */
 
-struct reply {
-	int status;
-	struct evbuffer *body;
-	bool done;
-};
-
-static void on_reply(struct evhttp_request *req, void *arg)
-{
-	struct reply *r = arg;
-
-	r->done = true;
-	if (!req) {
-		r->status = 0;
-		return;
-	}
-	r->status = evhttp_request_get_response_code(req);
-	evbuffer_add_buffer(r->body, evhttp_request_get_input_buffer(req));
-}
-
 static void url_escape(struct evbuffer *out, const char *s)
 {
 	char *e = evhttp_encode_uri(s);
@@ -340,68 +315,33 @@ static int gzip_body(struct evbuffer *body, struct evbuffer *out)
 static int ch_post(struct shipper *sh, const char *sql, struct evbuffer *body,
 		   struct evbuffer *out)
 {
-	struct reply r = { .body = out };
-	struct evhttp_request *req = evhttp_request_new(on_reply, &r);
-	struct evbuffer *uri = evbuffer_new();
-	struct evkeyvalq *h;
-	char *u = NULL;
+	struct evbuffer *params = evbuffer_new(), *zipped = NULL;
+	const char *headers[5];
+	size_t nh = 0;
+	int status = 0;
 
-	if (!req || !uri) {
-		if (req)
-			evhttp_request_free(req);
-		if (uri)
-			evbuffer_free(uri);
+	if (!params)
 		return 0;
+	evbuffer_add_printf(params, "&query=");
+	url_escape(params, sql);
+	evbuffer_add(params, "", 1);
+	if (sh->auth) {
+		headers[nh++] = "Authorization";
+		headers[nh++] = sh->auth;
 	}
-	/* ClickHouse closes a connection idle for keep_alive_timeout (3 s by
-	 * default): one idle longer than a second (a big body being made, the
-	 * pause between rounds) is not used again */
-	if (sh->conn && time(NULL) - sh->conn_used > 1) {
-		evhttp_connection_free(sh->conn);
-		sh->conn = NULL;
+	if (body && sh->gzip && (zipped = evbuffer_new()) && gzip_body(body, zipped) == 0) {
+		headers[nh++] = "Content-Encoding";
+		headers[nh++] = "gzip";
+		body = zipped;
 	}
-	if (!sh->conn) {
-		sh->conn = evhttp_connection_base_new(sh->base, NULL, sh->http_host,
-						      (unsigned short)sh->port);
-		if (sh->conn)
-			evhttp_connection_set_timeout(sh->conn, 60);
-	}
-	if (!sh->conn) {
-		evhttp_request_free(req);
-		evbuffer_free(uri);
-		return 0;
-	}
-	evbuffer_add_printf(uri, "%s%sdatabase=", sh->path, strchr(sh->path, '?') ? "&" : "?");
-	url_escape(uri, sh->database);
-	evbuffer_add_printf(uri, "&query=");
-	url_escape(uri, sql);
-	evbuffer_add(uri, "", 1);
-	u = (char *)evbuffer_pullup(uri, -1);
-	h = evhttp_request_get_output_headers(req);
-	evhttp_add_header(h, "Host", sh->http_host);
-	if (sh->auth)
-		evhttp_add_header(h, "Authorization", sh->auth);
-	if (body && sh->gzip && gzip_body(body, evhttp_request_get_output_buffer(req)) == 0)
-		evhttp_add_header(h, "Content-Encoding", "gzip");
-	else if (body)
-		evbuffer_add_buffer(evhttp_request_get_output_buffer(req), body);
-	if (evhttp_make_request(sh->conn, req, EVHTTP_REQ_POST, u) != 0) {
-		evbuffer_free(uri);
-		evhttp_connection_free(sh->conn);
-		sh->conn = NULL;
-		return 0;
-	}
-	evbuffer_free(uri);
-	while (!r.done)
-		if (event_base_loop(sh->base, EVLOOP_ONCE) < 0)
-			break;
-	sh->conn_used = time(NULL);
-	if (r.status == 0 && sh->conn) {
-		evhttp_connection_free(sh->conn);
-		sh->conn = NULL;
-	}
+	headers[nh] = NULL;
+	status = chttp_post(&sh->ch, (const char *)evbuffer_pullup(params, -1), headers,
+			    body, out);
 	evbuffer_add(out, "", 1);
-	return r.status;
+	evbuffer_free(params);
+	if (zipped)
+		evbuffer_free(zipped);
+	return status;
 }
 
 /* A failure, logged at most once a minute (with how many since). */
@@ -904,36 +844,14 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 
 static int parse_url(struct shipper *sh, const char *url)
 {
-	struct evhttp_uri *u = evhttp_uri_parse(url);
-	const char *scheme, *host, *path, *query;
-	struct evkeyvalq params = { 0 };
-
-	if (!u)
-		goto bad;
-	scheme = evhttp_uri_get_scheme(u);
-	host = evhttp_uri_get_host(u);
-	if (!scheme || strcmp(scheme, "http") || !host || !*host) {
-		evhttp_uri_free(u);
-		goto bad;
+	if (chttp_open(&sh->ch, url, 60) == 0) {
+		sh->database = sh->ch.database;
+		return 0;
 	}
-	sh->http_host = strdup(host);
-	sh->port = evhttp_uri_get_port(u) > 0 ? evhttp_uri_get_port(u) : 8123;
-	path = evhttp_uri_get_path(u);
-	sh->path = strdup(path && *path ? path : "/");
-	query = evhttp_uri_get_query(u);
-	if (query && evhttp_parse_query_str(query, &params) == 0) {
-		const char *d = evhttp_find_header(&params, "database");
-
-		if (d)
-			sh->database = strdup(d);
-		evhttp_clear_headers(&params);
-	}
-	if (!sh->database)
-		sh->database = "commd";
-	evhttp_uri_free(u);
-	return sh->http_host && sh->path ? 0 : -1;
-bad:
-	log_error("--clickhouse %s: expected http://HOST[:PORT]/[?database=DB]", url);
+	if (errno == ENOMEM)
+		log_error("--clickhouse %s: %s", url, strerror(errno));
+	else
+		log_error("--clickhouse %s: expected http://HOST[:PORT]/[?database=DB]", url);
 	return -1;
 }
 
@@ -1119,9 +1037,6 @@ int cmd_ship(int argc, char **argv)
 	 * it is made here) */
 	if (getppid() != 1)
 		prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
-	sh.base = event_base_new();
-	if (!sh.base)
-		goto out;
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	signal(SIGPIPE, SIG_IGN);
@@ -1145,13 +1060,8 @@ int cmd_ship(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	if (sh.conn)
-		evhttp_connection_free(sh.conn);
-	if (sh.base)
-		event_base_free(sh.base);
+	chttp_close(&sh.ch);
 	sqlite3_close(sh.db);
-	free(sh.http_host);
-	free(sh.path);
 	free(sh.auth);
 	return ret;
 }

@@ -50,6 +50,15 @@ expect_failure attach_cannot_create 1 'unable to open database' \
 expect_eq data_intact 7 "$(ref "$DB" 'select count(*) from t')"
 expect_eq file_unchanged "$before" "$(cksum <"$DB")"
 
+# --clickhouse: a URL it cannot use, a server that does not answer (port 1
+# on loopback: refused), more than one statement: one line each, exit 1.
+expect_failure clickhouse_bad_url 1 'commq: --clickhouse ftp://x: expected http://HOST[:PORT]/[?database=DB]' \
+	--clickhouse ftp://x 'select 1'
+expect_failure clickhouse_no_answer 1 'commq: ClickHouse at 127.0.0.1:1: no answer (is it running?)' \
+	--clickhouse 'http://127.0.0.1:1/?database=x' 'select 1'
+expect_failure clickhouse_one_statement 1 'commq: --clickhouse runs one statement at a time' \
+	--clickhouse http://127.0.0.1:1/ 'select 1; select 2'
+
 # Command-line mistakes: exit 2 and the usage line.
 expect_failure unknown_option 2 'commq: unknown option: -bogus' --db "$DB" -bogus
 grep -q '^usage: commq \[--socket PATH | --db FILE\]' "$T/err" ||
