@@ -86,9 +86,8 @@ static void off_cols(struct row *r, int col, const struct op *o, int known)
 	v_int(r, col + 1, o->off_state);
 	v_int(r, col + 2, o->off_cpu);
 	v_id(r, col + 3, known ? o->off_hid : 0);
-	for (int c = col; c < col + 3; c++)
-		if (!known)
-			r->c[c].t = V_NULL;
+	if (!known)
+		r->c[col].t = r->c[col + 1].t = r->c[col + 2].t = V_NULL;
 }
 
 /* One event's columns, in its table's order; n is the key's third part. */
