@@ -30,6 +30,8 @@ struct fld {
 struct layout {
 	enum decode_kind kind;
 	int names_task;
+	int tlb_flush;		/* tlb:tlb_flush: reason read into switch_mm */
+	struct fld reason;
 	struct tep_event *event;
 	struct fld f[S_COUNT];
 };
@@ -272,6 +274,10 @@ static void add_layout(struct decode *d, struct tep_event *ev)
 		}
 		break;
 	}
+	if (!strcmp(ev->system, "tlb") && !strcmp(ev->name, "tlb_flush")) {
+		fld_from_format(&l->reason, tep_find_field(ev, "reason"));
+		l->tlb_flush = l->reason.kind == F_NUM;
+	}
 	if (l->kind == DECODE_OTHER && !strcmp(ev->system, "sched")) {
 		for (i = 0; naming_events[i]; i++) {
 			if (strcmp(ev->name, naming_events[i]))
@@ -392,6 +398,14 @@ int decode_record(struct decode *d, const void *data, int size, int cpu,
 	out->data = data;
 	out->size = size;
 	out->has = 0;
+	out->switch_mm = 0;
+	if (l->tlb_flush) {
+		int64_t reason;
+
+		/* TLB_FLUSH_ON_TASK_SWITCH */
+		out->switch_mm = read_num(d, &l->reason, p, size, &reason) &&
+				 reason == 0;
+	}
 	if (l->kind == DECODE_OTHER && !l->names_task)
 		return 0;
 

@@ -69,6 +69,8 @@ struct decode_event {
 	enum decode_kind kind;
 	unsigned has;			/* DECODE_HAS_* of the slots present */
 	int names_task;			/* OTHER: c0/p0 name one task */
+	int switch_mm;			/* a tlb_flush "on task switch": fired
+					 * inside a context switch, from prev */
 	int cpu;
 	uint64_t ts;			/* trace clock, ns */
 	int32_t pid;			/* common_pid */

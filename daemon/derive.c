@@ -35,14 +35,17 @@ struct running {		/* the open slice of a CPU */
 	uint32_t ref_hid;	/* the row that switch gave the task */
 	/* The tail of a recorded switch: until another task's event comes,
 	 * events of tail_pid (its prev) are the context switch's own (see
-	 * derive_seen). Not after a switch out of idle: the idle loop's
-	 * own events (timer_base_idle, tick_stop, ...) after it mean a
-	 * switch back to idle nobody recorded, as some kernels do not. */
-	int in_tail;
+	 * derive_seen). After a switch out of idle only switch_mm's
+	 * tlb_flush: the idle loop's own events (timer_base_idle,
+	 * tick_stop, ...) after it mean a switch back to idle nobody
+	 * recorded, as some kernels do not. */
+	int in_tail;		/* TAIL_TASK, TAIL_IDLE or 0 */
 	int32_t tail_pid;
 	struct off off;		/* the task's, just before this slice */
 	struct derive_slice prev;
 };
+
+enum { TAIL_TASK = 1, TAIL_IDLE };
 
 struct wake {			/* a pending wakeup of a pid */
 	uint64_t ts;		/* 0: none */
@@ -245,7 +248,8 @@ void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
 		r->ref = ref;
 }
 
-int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid)
+int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid,
+		int switch_mm)
 {
 	struct running *r = cpu_state(d, cpu);
 	uint64_t lo;
@@ -275,8 +279,11 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	 * and what fires there (tlb_flush from switch_mm, x86_fpu from
 	 * switching the FPU state, ...) comes from prev. Such events, after
 	 * the switch and before any other task's, are its tail, not a switch
-	 * nobody recorded. */
-	if (r->in_tail && pid == r->tail_pid) {
+	 * nobody recorded. Of idle's, only switch_mm's tlb_flush: the idle
+	 * loop does not flush "on task switch", while its other events come
+	 * as well after a switch into idle nobody recorded. */
+	if (r->in_tail && pid == r->tail_pid &&
+	    (r->in_tail == TAIL_TASK || switch_mm)) {
 		r->last_ts = ts;
 		return 0;
 	}
@@ -381,9 +388,10 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	r->off = off;
 	end_tail(d, w, next_pid);
 	end_tail(d, pw, prev_pid);
-	r->in_tail = pw && prev_pid != next_pid;
+	r->in_tail = pw && prev_pid != next_pid ? TAIL_TASK :
+		     prev_pid == 0 && next_pid != 0 ? TAIL_IDLE : 0;
 	r->tail_pid = prev_pid;
-	if (r->in_tail)
+	if (r->in_tail == TAIL_TASK)
 		pw->tail_cpu = cpu + 1;
 	if (w && w->ts) {
 		if (d->ops.wakeup && !rc && ts >= w->ts) {

@@ -12,7 +12,8 @@
  * fires before the context switch, and until then (tlb_flush, x86_fpu,
  * ...) the CPU's events come from prev; they are prev's until another
  * task's event there, a wakeup of prev (derive_woken), its switch-in
- * anywhere or a loss there. When one comes from another task than the chain has
+ * anywhere or a loss there; after a switch out of idle, only idle's
+ * tlb_flush on the task switch is. When one comes from another task than the chain has
  * running, a switch happened that was not recorded (some kernels never
  * trace the switch out of an idle task): the old slice ends at its last
  * event there, the new one starts at this event, both edges marked with
@@ -118,10 +119,11 @@ void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
 		       int kind);
 
 /* Any event: on cpu at ts from task pid (its common_pid), whose comm row
- * is hid. Called before the event's own derive_* call. Returns a
- * callback's non-zero result. */
+ * is hid; switch_mm when it is a tlb_flush "on task switch" (fired by
+ * switch_mm inside a context switch). Called before the event's own
+ * derive_* call. Returns a callback's non-zero result. */
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid,
-		uint32_t hid);
+		uint32_t hid, int switch_mm);
 
 /* sched_stat_runtime on cpu at ts: pid ran runtime ns (since it was
  * switched in, or since the last such event for it). */

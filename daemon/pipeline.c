@@ -382,7 +382,8 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 	const unsigned sw = DECODE_HAS_P0 | DECODE_HAS_P1;
 	int rc;
 
-	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid)))
+	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid,
+				     ev->switch_mm)))
 		return rc;
 	if (p->rename_pid > 0) {
 		rc = derive_rename(p->derive, p->rename_ts, p->rename_pid, p->rename_hid);

@@ -39,9 +39,20 @@ check_true "tail trace: tlb_flush/x86_fpu_regs_deactivated events of a switch's 
 	"> 100" "$tail_events" [ "${tail_events:-0}" -gt 100 ] || true
 # (A slice may still begin by inference at such an event after a switch
 # that was not recorded, CPU1's idle exits here, and after a switch out of
-# idle: idle's events after one may be its tail or, as the kernel does not
-# always trace a switch into idle, the idle loop again; commd takes them
-# for the latter, whose error is not bounded by the tail's few µs.)
+# idle at idle's other events: they may be its tail or, as the kernel does
+# not always trace a switch into idle, the idle loop again; commd takes
+# them for the latter, whose error is not bounded by the tail's few µs.
+# Idle's tlb_flush "on task switch" is switch_mm's, never the idle loop's:
+# a tail.)
+idle_flushes="from events e join sched_switch w on w.cpu = e.cpu
+	and w.ts = (select max(x.ts) from sched_switch x where x.cpu = e.cpu and x.ts <= e.ts)
+	where e.name = 'tlb_flush' and e.pid = 0 and json_extract(e.fields, '$.reason') = 0
+	and w.prev_pid = 0 and w.next_pid <> 0"
+n_idle=$(q "$db" "select count(*) $idle_flushes")
+log "tail trace: $n_idle tlb_flush events on the task switch of idle after a switch out of it"
+check_eq "tail trace: slices begun by inference at idle's tlb_flush on the task switch after a switch out of idle" 0 \
+	"$(q "$db" "select count(*) from sched s where s.start_err is not null and s.pid = 0
+		and exists (select 1 $idle_flushes and e.cpu = s.cpu and e.ts = s.ts)")" || true
 check_eq "tail trace: slices begun by inference at an event of the last switch's prev (not idle), no other task's event between" 0 \
 	"$(q "$db" "with a(ts, cpu, pid) as (select ts, cpu, pid from events
 		union all select ts, cpu, pid from sched_switch union all select ts, cpu, pid from sched_waking

@@ -9,9 +9,15 @@
 #     kernel's account of its tasks' run time (sched_stat_runtime, each
 #     event to the CPU its task was last switched in on), from 5% under
 #     the account with each run's first runtime capped at the time since
-#     its recorded switch-in, to 5% over the raw account (why the two
-#     differ: below). Before this VM has had a CPU offline the two agree
-#     and commd is within 0.5% of both;
+#     its recorded switch-in, to 5% over the raw account plus the
+#     schedule() work before each switch into idle that the kernel
+#     charges to nobody (why the sums differ: below). Before this VM has
+#     had a CPU offline the two agree and commd is within 0.5% of both;
+#     on a boot where a switch into idle takes 2 us after the task's
+#     clock stopped (20,000 such switches a CPU in `perf bench sched
+#     pipe`: 39 ms), CPU1, whose idle exits are inferred and placed by
+#     the kernel's own runtime, is 4.4-5.9% over the raw sum and 3%
+#     under the raw sum plus that work;
 #  2. per pid (over 1 ms of kernel run time): the run-time-weighted
 #     distance of sched's time from that range is at most 5%; how many
 #     pids are within 5% each is printed;
@@ -65,9 +71,25 @@ SELECT CASE WHEN own THEN ecpu ELSE coalesce(scpu, ecpu) END AS cpu, tp, ts, run
        CASE WHEN sin IS NOT NULL AND (prev IS NULL OR prev < sin) AND runtime > ts - sin
 	    THEN ts - sin ELSE runtime END AS capped
 FROM x;
+-- schedule()'s work after the kernel stopped a task's clock, on each
+-- switch into idle: from prev's last own sched_stat_runtime on that CPU
+-- (since the CPU's switch before) to the switch
+CREATE TEMP TABLE sq AS SELECT cpu, ts, prev_pid, next_pid FROM sched_switch;
+CREATE INDEX temp.sq_cpu ON sq(cpu, ts);
+CREATE INDEX temp.ev_cpu ON ev(cpu, pid, ts);
+CREATE TEMP TABLE tails AS
+SELECT cpu, sum(ts - lr) AS t FROM (
+	SELECT s.cpu, s.ts,
+	       (SELECT max(e.ts) FROM ev e WHERE e.cpu = s.cpu AND e.pid = s.prev_pid
+		AND e.target_pid = s.prev_pid AND e.ts <= s.ts
+		AND e.ts > coalesce((SELECT max(p.ts) FROM sq p WHERE p.cpu = s.cpu
+				     AND p.ts < s.ts), 0)) AS lr
+	FROM sq s WHERE s.next_pid = 0 AND s.prev_pid <> 0)
+WHERE lr IS NOT NULL GROUP BY cpu;
 WITH f AS (SELECT cpu, min(ts) AS lo FROM sched GROUP BY cpu)
 SELECT k.cpu, sum(k.raw), sum(k.capped),
-       (SELECT coalesce(sum(dur), 0) FROM lostsl l WHERE l.cpu = k.cpu AND l.pid <> 0)
+       (SELECT coalesce(sum(dur), 0) FROM lostsl l WHERE l.cpu = k.cpu AND l.pid <> 0),
+       (SELECT coalesce(sum(t), 0) FROM tails t WHERE t.cpu = k.cpu)
 FROM k JOIN f ON f.cpu = k.cpu
 WHERE k.ts >= f.lo AND NOT EXISTS (SELECT 1 FROM lostsl l WHERE l.cpu = k.cpu
 				    AND k.ts > l.ts AND k.ts <= l.e)
@@ -86,15 +108,15 @@ SQL
 ncpu=0
 while IFS=$'\t' read -r cpu busy idle unknown _; do
 	ncpu=$((ncpu + 1))
-	read -r raw capped lostbusy <<< "$(awk -F'\t' -v c="$cpu" '$1 == c { print $2, $3, $4 }' "$TMPDIR_TEST/kernel.cpu")"
+	read -r raw capped lostbusy tails <<< "$(awk -F'\t' -v c="$cpu" '$1 == c { print $2, $3, $4, $5 }' "$TMPDIR_TEST/kernel.cpu")"
 	if [ "${lostbusy:-0}" -gt 0 ]; then
 		log "CPU $cpu: $(q "$db" "select count(*) from lost_events where cpu = $cpu") losses; $lostbusy ns of busy slices a loss fell into left out"
 	fi
 	b=$(awk -v b="$busy" -v l="${lostbusy:-0}" 'BEGIN { printf "%.0f", b * 1e6 - l }')
-	log "CPU $cpu: busy $busy ms, idle $idle ms, unknown $unknown ms; the kernel's sched_stat_runtime: $(awk -v r="${raw:-0}" -v c="${capped:-0}" -v b="$b" 'BEGIN { printf "%.3f ms raw (%+.2f%%), %.3f ms capped (%+.2f%%)", r / 1e6, r ? (b - r) * 100 / r : 999, c / 1e6, c ? (b - c) * 100 / c : 999 }')"
-	check_true "CPU $cpu: busy time of top --by cpu within the kernel's account (capped - 5% to raw + 5%)" \
-		"$(awk -v r="${raw:-0}" -v c="${capped:-0}" 'BEGIN { printf "%.0f..%.0f ns", c * 0.95, r * 1.05 }')" "$b ns" \
-		awk -v b="$b" -v r="${raw:-0}" -v c="${capped:-0}" 'BEGIN { exit !(r > 0 && b >= c * 0.95 && b <= r * 1.05) }' || true
+	log "CPU $cpu: busy $busy ms, idle $idle ms, unknown $unknown ms; the kernel's sched_stat_runtime: $(awk -v r="${raw:-0}" -v c="${capped:-0}" -v b="$b" -v t="${tails:-0}" 'BEGIN { printf "%.3f ms raw (%+.2f%%), %.3f ms capped (%+.2f%%); schedule() after the clock stopped, before a switch into idle: %.3f ms (raw + it: %+.2f%%)", r / 1e6, r ? (b - r) * 100 / r : 999, c / 1e6, c ? (b - c) * 100 / c : 999, t / 1e6, r ? (b - r - t) * 100 / (r + t) : 999 }')"
+	check_true "CPU $cpu: busy time of top --by cpu within the kernel's account (capped - 5% to raw + schedule() before switches into idle + 5%)" \
+		"$(awk -v r="${raw:-0}" -v c="${capped:-0}" -v t="${tails:-0}" 'BEGIN { printf "%.0f..%.0f ns", c * 0.95, (r + t) * 1.05 }')" "$b ns" \
+		awk -v b="$b" -v r="${raw:-0}" -v c="${capped:-0}" -v t="${tails:-0}" 'BEGIN { exit !(r > 0 && b >= c * 0.95 && b <= (r + t) * 1.05) }' || true
 done < "$TMPDIR_TEST/top.cpu"
 check_true "CPUs in top --by cpu" ">= 2" "$ncpu" [ "$ncpu" -ge 2 ] || true
 

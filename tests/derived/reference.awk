@@ -27,9 +27,10 @@
 #            its prev_pid on that CPU before any other pid's line, a
 #            wakeup (not waking) of prev_pid or its switch-in on any CPU, or a
 #            DROPPED line of the CPU (the context switch after the
-#            tracepoint: tlb_flush, x86_fpu); not after a switch out of
-#            idle (pid 0: its idle loop's lines mean a switch back to idle
-#            that was not recorded).
+#            tracepoint: tlb_flush, x86_fpu); after a switch out of idle
+#            (pid 0) only its tlb_flush lines with reason "flush on task
+#            switch (0)" (switch_mm's): its idle loop's other lines mean a
+#            switch back to idle that was not recorded.
 #   rename:  task_rename pid=P: a slice of P open on a CPU splits at ts + 1
 #            (the new name is valid from the next ns): the part before
 #            under the name it had, the rest under newcomm.
@@ -146,7 +147,7 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	open[c] = 1; os[c] = ts_s; of[c] = ts_f; opid[c] = np; ocomm[c] = nc; olost[c] = 0
 	oinf[c] = 0
 	for (x in tl) if (tl[x] == np) tl[x] = ""
-	tl[c] = pp > 0 && pp != np ? pp : ""
+	tl[c] = pp > 0 && pp != np ? pp : pp == 0 && np != 0 ? "idle" : ""
 	if (pp in pend_s) { delete pend_s[pp]; delete pend_f[pp]; delete pend_w[pp] }
 	if (np in pend_s) {
 		print "W", nsabs(pend_s[np], pend_f[np]), np, nc, c, dur(pend_s[np], pend_f[np], ts_s, ts_f), pend_w[np]
@@ -175,6 +176,8 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	# waking or switch-in), prev's lines (the context switch after the
 	# tracepoint) are not a switch
 	if (tl[cpu] != "" && tl[cpu] == p)
+		return
+	if (tl[cpu] == "idle" && p == 0 && ev == "tlb_flush" && rest ~ /reason=flush on task switch \(0\)$/)
 		return
 	tl[cpu] = ""
 	final_start(cpu)

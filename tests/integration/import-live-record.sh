@@ -81,10 +81,22 @@ variant() {
 	check_eq "$name.dat: PRAGMA integrity_check" ok "$(sqlite3 -readonly "$vdb" "pragma integrity_check")" || true
 	n=$(q "$vdb" "select count(*) from sched")
 	inf=$(q "$vdb" "select count(*) from sched where start_err is not null")
-	check_true "$name.dat: slices, and those begun by inference under a tenth of them" \
-		"> 0, < $((n / 10))" "$n, $inf" test "$n" -gt 0 -a "$inf" -lt $((n / 10)) || true
-	log "$name.dat ($*): $TOTAL_RECORDS_SEEN records, $DROPPED_LINES_SEEN drop lines, $n slices, $inf begun by inference"
+	# Begun by inference where the chain should have held: not a CPU's
+	# first slice, not after a loss on its CPU, not after idle (this
+	# VM never traces a switch out of swapper/1). A switch's tail taken
+	# for a switch (as idle's tlb_flush on the task switch once was,
+	# 90 and 123 of 899 and 813 slices with every event) lands here.
+	held=$(q "$vdb" "$INFERRED_IN_CHAIN")
+	check_true "$name.dat: slices, and those begun by inference inside an unbroken chain under a twentieth of them" \
+		"> 0, < $((n / 20))" "$n, $held" test "$n" -gt 0 -a "$held" -lt $((n / 20)) || true
+	log "$name.dat ($*): $TOTAL_RECORDS_SEEN records, $DROPPED_LINES_SEEN drop lines, $n slices, $inf begun by inference, $held of them inside an unbroken chain"
 }
+INFERRED_IN_CHAIN="with s as (select ts, cpu, start_err,
+	lag(pid) over w as ppid, lag(ts + dur) over w as pend
+	from sched window w as (partition by cpu order by ts))
+select count(*) from s where start_err is not null and ppid is not null
+	and ppid != 0 and not exists (select 1 from lost_events l
+	where l.cpu = s.cpu and l.ts between s.pend and s.ts)"
 
 variant sched-task -e sched -e task
 db=$TMPDIR_TEST/sched-task.db
