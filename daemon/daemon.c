@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
 #include <signal.h>
@@ -503,8 +504,8 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 	char err[512], host[256] = "";
 	struct utsname uts;
 	struct db_dir dbdir;
-	int64_t gap = 0;
-	uint64_t now;
+	int64_t gap = 0, last;
+	uint64_t now, raw, offset = 0;
 
 	if (make_parent_dir(o->db, &dbdir) || (c->lock_fd = lock_db(o->db)) < 0)
 		return -1;
@@ -543,7 +544,23 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 	}
 	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++)
 		live_cpu_stats(c->live, cpu, &c->last[cpu]);
-	/* Times stored from here on are the trace clock's. */
+	/* Times stored from here on are the trace clock's, which starts
+	 * again at every boot: where the database's live captures reach past
+	 * its now (an earlier boot's), this capture's go on from 1 s after
+	 * them, so that the database keeps one ascending timeline. */
+	raw = live_trace_now(c->live);
+	if (store_live_last_ts(c->store, &last)) {
+		log_error("%s: %s", o->db, store_errmsg(c->store));
+		return -1;
+	}
+	if (raw && last >= 0 && (uint64_t)last >= raw) {
+		offset = (uint64_t)last + 1000000000ull - raw;
+		live_set_offset(c->live, offset);
+		log_info("the database's live captures reach %.3f s past the trace clock's "
+			 "now (an earlier boot's): this capture's times are the clock's + "
+			 "%" PRIu64 " ns (capture.ts_offset)", (double)(last - (int64_t)raw) / 1e9,
+			 offset);
+	}
 	now = live_trace_now(c->live);
 	if (uname(&uts) == 0)
 		snprintf(host, sizeof(host), "%s", uts.nodename);
@@ -580,7 +597,8 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 	else if (seed_self_in_host_pidns() == 0)
 		log_info("running in a PID namespace other than the host's, with the "
 			 "host's /proc: names are taken from it");
-	if (pipeline_store_states(c->pipe, c->id) ||
+	if (store_capture_ts_offset(c->store, c->id, offset) ||
+	    pipeline_store_states(c->pipe, c->id) ||
 	    store_capture_cpus(c->store, c->id, live_ncpus(c->live)) || clock_reading(c)) {
 		log_error("%s: %s", o->db, store_errmsg(c->store));
 		return -1;

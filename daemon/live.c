@@ -40,6 +40,7 @@ struct live {
 	int mono;			/* it is CLOCK_MONOTONIC */
 	int stacks;			/* the stacktrace trigger is set */
 	uint64_t trace_now;		/* live_trace_now's last answer */
+	uint64_t offset;		/* added to every trace clock time */
 };
 
 uint64_t live_now(void)
@@ -83,7 +84,7 @@ uint64_t live_trace_now(struct live *l)
 	uint64_t now = 0;
 
 	if (l->mono)
-		now = live_now();
+		now = live_now() + l->offset;
 	else
 		for (int cpu = 0; cpu < l->ncpus && !now; cpu++)
 			if (pages_fd(l->pages, cpu) >= 0 && !live_cpu_stats(l, cpu, &st))
@@ -125,14 +126,15 @@ int live_clock_pair(struct live *l, uint64_t *ts, int64_t *realtime,
 		struct timespec t;
 
 		clock_gettime(direct[k].id, &t);
-		*ts = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+		*ts = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec +
+		      l->offset;
 	} else {
 		for (int cpu = 0; cpu < l->ncpus && !st.now_ts; cpu++)
 			if (pages_fd(l->pages, cpu) >= 0)
 				live_cpu_stats(l, cpu, &st);
 		if (!st.now_ts)
 			return -1;
-		*ts = st.now_ts;
+		*ts = st.now_ts;	/* (with the offset) */
 	}
 	r2 = realtime_ns();
 	*realtime = r1 + (r2 - r1) / 2;
@@ -621,11 +623,37 @@ int live_wait(struct live *l, int timeout_ms)
 	return n < 0 ? -1 : 0;
 }
 
+struct shifted {
+	tracedat_record_fn fn;
+	void *ctx;
+	uint64_t offset;
+};
+
+static int shifted_record(void *ctx, const void *data, int size, int cpu,
+			  uint64_t ts, int64_t missed)
+{
+	struct shifted *s = ctx;
+
+	return s->fn(s->ctx, data, size, cpu, ts + s->offset, missed);
+}
+
 long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
 	       char *err, size_t errlen)
 {
-	return pages_read(l->pages, final ? 0 : live_trace_now(l), final, fn, ctx,
-			  err, errlen);
+	struct shifted s = { fn, ctx, l->offset };
+	uint64_t limit = final ? 0 : live_trace_now(l);
+
+	if (!l->offset)
+		return pages_read(l->pages, limit, final, fn, ctx, err, errlen);
+	/* the pages hold the clock's own times */
+	limit = limit > l->offset ? limit - l->offset : limit ? 1 : 0;
+	return pages_read(l->pages, limit, final, shifted_record, &s, err, errlen);
+}
+
+void live_set_offset(struct live *l, uint64_t offset)
+{
+	l->offset = offset;
+	l->trace_now = 0;
 }
 
 int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)
@@ -660,6 +688,8 @@ int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)
 		else if (!strcmp(line, "now ts"))
 			out->now_ts = parse_now_ts(colon + 1);
 	}
+	if (out->now_ts)
+		out->now_ts += l->offset;
 	free(text);
 	return 0;
 }

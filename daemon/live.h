@@ -84,6 +84,12 @@ const char *live_clock(const struct live *l);
 
 int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out);
 
+/* From now on every trace clock time this capture gives (its records',
+ * live_trace_now, the stats' now_ts, live_clock_pair) is the clock's
+ * plus offset: a database that holds an earlier boot's times, ahead of
+ * this boot's clock, keeps one ascending timeline. */
+void live_set_offset(struct live *l, uint64_t offset);
+
 /* Reads the trace clock (ts) and CLOCK_REALTIME (ns since the epoch) at
  * one moment, err the uncertainty: the clock itself for mono, mono_raw,
  * boot and tai, the stats file's "now ts" (to the µs) for local, global

@@ -727,12 +727,67 @@ int store_wakeup(struct store *s, const struct derive_wakeup *w)
 	return 0;
 }
 
-int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked)
+/* The last stored event: the last of each busy table (by its key); -1
+ * when there is none. */
+static int64_t last_event_ts(struct store *s)
 {
 	static const char *const tables[] = {
 		"ev_sched_switch", "ev_sched_waking", "ev_sched_wakeup",
 		"ev_sched_stat_runtime", "ev_other", NULL
 	};
+	sqlite3_stmt *st = NULL;
+	int64_t last = -1;
+	char sql[80];
+
+	for (int i = 0; tables[i]; i++) {
+		snprintf(sql, sizeof(sql), "SELECT max(ts) FROM %s", tables[i]);
+		if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_type(st, 0) != SQLITE_NULL &&
+		    sqlite3_column_int64(st, 0) > last)
+			last = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return last;
+}
+
+int store_live_last_ts(struct store *s, int64_t *last)
+{
+	sqlite3_stmt *st = NULL;
+	int open = 0;
+
+	*last = -1;
+	if (st_drain(s))
+		return -1;
+	if (sqlite3_prepare_v2(s->db, "SELECT max(max(coalesce(start_ts, -1), coalesce(end_ts, -1))),"
+			       " sum(end_ts IS NULL) FROM capture WHERE source = 'live'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return st_fail(s, "reading captures");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*last = sqlite3_column_int64(st, 0);
+		open = sqlite3_column_int(st, 1) > 0;
+	}
+	sqlite3_finalize(st);
+	/* one that was killed has no end: its events say how far it got */
+	if (open) {
+		int64_t e = last_event_ts(s);
+
+		if (e > *last)
+			*last = e;
+	}
+	return 0;
+}
+
+int store_capture_ts_offset(struct store *s, int64_t id, uint64_t offset)
+{
+	int64_t v = (int64_t)offset;
+
+	return update_capture(s, "UPDATE capture SET ts_offset = ? WHERE id = ?",
+			      id, 1, &v, NULL);
+}
+
+int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked)
+{
 	sqlite3_stmt *st = NULL;
 	int64_t last = -1, id = -1, start = -1;
 	char sql[160];
@@ -751,14 +806,7 @@ int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked
 	sqlite3_finalize(st);
 	if (id < 0)
 		return 0;
-	/* Its last stored event: the last of each busy table (by its key). */
-	for (int i = 0; tables[i]; i++) {
-		snprintf(sql, sizeof(sql), "SELECT max(ts) FROM %s", tables[i]);
-		if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > last)
-			last = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
+	last = last_event_ts(s);
 	/* No event of its own stored: it ended where it started (the last
 	 * event found may be an older capture's). */
 	if (last < start)

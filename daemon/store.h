@@ -129,6 +129,13 @@ int store_capture_cpus(struct store *s, int64_t id, int ncpus);
  * left open (it was killed) end at ts. Outside a batch. */
 int store_close_open_history(struct store *s, uint64_t ts);
 
+/* How far the database's live captures reach: the latest start or end,
+ * or for one that never ended its last stored event; -1 when there is
+ * none. Outside a batch. */
+int store_live_last_ts(struct store *s, int64_t *last);
+/* capture.ts_offset (schema/019): what a live capture adds to its clock. */
+int store_capture_ts_offset(struct store *s, int64_t id, uint64_t offset);
+
 /* At start: if the last capture never ended (SIGKILL, crash), ends it at
  * its last stored event and records the gap up to now as a loss of
  * unknown size on each of ncpus CPUs. *marked = the gap in ns, 0 when

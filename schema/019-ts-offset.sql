@@ -1,0 +1,11 @@
+-- 019-ts-offset: one ascending timeline across boots.
+--
+-- A trace clock starts again at every boot, so after a reboot the
+-- always-on daemon's new times would fall before (or among) the earlier
+-- boot's in the same database: windows back from the newest event,
+-- retention's oldest-first cut and shipping would take one boot for the
+-- other. When the database's live captures reach past the trace clock's
+-- now, a new live capture's times are the clock's plus ts_offset (from
+-- 1 s after the last of them on); 0 when they need none, NULL for an
+-- import (its file's own times) and for captures written before.
+ALTER TABLE capture ADD COLUMN ts_offset INTEGER;
