@@ -83,6 +83,9 @@ struct shipper {
 	struct chttp ch;		/* the URL, and the connection */
 	struct tstate t[NTABLES];
 	int64_t boot_lo;		/* this boot's first capture start */
+	int64_t boot_hi;		/* an earlier boot's last capture end;
+					 * INT64_MAX for this boot */
+	int earlier_done;		/* earlier boots' rows all shipped */
 	int64_t offset;			/* realtime - ts, the newest reading */
 	int cpus;
 	uint64_t failures;
@@ -602,7 +605,8 @@ static void select_sql(struct shipper *sh, size_t i, char *sql, size_t size)
 			 "((start_ts > ?1 AND start_ts <= ?2) OR (end_ts > ?1 AND end_ts <= ?2))");
 		break;
 	case K_LOST:	/* few, and stored late too (the span a crash lost) */
-		snprintf(sql + n, size - n, " FROM lost_events WHERE ts >= ?3 ORDER BY ts, cpu");
+		snprintf(sql + n, size - n, " FROM lost_events WHERE ts >= ?3 AND ts <= ?2 "
+			 "ORDER BY ts, cpu");
 		break;
 	case K_CAPTURE:
 		snprintf(sql + n, size - n, " FROM capture WHERE boot = ?4");
@@ -808,10 +812,14 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 			    0, sh->boot, 0);
 	clock_gettime(CLOCK_REALTIME, &now);
 	sh->round_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-	f = frontier(sh, &running);
-	fs = running ? sched_frontier(sh, f) : f;
+	if (sh->boot_hi != INT64_MAX) {
+		f = fs = sh->boot_hi;	/* an earlier boot: all of it */
+	} else {
+		f = frontier(sh, &running);
+		fs = running ? sched_frontier(sh, f) : f;
+	}
 	*shipped = f;
-	if (ship_gap(sh) < 0)
+	if (sh->boot_hi == INT64_MAX && ship_gap(sh) < 0)
 		return -1;
 	for (size_t i = 0; i < NTABLES; i++) {
 		int64_t fi = tables[i].kind == K_SCHED ? fs : f;
@@ -837,6 +845,52 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 		sh->failures = 0;
 		sh->last_warning = 0;
 	}
+	return failed ? -1 : 0;
+}
+
+static void forget_cursors(struct shipper *sh)
+{
+	for (size_t i = 0; i < NTABLES; i++)
+		sh->t[i].have_cursor = false;
+}
+
+/* What earlier boots' live captures stored and did not ship before the
+ * reboot (ClickHouse away, the daemon stopped with a backlog), each
+ * under its own boot: every boot whose captures all ended before this
+ * boot's first began (since schema 019 a database keeps the boots one
+ * after the other in ts), up to its last end, from where the cluster's
+ * data of that host and boot ends.  Returns 0 when all are shipped. */
+static int ship_earlier(struct shipper *sh)
+{
+	const char *cur = sh->boot;
+	int64_t lo_now = int_of(sh->db, "SELECT min(start_ts) FROM capture WHERE boot = ?2",
+				0, cur, INT64_MAX);
+	sqlite3_stmt *st;
+	int failed = 0;
+
+	if (sqlite3_prepare_v2(sh->db, "SELECT boot, max(end_ts) FROM capture WHERE "
+			       "source = 'live' AND boot IS NOT NULL AND boot <> ?1 GROUP BY boot "
+			       "HAVING count(end_ts) = count(*) AND max(end_ts) < ?2 "
+			       "ORDER BY min(start_ts)", -1, &st, NULL) != SQLITE_OK) {
+		ship_warn(sh, "reading earlier boots: %s", sqlite3_errmsg(sh->db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, cur, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, lo_now);
+	while (!failed && sqlite3_step(st) == SQLITE_ROW) {
+		char boot[64];
+		int64_t shipped;
+
+		snprintf(boot, sizeof(boot), "%s", (const char *)sqlite3_column_text(st, 0));
+		sh->boot = boot;
+		sh->boot_hi = sqlite3_column_int64(st, 1);
+		forget_cursors(sh);
+		failed = ship_round(sh, &shipped) < 0;
+	}
+	sqlite3_finalize(st);
+	sh->boot = cur;
+	sh->boot_hi = INT64_MAX;
+	forget_cursors(sh);
 	return failed ? -1 : 0;
 }
 
@@ -942,7 +996,7 @@ static void usage(void)
 
 int cmd_ship(int argc, char **argv)
 {
-	struct shipper sh = { .local = -1, .gzip = 1 };
+	struct shipper sh = { .local = -1, .gzip = 1, .boot_hi = INT64_MAX };
 	const char *dbpath = NULL, *url = NULL, *user = NULL, *pwfile = NULL;
 	char boot[64] = "";
 	bool once = false;
@@ -1046,6 +1100,8 @@ int cmd_ship(int argc, char **argv)
 		int r;
 
 		sqlite3_exec(sh.db, "BEGIN", NULL, NULL, NULL);
+		if (!sh.earlier_done && ship_earlier(&sh) == 0)
+			sh.earlier_done = 1;
 		r = ship_round(&sh, &shipped);
 		sqlite3_exec(sh.db, "COMMIT", NULL, NULL, NULL);
 		if (r == 0) {

@@ -20,6 +20,8 @@
 #  - while ClickHouse is away, --max-age cuts nothing unshipped, and a cut
 #    --max-db-mb forces is counted (stats unshipped_cut) and, once
 #    ClickHouse answers, shipped as a row in gaps;
+#  - an earlier boot's rows, stored while nothing was shipped, are shipped
+#    after the "reboot" under their own boot (host E);
 #  - the servers and daemons are stopped, their ports free, nothing left.
 # Needs root and tracefs (FAILS without them), clickhouse-server,
 # clickhouse-client, curl and perf.
@@ -160,6 +162,43 @@ got=$("$COMMQ" --clickhouse "http://127.0.0.1:$H1/?database=commd" -list -nohead
 	"SELECT count() FROM sched_switch FINAL WHERE boot = '$boot'" 2>&1)
 want=$(( $(sqlite3 "$dba" "SELECT count(*) FROM sched_switch") + $(sqlite3 "$dbb" "SELECT count(*) FROM sched_switch") ))
 check_eq "fleet: commq --clickhouse SQL: both hosts' switches" "$want" "$got"
+
+# An earlier boot's backlog: host E captures without shipping, the
+# machine "reboots" (its capture is filed under another boot id, as a
+# real reboot leaves it: ended, before this boot's captures in ts), and
+# host E starts again shipping: the earlier boot's rows go under their
+# own boot, none missing and none twice across the two.
+log "an earlier boot's backlog"
+ine=$(inst fe)
+dbe=$TMP/e.db
+start_ready "fleet host E, not shipping" "$TMP/e1.err" "$dbe" "$ine" --commit-ms 200
+pid_e=$COMMD_PID
+start_load 2
+sleep 2
+stop_load
+stop_commd "$pid_e" TERM
+sqlite3 "$dbe" "UPDATE capture SET boot = 'an-earlier-boot'" ||
+	fail "fleet: host E's capture filed under an earlier boot" "sqlite3 exit 0" "failed"
+end1=$(sqlite3 "$dbe" "SELECT end_ts FROM capture WHERE boot = 'an-earlier-boot'")
+start_ready "fleet host E, shipping" "$TMP/e2.err" "$dbe" "$ine" --commit-ms 200 \
+	--clickhouse "http://127.0.0.1:$H1/?database=commd" --host-name "host-e"
+pid_e=$COMMD_PID
+start_load 2
+sleep 2
+stop_load
+stop_commd "$pid_e" TERM
+check_eq "fleet: host E commd exit status after SIGTERM" 0 "$STOP_RC"
+for t in sched_switch sched_waking sched_stat_runtime sched wakeup_latency; do
+	want=$(sqlite3 "$dbe" "SELECT count(*), coalesce(sum(ts % 1000003), 0) FROM $t WHERE ts <= $end1" | tr '|' ' ')
+	got=$(ch_query 1 "SELECT count(), sum(ts % 1000003) FROM commd.$t FINAL WHERE host = 'host-e' AND boot = 'an-earlier-boot'" | tr '\t' ' ')
+	check_eq "fleet: host E's earlier boot: $t rows (count, sum of ts mod 1000003) in ClickHouse as in SQLite up to its end" \
+		"$want" "$got"
+	want=$(sqlite3 "$dbe" "SELECT count(*) FROM $t")
+	got=$(ch_query 1 "SELECT count() FROM commd.$t FINAL WHERE host = 'host-e'")
+	check_eq "fleet: host E, both boots: $t rows, none missing and none twice" "$want" "$got"
+done
+check_eq "fleet: host E's earlier boot: its capture row" 1 \
+	"$(ch_query 1 "SELECT count() FROM commd.capture FINAL WHERE host = 'host-e' AND boot = 'an-earlier-boot'")"
 
 # Retention while ClickHouse is away (host C ships to a port nobody
 # listens on): by age nothing unshipped is cut; by size (max-db-mb 1)
