@@ -174,6 +174,29 @@ sleeper_copy() {
 	printf '%s\n' "$TMP/$1"
 }
 
+# marker NAME [AFTER]: runs a task called NAME (a copy of sleep, 20 ms)
+# between two readings of the time of day, then sleeps AFTER seconds
+# (0.3): MARK_PID, MARK_T0, MARK_T1 (ns since the epoch).
+marker() {
+	local mark
+	mark=$(sleeper_copy "$1")
+	MARK_T0=$(date +%s%N)
+	"$mark" 0.02 &
+	MARK_PID=$!
+	wait "$MARK_PID"
+	MARK_T1=$(date +%s%N)
+	sleep "${2:-0.3}"
+}
+
+# iso_ns TIME: a time of day as wall() gives it (ISO 8601 UTC with ns) in
+# ns since the epoch; "none" when TIME is not one.
+iso_ns() {
+	python3 -c 'import sys, calendar, time
+s = sys.argv[1]
+print(calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")) * 10**9 + int(s[20:29]))' "$1" 2> /dev/null ||
+		echo none
+}
+
 # perf_messaging WHAT ARGS...: perf bench sched messaging ARGS, aborting
 # the test when perf fails. Output in $TMP/perf.out.
 perf_messaging() {

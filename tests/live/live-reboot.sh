@@ -23,22 +23,14 @@ command -v python3 > /dev/null || abort "python3" "in PATH" "missing"
 COMMQ=${COMMQ:-$(dirname "$COMMD")/commq}
 DAYS10=864000000000000
 
-now_ns() { date +%s%N; }
 db=$TMP/r.db
 
 # capture NAME MARKER: a live capture with a marker task run between two
 # readings of the time of day (MARK_PID, MARK_T0, MARK_T1).
 capture() {
-	local mark
 	start_ready "$1" "$TMP/$1.err" "$db" "$(inst 1)" --commit-ms 100
 	sleep 0.3
-	mark=$(sleeper_copy "$2")
-	MARK_T0=$(now_ns)
-	"$mark" 0.02 &
-	MARK_PID=$!
-	wait "$MARK_PID"
-	MARK_T1=$(now_ns)
-	sleep 0.2
+	marker "$2" 0.2
 	stop_commd "$COMMD_PID" TERM
 	check_eq "$1: commd stops on SIGTERM" 0 "$STOP_RC"
 }
@@ -83,10 +75,7 @@ check_eq "2. top --last 1s: rows of the earlier boot (bootmark-a)" 0 \
 
 # 3. The time of day of the marker's first slice.
 w=$("$COMMQ" --db "$db" -q -list -noheader "select wall(min(ts)) from sched where pid = $pb")
-wn=$(python3 -c 'import sys, calendar, time
-s = sys.argv[1]
-print(calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")) * 10**9 + int(s[20:29]))' "$w" 2> /dev/null ||
-	echo none)
+wn=$(iso_ns "$w")
 slack=$(( $(q "$db" "SELECT max(err) FROM clock_map WHERE capture = 2") + 1000000 ))
 check_true "3. wall() of the marker's first slice between the readings around it" \
 	"$((b0 - slack)) to $((b1 + slack))" "$wn ($w)" \

@@ -24,7 +24,6 @@ command -v python3 > /dev/null || abort "python3" "in PATH" "missing"
 command -v trace-cmd > /dev/null || abort "trace-cmd" "in PATH" "missing"
 COMMQ=${COMMQ:-$(dirname "$COMMD")/commq}
 
-now_ns() { date +%s%N; }
 # step_clock SECONDS: moves CLOCK_REALTIME by SECONDS (to the µs).
 step_clock() {
 	python3 -c 'import sys, time
@@ -38,19 +37,6 @@ db=$TMP/w.db
 err=$TMP/commd.err
 start_ready "wallclock" "$err" "$db" "$(inst 1)" --commit-ms 100
 sleep 0.3
-
-# marker NAME: runs a task called NAME between two readings of the time
-# of day: MARK_PID, MARK_T0, MARK_T1.
-marker() {
-	local mark
-	mark=$(sleeper_copy "$1")
-	MARK_T0=$(now_ns)
-	"$mark" 0.02 &
-	MARK_PID=$!
-	wait "$MARK_PID"
-	MARK_T1=$(now_ns)
-	sleep 0.3
-}
 
 # 1. A marker between two readings of the time of day.
 marker wallmark-a
@@ -73,11 +59,7 @@ first_in() { q "$db" "SELECT min(ts) FROM sched WHERE pid = $1"; }
 wall_ns() {
 	local w
 	w=$("$COMMQ" --db "$db" -q -list -noheader "select wall($(first_in "$1"))")
-	[ -n "$w" ] || { echo "none"; return; }
-	python3 -c 'import sys, calendar
-s = sys.argv[1]; d, f = s[:19], s[20:29]
-import time
-print(calendar.timegm(time.strptime(d, "%Y-%m-%dT%H:%M:%S")) * 10**9 + int(f))' "$w"
+	iso_ns "$w"
 }
 within() {	# WHAT LO HI GOT: LO <= GOT <= HI
 	if [ "$4" = none ]; then
