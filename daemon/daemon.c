@@ -504,8 +504,9 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 	char err[512], host[256] = "";
 	struct utsname uts;
 	struct db_dir dbdir;
-	int64_t gap = 0, last;
+	int64_t gap = 0, last, then = 0, then_rt = 0;
 	uint64_t now, raw, offset = 0;
+	int found;
 
 	if (make_parent_dir(o->db, &dbdir) || (c->lock_fd = lock_db(o->db)) < 0)
 		return -1;
@@ -546,15 +547,23 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 		live_cpu_stats(c->live, cpu, &c->last[cpu]);
 	/* Times stored from here on are the trace clock's, which starts
 	 * again at every boot: where the database's live captures reach past
-	 * its now (an earlier boot's), this capture's go on from 1 s after
-	 * them, so that the database keeps one ascending timeline. */
+	 * its now (an earlier boot's), this capture's go on after them, as
+	 * far as the time of day moved since their last clock reading (at
+	 * least 1 s), so that the database keeps one ascending timeline. */
 	raw = live_trace_now(c->live);
-	if (store_live_last_ts(c->store, &last)) {
+	if (store_live_last_ts(c->store, &last) ||
+	    (found = store_last_clock(c->store, &then, &then_rt)) < 0) {
 		log_error("%s: %s", o->db, store_errmsg(c->store));
 		return -1;
 	}
 	if (raw && last >= 0 && (uint64_t)last >= raw) {
-		offset = (uint64_t)last + 1000000000ull - raw;
+		struct timespec rt;
+		int64_t at = last + 1000000000;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		if (found && then + ((int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - then_rt) > at)
+			at = then + ((int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - then_rt);
+		offset = (uint64_t)at - raw;
 		live_set_offset(c->live, offset);
 		log_info("the database's live captures reach %.3f s past the trace clock's "
 			 "now (an earlier boot's): this capture's times are the clock's + "

@@ -778,6 +778,24 @@ int store_live_last_ts(struct store *s, int64_t *last)
 	return 0;
 }
 
+int store_last_clock(struct store *s, int64_t *ts, int64_t *realtime)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT m.ts, m.realtime FROM clock_map m JOIN capture c "
+			       "ON c.id = m.capture WHERE c.source = 'live' ORDER BY m.ts DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return st_fail(s, "reading clock readings");
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*ts = sqlite3_column_int64(st, 0);
+		*realtime = sqlite3_column_int64(st, 1);
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
 int store_capture_ts_offset(struct store *s, int64_t id, uint64_t offset)
 {
 	int64_t v = (int64_t)offset;

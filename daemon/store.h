@@ -133,6 +133,9 @@ int store_close_open_history(struct store *s, uint64_t ts);
  * or for one that never ended its last stored event; -1 when there is
  * none. Outside a batch. */
 int store_live_last_ts(struct store *s, int64_t *last);
+/* The live captures' last paired reading of trace clock and time of day:
+ * 1 and *ts, *realtime; 0 when there is none; -1 on error. */
+int store_last_clock(struct store *s, int64_t *ts, int64_t *realtime);
 /* capture.ts_offset (schema/019): what a live capture adds to its clock. */
 int store_capture_ts_offset(struct store *s, int64_t id, uint64_t offset);
 

@@ -5,7 +5,8 @@
 -- boot's in the same database: windows back from the newest event,
 -- retention's oldest-first cut and shipping would take one boot for the
 -- other. When the database's live captures reach past the trace clock's
--- now, a new live capture's times are the clock's plus ts_offset (from
--- 1 s after the last of them on); 0 when they need none, NULL for an
+-- now, a new live capture's times are the clock's plus ts_offset: they go
+-- on after the last of them as far as the time of day moved since their
+-- last clock reading (at least 1 s); 0 when they need none, NULL for an
 -- import (its file's own times) and for captures written before.
 ALTER TABLE capture ADD COLUMN ts_offset INTEGER;
