@@ -64,13 +64,29 @@ serve_pid() {
 	serve_pids "$1" | tr '\n' ' ' | sed 's/ $//'
 }
 
+# serve_settled PID: whether the query server PID is through its set-up
+# (it opens its connections as root, then drops to its user and to nice
+# 0: under ASan that takes a while after the process appears).
+serve_settled() {
+	local uid
+	uid=$(awk '$1 == "Uid:" { print $2 }' "/proc/$1/status" 2> /dev/null)
+	[ -n "$uid" ] && [ "$uid" != 0 ] &&
+		[ "$(awk '{ print $19 }' "/proc/$1/stat" 2> /dev/null)" -ge 0 ] 2> /dev/null
+}
+
 # wait_serve DB [SECONDS] [NOT_PID]: waits for exactly one query server
-# of DB (other than NOT_PID); echoes its pid, or "" after SECONDS (5).
+# of DB (other than NOT_PID), and up to 10 s more for it to settle (the
+# checks on its user and nice value then tell a failure from a start
+# still under way); echoes its pid, or "" after SECONDS (5).
 wait_serve() {
 	local i p limit=$(( ${2:-5} * 20 ))
 	for ((i = 0; i < limit; i++)); do
 		p=$(serve_pid "$1")
 		if [ -n "$p" ] && [ "$p" = "${p%% *}" ] && [ "$p" != "${3:-}" ]; then
+			for ((i = 0; i < 200; i++)); do
+				serve_settled "$p" && break
+				sleep 0.05
+			done
 			echo "$p"
 			return 0
 		fi
