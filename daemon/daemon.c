@@ -504,9 +504,8 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 	char err[512], host[256] = "";
 	struct utsname uts;
 	struct db_dir dbdir;
-	int64_t gap = 0, last, then = 0, then_rt = 0;
+	int64_t gap = 0, last;
 	uint64_t now, raw, offset = 0;
-	int found;
 
 	if (make_parent_dir(o->db, &dbdir) || (c->lock_fd = lock_db(o->db)) < 0)
 		return -1;
@@ -551,18 +550,20 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 	 * far as the time of day moved since their last clock reading (at
 	 * least 1 s), so that the database keeps one ascending timeline. */
 	raw = live_trace_now(c->live);
-	if (store_live_last_ts(c->store, &last) ||
-	    (found = store_last_clock(c->store, &then, &then_rt)) < 0) {
+	if (store_live_last_ts(c->store, &last)) {
 		log_error("%s: %s", o->db, store_errmsg(c->store));
 		return -1;
 	}
 	if (raw && last >= 0 && (uint64_t)last >= raw) {
 		struct timespec rt;
-		int64_t at = last + 1000000000;
+		int64_t at = last + 1000000000, then, then_rt;
 
 		clock_gettime(CLOCK_REALTIME, &rt);
-		if (found && then + ((int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - then_rt) > at)
-			at = then + ((int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - then_rt);
+		if (store_last_clock(c->store, &then, &then_rt) > 0) {
+			then += (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - then_rt;
+			if (then > at)
+				at = then;
+		}
 		offset = (uint64_t)at - raw;
 		live_set_offset(c->live, offset);
 		log_info("the database's live captures reach %.3f s past the trace clock's "
