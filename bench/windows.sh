@@ -6,6 +6,7 @@
 #   count   select count(*), sum(dur) from sched where ts between A and B
 #   top     commq top --last W
 #   latency commq latency --last W
+#   task    select * from thread_state where pid = X (the busiest task)
 #
 # for a 1 s and a 60 s window (W), and beside them the same count run by
 # the sqlite3 shell on the file. The 10 M database is an import of the big
@@ -81,6 +82,8 @@ cp "$db10" "$db40"
 } > "$work/grow.sql"
 sqlite3 "$db40" < "$work/grow.sql"
 
+busy=$(sqlite3 "$db10" "select h.pid from ev_sched_switch e join comm_history h on h.id = e.next_hid
+	where h.pid > 0 group by h.pid order by count(*) desc, h.pid limit 1")
 printf '%-6s %12s %10s | %-8s %10s %10s %10s %10s\n' size events "db MiB" window count sqlite3 top latency > "$work/table"
 for size in 1m 10m 40m; do
 	db=$work/$size.db
@@ -122,9 +125,25 @@ print(f"{sys.argv[2]:6s} {int(sys.argv[3]):12,d} {int(sys.argv[4]):10d} | {sys.a
       + " ".join(f"{r[k]:8.1f}ms" for k in ("count", "sqlite3", "top", "latency")))
 PY
 	done
+	# One task's states (issue 17 point 3): found through the indexes by
+	# task (schema 020), so they cost the task's rows, not the database.
+	task="select * from thread_state where pid = $busy"
+	rows=$("$commq" --socket "$sock" -list -noheader "$task" | wc -l)
+	[ "$rows" = "$(sqlite3 "$db" "$task" | wc -l)" ] ||
+		{ echo "commq and sqlite3 disagree on $task" >&2; exit 1; }
+	hyperfine -N -w 2 -r "$runs" --export-json "$work/h.json" \
+		-n task "$commq --socket $sock -list -noheader '$task'" \
+		-n sqlite3 "sqlite3 $db '$task'" > /dev/null
+	python3 - "$work/h.json" "$size" "$n" "$rows" >> "$work/tasks" <<'PY'
+import json, statistics, sys
+r = {x["command"]: statistics.median(x["times"]) * 1000 for x in json.load(open(sys.argv[1]))["results"]}
+print(f"{sys.argv[2]:6s} {int(sys.argv[3]):12,d} {int(sys.argv[4]):8,d} rows  commq {r['task']:8.1f}ms  sqlite3 {r['sqlite3']:8.1f}ms")
+PY
 	stop_commd
 done
 cat "$work/table"
+echo "select * from thread_state where pid = $busy (the busiest task):"
+cat "$work/tasks"
 python3 - "$work/table" "$top/bench/windows.svg" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if "|" in l and not l.startswith("size")]
