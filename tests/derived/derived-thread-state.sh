@@ -63,19 +63,6 @@ while read -r dat; do
 		"$(q "$db" "SELECT count(*) FROM thread_state t WHERE t.state = 'runnable'
 			AND EXISTS (SELECT 1 FROM wakeup_latency w WHERE w.pid = t.pid AND w.ts = t.ts)
 			AND NOT EXISTS (SELECT 1 FROM wakeup_latency w WHERE w.pid = t.pid AND w.ts = t.ts AND w.latency = t.dur)")" || true
-	# One task's rows: found through the index by task (schema 020), the
-	# same as the whole view's rows of that pid (pid + 0: no index).
-	busy=$(q "$db" "SELECT pid FROM sched WHERE pid > 0 GROUP BY pid ORDER BY count(*) DESC, pid LIMIT 1")
-	for v in thread_state sched; do
-		check_eq "$name.dat: $v where pid = $busy (the index) = the whole view's rows of it" \
-			"$(q "$db" "SELECT count(*), sum(dur), total(ts), group_concat(DISTINCT comm) FROM $v WHERE pid + 0 = $busy")" \
-			"$(q "$db" "SELECT count(*), sum(dur), total(ts), group_concat(DISTINCT comm) FROM $v WHERE pid = $busy")" || true
-		plan=$(q "$db" "EXPLAIN QUERY PLAN SELECT * FROM $v WHERE pid = $busy")
-		check_match "$name.dat: $v where pid = X searches the switches by task" \
-			"SEARCH e USING INDEX ev_sched_switch_task" "$plan" || true
-		check_eq "$name.dat: $v where pid = X scans no table of slices" 0 \
-			"$(grep -c 'SCAN e' <<< "$plan" || true)" || true
-	done
 	log "$name.dat: $(wc -l < "$p.gaps.ref") gaps; states: $(q "$db" "SELECT group_concat(state || ' ' || n, ', ') FROM (SELECT state, count(*) AS n FROM thread_state GROUP BY state)")"
 done < <(fixtures)
 finish
