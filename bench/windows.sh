@@ -125,8 +125,9 @@ print(f"{sys.argv[2]:6s} {int(sys.argv[3]):12,d} {int(sys.argv[4]):10d} | {sys.a
       + " ".join(f"{r[k]:8.1f}ms" for k in ("count", "sqlite3", "top", "latency")))
 PY
 	done
-	# One task's states (issue 17 point 3): found through the indexes by
-	# task (schema 020), so they cost the task's rows, not the database.
+	# One task's states (issue 17 point 3): its switches are found by
+	# reading every switch (there is no index by task), so this grows
+	# with the database.
 	task="select * from thread_state where pid = $busy"
 	rows=$("$commq" --socket "$sock" -list -noheader "$task" | wc -l)
 	[ "$rows" = "$(sqlite3 "$db" "$task" | wc -l)" ] ||
