@@ -399,12 +399,12 @@ static int check_unknown(const struct report_time *from,
 	int ret = 0;
 
 	report_window_cte_range(&sql, from, to);
-	report_cpu_use_cte(&sql);
+	report_cpu_unknown_cte(&sql);
 	sbuf_printf(&sql, "\nSELECT sum(unknown), sum(span),\n"
 		    "       (SELECT group_concat(cpu || ': ' || round(100.0 * unknown"
 		    " / span, 1) || '%%', ', ')\n"
-		    "        FROM cpu_use WHERE span > 0 AND unknown * 100 > span)\n"
-		    "FROM cpu_use;");
+		    "        FROM cpu_unknown WHERE span > 0 AND unknown * 100 > span)\n"
+		    "FROM cpu_unknown;");
 	o = output_new_sink(&unknown_sink, &u);
 	if (!sql.oom && o && run(ctx, sql.s, o, &err) == 0 && u.rows == 1 &&
 	    u.span > 0 && u.unknown * 100 > u.span) {

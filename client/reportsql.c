@@ -217,19 +217,49 @@ void report_capture_window_cte(struct sbuf *b)
 
 void report_cpu_use_cte(struct sbuf *b)
 {
+	/* Summed per CPU first, the capture window joined to those few rows
+	 * after: joined to every slice, the slices were stored and sorted
+	 * twice (76 against 45 ms on a 1 s window of 51,000 slices). */
 	report_capture_window_cte(b);
 	sbuf_printf(b, ",\n"
-"cs AS (SELECT s.cpu, s.pid, " CLIPPED " AS t,\n"
+"cs AS NOT MATERIALIZED (SELECT s.cpu, s.pid, " CLIPPED " AS t,\n"
 "              s.ts + s.dur AS e\n"
 "       FROM ws s WHERE " IN_WINDOW "),\n"
-"cu AS (SELECT cs.cpu,\n"
-"              sum(CASE WHEN cs.pid <> 0 THEN cs.t ELSE 0 END) AS busy,\n"
-"              sum(CASE WHEN cs.pid = 0 THEN cs.t ELSE 0 END) AS idle,\n"
-"              max(0, coalesce(cw.hi, min(cw.whi, max(cs.e))) - cw.lo) AS span,\n"
-"              count(*) AS slices, count(DISTINCT nullif(cs.pid, 0)) AS tasks\n"
-"       FROM cs, cw GROUP BY cs.cpu),\n"
+"cg AS (SELECT cpu,\n"
+"              sum(CASE WHEN pid <> 0 THEN t ELSE 0 END) AS busy,\n"
+"              sum(CASE WHEN pid = 0 THEN t ELSE 0 END) AS idle,\n"
+"              max(e) AS e, count(*) AS slices,\n"
+"              count(DISTINCT nullif(pid, 0)) AS tasks\n"
+"       FROM cs GROUP BY cpu),\n"
+"cu AS (SELECT cg.cpu, cg.busy, cg.idle,\n"
+"              max(0, coalesce(cw.hi, min(cw.whi, cg.e)) - cw.lo) AS span,\n"
+"              cg.slices, cg.tasks\n"
+"       FROM cg, cw),\n"
 "cpu_use AS (SELECT cpu, busy, idle, max(0, span - busy - idle) AS unknown,\n"
 "                   max(span, busy + idle) AS span, slices, tasks FROM cu)");
+}
+
+void report_cpu_unknown_cte(struct sbuf *b)
+{
+	/* Only the slices' times: no name or pid, so not joined to
+	 * comm_history (every slice kept has its row there: retention cuts
+	 * only history that ends before the first row kept). */
+	report_capture_window_cte(b);
+	sbuf_printf(b, ",\n"
+"wt(ts, dur, cpu) AS NOT MATERIALIZED (\n"
+"  SELECT ts, slice_dur, cpu FROM ev_sched_switch\n"
+"  WHERE ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w)\n"
+"    AND slice_dur IS NOT NULL\n"
+"  UNION ALL\n"
+"  SELECT ts, dur, cpu FROM dv_sched\n"
+"  WHERE ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w)),\n"
+"ck AS (SELECT s.cpu, sum(" CLIPPED ") AS known, max(s.ts + s.dur) AS e\n"
+"       FROM wt s WHERE " IN_WINDOW " GROUP BY s.cpu),\n"
+"cku AS (SELECT ck.cpu, ck.known,\n"
+"               max(0, coalesce(cw.hi, min(cw.whi, ck.e)) - cw.lo) AS span\n"
+"        FROM ck, cw),\n"
+"cpu_unknown AS (SELECT cpu, max(0, span - known) AS unknown,\n"
+"                       max(span, known) AS span FROM cku)");
 }
 
 /* ---- output files ---- */

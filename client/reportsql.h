@@ -147,6 +147,9 @@ void report_capture_window_cte(struct sbuf *b);
 /* After one of those: the CTE cpu_use(cpu, busy, idle, unknown, span,
  * slices, tasks), ns per CPU of the window (report.c says how). */
 void report_cpu_use_cte(struct sbuf *b);
+/* After one of those: cpu_unknown(cpu, unknown, span), the same unknown
+ * and span as cpu_use's, from the slices' times alone (no names). */
+void report_cpu_unknown_cte(struct sbuf *b);
 
 /* A new file beside path, to be renamed over it when complete; its mode
  * is what fopen would give.  Returns the stream, or NULL with errno. */
