@@ -429,7 +429,7 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 		 * then per name over the rows' names. */
 		sbuf_printf(b, ",\n"
 "s AS (SELECT s.hid, " CLIPPED " AS t\n"
-"      FROM ws s WHERE " IN_WINDOW "),\n"
+"      FROM wt s WHERE " IN_WINDOW "),\n"
 "g AS (SELECT hid, sum(t) AS t, count(*) AS n FROM s GROUP BY hid),\n"
 "gn AS (SELECT coalesce(h.comm, '<...>') AS comm, h.pid, g.t, g.n\n"
 "       FROM g JOIN comm_history h ON h.id = g.hid)\n"
@@ -548,7 +548,7 @@ static void util_intervals_sql(struct sbuf *b, const struct report_args *a)
 	report_window_cte(b, a);
 	report_capture_window_cte(b);
 	sbuf_printf(b, ",\n"
-"ue0 AS (SELECT cpu, max(ts + dur) AS e FROM ws GROUP BY cpu),\n"
+"ue0 AS (SELECT cpu, max(ts + dur) AS e FROM wt GROUP BY cpu),\n"
 "ue AS (SELECT c.cpu, coalesce((SELECT hi FROM cw), min((SELECT whi FROM cw),\n"
 "              coalesce(ue0.e, (SELECT max(e) FROM ue0)))) AS hi\n"
 "       FROM (SELECT cpu FROM wc UNION SELECT cpu FROM ue0) c\n"

@@ -130,6 +130,11 @@ void report_window_cte(struct sbuf *b, const struct report_args *a)
  *       that start in [since, hi), since being the earliest of each CPU's
  *       last switch before lo (a slice running at lo began at or after it:
  *       slices of a CPU do not overlap); capture.cpus says which CPUs;
+ *   wt  the same slices' times and comm_history rows alone, for a
+ *       question that needs no name or pid: not joined to comm_history
+ *       (every slice kept has its row there: retention cuts only history
+ *       that ends before the first row kept), which costs a fifth of a
+ *       window's `top`;
  *   wl  the wakeups that begin in it, as the wakeup_latency view has them.
  *
  * Unused CTEs cost nothing: SQLite skips them. NOT MATERIALIZED: read as
@@ -181,6 +186,13 @@ void report_window_rows_cte(struct sbuf *b)
 "         e.end_state, e.lost, e.start_err, e.end_err, e.hid\n"
 "  FROM dv_sched e JOIN comm_history h ON h.id = e.hid\n"
 "  WHERE e.ts >= (SELECT since FROM w) AND e.ts < (SELECT hi FROM w)),\n"
+"wt(ts, dur, cpu, hid) AS NOT MATERIALIZED (\n"
+"  SELECT ts, slice_dur, cpu, next_hid FROM ev_sched_switch\n"
+"  WHERE ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w)\n"
+"    AND slice_dur IS NOT NULL\n"
+"  UNION ALL\n"
+"  SELECT ts, dur, cpu, hid FROM dv_sched\n"
+"  WHERE ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w)),\n"
 "wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm, waker_cpu)\n"
 "  AS NOT MATERIALIZED (\n");
 	for (size_t i = 0; i < REPORT_NWAKING; i++)
@@ -241,18 +253,8 @@ void report_cpu_use_cte(struct sbuf *b)
 
 void report_cpu_unknown_cte(struct sbuf *b)
 {
-	/* Only the slices' times: no name or pid, so not joined to
-	 * comm_history (every slice kept has its row there: retention cuts
-	 * only history that ends before the first row kept). */
 	report_capture_window_cte(b);
 	sbuf_printf(b, ",\n"
-"wt(ts, dur, cpu) AS NOT MATERIALIZED (\n"
-"  SELECT ts, slice_dur, cpu FROM ev_sched_switch\n"
-"  WHERE ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w)\n"
-"    AND slice_dur IS NOT NULL\n"
-"  UNION ALL\n"
-"  SELECT ts, dur, cpu FROM dv_sched\n"
-"  WHERE ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w)),\n"
 "ck AS (SELECT s.cpu, sum(" CLIPPED ") AS known, max(s.ts + s.dur) AS e\n"
 "       FROM wt s WHERE " IN_WINDOW " GROUP BY s.cpu),\n"
 "cku AS (SELECT ck.cpu, ck.known,\n"

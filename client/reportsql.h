@@ -126,11 +126,12 @@ int report_query(report_run_fn *run, void *run_ctx, const char *sql,
 int report_fail(struct report_sink_error *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* WITH w(lo, hi, since), ws, wl: the window of --from/--to (the whole
+/* WITH w(lo, hi, since), ws, wt, wl: the window of --from/--to (the whole
  * time line when they are not given), the slices that may overlap it
  * (starting in [since, hi)) and the wakeups that begin in it, both with
- * the columns of the views sched and wakeup_latency, read through the
- * tables' time key (reportsql.c says how). */
+ * the columns of the views sched and wakeup_latency (wt: the slices' ts,
+ * dur, cpu and hid alone), read through the tables' time key (reportsql.c
+ * says how). */
 void report_window_cte(struct sbuf *b, const struct report_args *a);
 /* The same for a window [from, to] (NULL or unset: unbounded). */
 void report_window_cte_range(struct sbuf *b, const struct report_time *from,

@@ -15,7 +15,8 @@
 #  4. the default deadline, configured (--query-timeout-ms 4000), cuts a
 #     runaway recursive CTE off at ~4 s (PROTO_ERR_TIMEOUT);
 #  5. memory per query (--query-max-mem-mb 16): a query that needs more
-#     ends with "out of memory ... 16 MiB", a smaller one answers;
+#     ends with "out of memory ... 16 MiB", a smaller one answers; a sort
+#     that spills to temporary files answers from memory, not disk;
 #  6. result bytes per query (--query-max-result-mb 1): the rows up to
 #     1 MiB, then an error frame (PROTO_ERR_LIMIT) that says how many rows
 #     and bytes were sent; commq exits 1 with that message; a row larger
@@ -131,6 +132,26 @@ raw "" "$(printf "$gc" 1000)"
 check_match "two 1 MB strings: answered" "^E rows=1$" "$OUT"
 sq "select 6 * 7" -list -noheader
 check_eq "after the query out of memory: a query" "0 42" "$SQ_RC $SQ_OUT"
+# A sort larger than the sorter's memory (2 MiB: the cache) spills to its
+# temporary files; they are memory, counted against the cap, never disk:
+# 6 MB sorted answers, in order, and the server writes (wchar: every
+# write, sockets too) nothing of its size; 40 MB runs out of the 16 MiB.
+# (The keys are 0..n-1 shuffled: x * 7919 mod n, 7919 a prime not dividing n.)
+srt="with recursive c(x) as (select 1 union all select x + 1 from c limit %d)
+select count(*), group_concat(k) = (select group_concat(x - 1) from c), sum(length(y))
+from (select k, printf('%%090d', k) as y from (select x * 7919 %% %d as k from c) order by y)"
+w0=$(awk '/^wchar/ { print $2 }' "/proc/$serve/io")
+# shellcheck disable=SC2059
+raw "" "$(printf "$srt" 60000 60000)"
+w1=$(awk '/^wchar/ { print $2 }' "/proc/$serve/io")
+check_match "6 MB sorted (16 MiB a query): answered" "^E rows=1$" "$OUT"
+check_match "6 MB sorted: every row, in order" "^R 1 60000[|]1[|]5400000$" "$OUT"
+check_true "6 MB sorted: the server wrote under 1 MiB (no temporary file on disk)" \
+	"< 1048576 bytes" "$((w1 - w0)) bytes" test $((w1 - w0)) -lt 1048576
+# shellcheck disable=SC2059
+raw "" "$(printf "$srt" 400000 400000)"
+check_match "40 MB sorted (16 MiB a query): out of memory, the limit said" \
+	"^X code=7 offset=-1 msg=out of memory: the query needs more than 16 MiB" "$OUT"
 rising "across the memory cases" "$n0"
 
 # --- 6. result bytes per query (1 MiB) ----------------------------------------------------
