@@ -398,6 +398,28 @@ static int check_unknown(const struct report_time *from,
 	struct output *o;
 	int ret = 0;
 
+	/* First the window's total alone (no sort of its slices by CPU,
+	 * a third of a `top --last 1s`); its third column says whether the
+	 * per-CPU look that names the CPUs is needed: when it warns, or
+	 * when no CPU count bounds the total (a database without one). */
+	report_window_cte_range(&sql, from, to);
+	report_unknown_total_cte(&sql);
+	sbuf_printf(&sql, "\nSELECT span - known, span,\n"
+		    "       CASE WHEN (span > 0 AND (span - known) * 100 > span)\n"
+		    "              OR (coalesce(span, 0) <= 0 AND known > 0)\n"
+		    "            THEN 'more' END\n"
+		    "FROM unknown_total;");
+	o = output_new_sink(&unknown_sink, &u);
+	if (!sql.oom && o && run(ctx, sql.s, o, &err) == 0 && u.rows == 1 &&
+	    strcmp(u.cpus, "more") != 0) {
+		output_free(o);
+		sbuf_free(&sql);
+		return 0;
+	}
+	output_free(o);
+	sbuf_free(&sql);
+	u = (struct unknown_time){ .rows = 0 };
+	err = (struct query_error){ .offset = -1 };
 	report_window_cte_range(&sql, from, to);
 	report_cpu_unknown_cte(&sql);
 	sbuf_printf(&sql, "\nSELECT sum(unknown), sum(span),\n"

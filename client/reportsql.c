@@ -264,6 +264,31 @@ void report_cpu_unknown_cte(struct sbuf *b)
 "                       max(span, known) AS span FROM cku)");
 }
 
+void report_unknown_total_cte(struct sbuf *b)
+{
+	/* Slices of one CPU do not overlap (the pipeline ends one before
+	 * it starts the next), so a CPU's slices in the window add up to
+	 * at most its span there, and its latest-starting slice ends last:
+	 * its end is a step back from hi through the time key, not a sort
+	 * of the window by CPU. A CPU with no slice ending after lo has no
+	 * span, as in cpu_unknown. */
+	report_capture_window_cte(b);
+	sbuf_printf(b, ",\n"
+"ce AS (SELECT wc.cpu, max(coalesce(\n"
+"         (SELECT e.ts + e.slice_dur FROM ev_sched_switch e\n"
+"          WHERE e.ts >= (SELECT since FROM w) AND e.ts < " W_HI "\n"
+"            AND e.cpu = wc.cpu AND e.slice_dur IS NOT NULL\n"
+"          ORDER BY e.ts DESC LIMIT 1), 0), coalesce(\n"
+"         (SELECT d.ts + d.dur FROM dv_sched d\n"
+"          WHERE d.ts >= (SELECT since FROM w) AND d.ts < " W_HI "\n"
+"            AND d.cpu = wc.cpu ORDER BY d.ts DESC LIMIT 1), 0)) AS e\n"
+"       FROM wc),\n"
+"unknown_total AS (SELECT\n"
+"         (SELECT sum(max(0, coalesce(cw.hi, min(cw.whi, ce.e)) - cw.lo))\n"
+"          FROM ce, cw WHERE ce.e > " W_LO ") AS span,\n"
+"         (SELECT sum(" CLIPPED ") FROM wt s WHERE " IN_WINDOW ") AS known)");
+}
+
 /* ---- output files ---- */
 
 FILE *report_open_temp(const char *path, char **tmp)

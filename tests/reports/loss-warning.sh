@@ -161,6 +161,44 @@ grep -q "of the CPUs' time in the window is unknown (CPU 1: " "$T/loud.err" ||
 grep -q "is unknown" "$T/quiet.err" && fail "clean top -q: an unknown-time warning"
 silent "clean timeline" --db "$CLEAN" timeline -o - --width 300
 
+# The unknown-time warning, window by window, exactly when top --by cpu's
+# own numbers say over 1% of the window is unknown (its first look sums the
+# window without sorting it by CPU; the CPUs it names come from a second).
+# Windows across the recording, some short (a CPU's gaps dominate them),
+# some long; one where the ratio lies within 0.01% of 1% is not judged.
+span_ns=$(ref "$CLEAN" "select max(ts) - min(ts) from ev_sched_switch")
+judged=0 fired=0
+for w in "0 100" "0 3" "1 2" "5 6" "10 12" "20 21" "30 40" "33 34" "50 51" \
+	 "60 90" "70 71" "88 89" "95 100" "99 100" "40 60"; do
+	set -- $w
+	from=$((span_ns * $1 / 100)) to=$((span_ns * $2 / 100))
+	"$COMMQ" --db "$CLEAN" -q -csv -noheader top --by cpu --from "+${from}ns" --to "+${to}ns" \
+		>"$T/bycpu.csv"
+	want=$(awk -F, '{ u += $4; s += $2 + $3 + $4 }
+		END { if (s <= 0) print "none"
+		      else if (u * 100 > s * 1.0001) print "warn"
+		      else if (u * 100 < s * 0.9999) print "none"
+		      else print "edge" }' "$T/bycpu.csv")
+	"$COMMQ" --db "$CLEAN" top --from "+${from}ns" --to "+${to}ns" \
+		>/dev/null 2>"$T/w.err"
+	got=none
+	grep -q "of the CPUs' time in the window is unknown" "$T/w.err" && got=warn
+	[ "$want" = edge ] && continue
+	judged=$((judged + 1))
+	[ "$got" = warn ] && fired=$((fired + 1))
+	expect_eq "unknown-time warning for $1%..$2% of the recording (top --by cpu)" \
+		"$want" "$got"
+	if [ "$got" = warn ]; then
+		listed=$(sed -n 's/.*is unknown (CPU \([^)]*\)).*/\1/p' "$T/w.err" |
+			sed 's/: [0-9.]*%//g; s/ //g')
+		cpus=$(awk -F, '($2 + $3 + $4) > 0 && $4 * 100 > ($2 + $3 + $4) {
+			printf "%s%s", n++ ? "," : "", $1 }' "$T/bycpu.csv")
+		expect_eq "unknown-time warning for $1%..$2%: the CPUs" "$cpus" "$listed"
+	fi
+done
+check_true "windows judged: some warn, some do not" "0 < warned < judged" \
+	"$fired of $judged warned" test "$fired" -gt 0 -a "$fired" -lt "$judged"
+
 # a database without lost_events: the lookup fails, and nothing is said
 cp "$DROPS" "$T/old.db"
 ref "$T/old.db" "drop table lost_events"
