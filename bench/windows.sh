@@ -6,6 +6,8 @@
 #   count   select count(*), sum(dur) from sched where ts between A and B
 #   top     commq top --last W
 #   latency commq latency --last W
+#   (each with -q; "+warn": without it, as commq runs by default, with
+#   its look for losses and unknown time in the window after the report)
 #   task    select * from thread_state where pid = X (the busiest task)
 #
 # for a 1 s and a 60 s window (W), and beside them the same count run by
@@ -84,7 +86,7 @@ sqlite3 "$db40" < "$work/grow.sql"
 
 busy=$(sqlite3 "$db10" "select h.pid from ev_sched_switch e join comm_history h on h.id = e.next_hid
 	where h.pid > 0 group by h.pid order by count(*) desc, h.pid limit 1")
-printf '%-6s %12s %10s | %-8s %10s %10s %10s %10s\n' size events "db MiB" window count sqlite3 top latency > "$work/table"
+printf '%-6s %12s %10s | %-8s %10s %10s %10s %10s %10s %10s\n' size events "db MiB" window count sqlite3 top latency "top+warn" "lat+warn" > "$work/table"
 for size in 1m 10m 40m; do
 	db=$work/$size.db
 	n=$(events "$db")
@@ -117,12 +119,14 @@ for size in 1m 10m 40m; do
 			-n count "$commq --socket $sock -list -noheader '$count'" \
 			-n sqlite3 "sqlite3 $db '$count'" \
 			-n top "$commq --socket $sock -q top --last ${w}s" \
-			-n latency "$commq --socket $sock -q latency --last ${w}s" > /dev/null
+			-n latency "$commq --socket $sock -q latency --last ${w}s" \
+			-n topw "$commq --socket $sock top --last ${w}s" \
+			-n latencyw "$commq --socket $sock latency --last ${w}s" > /dev/null
 		python3 - "$work/h.json" "$size" "$n" "$mib" "${w}s" >> "$work/table" <<'PY'
 import json, statistics, sys
 r = {x["command"]: statistics.median(x["times"]) * 1000 for x in json.load(open(sys.argv[1]))["results"]}
 print(f"{sys.argv[2]:6s} {int(sys.argv[3]):12,d} {int(sys.argv[4]):10d} | {sys.argv[5]:8s} "
-      + " ".join(f"{r[k]:8.1f}ms" for k in ("count", "sqlite3", "top", "latency")))
+      + " ".join(f"{r[k]:8.1f}ms" for k in ("count", "sqlite3", "top", "latency", "topw", "latencyw")))
 PY
 	done
 	# One task's states (issue 17 point 3): its switches are found by
