@@ -109,8 +109,11 @@ void report_time_sql(struct sbuf *b, const struct report_time *t);
 #define W_LO "(SELECT lo FROM w)"
 #define W_HI "(SELECT hi FROM w)"
 
-/* The part of slice s inside window w; and the slices that have one. */
-#define CLIPPED "min(s.ts + s.dur, " W_HI ") - max(s.ts, " W_LO ")"
+/* The part of slice s inside window w (CASE, not min() and max(): those
+ * are function calls, a tenth of a window's `top`); and the slices that
+ * have one. */
+#define CLIPPED "(s.dur - CASE WHEN s.ts < " W_LO " THEN " W_LO " - s.ts ELSE 0 END\n" \
+	"  - CASE WHEN s.ts + s.dur > " W_HI " THEN s.ts + s.dur - " W_HI " ELSE 0 END)"
 #define IN_WINDOW "s.ts < " W_HI " AND s.ts + s.dur > " W_LO
 
 /* Runs sql through run into a sink built from cb and ctx; logs an error
