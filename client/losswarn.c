@@ -387,63 +387,65 @@ static const struct output_sink unknown_sink = {
 	unknown_begin, unknown_row, loss_end,
 };
 
+/* Runs the window's CTEs, then cte's, then select, into u: whether it
+ * gave one row. */
+static bool unknown_query(const struct report_time *from,
+			  const struct report_time *to,
+			  void (*cte)(struct sbuf *), const char *select,
+			  report_run_fn *run, void *ctx, struct unknown_time *u)
+{
+	struct sbuf sql = { 0 };
+	struct query_error err = { .offset = -1 };
+	struct output *o = output_new_sink(&unknown_sink, u);
+	bool ok;
+
+	*u = (struct unknown_time){ .rows = 0 };
+	report_window_cte_range(&sql, from, to);
+	cte(&sql);
+	sbuf_printf(&sql, "\n%s", select);
+	ok = !sql.oom && o && run(ctx, sql.s, o, &err) == 0 && u->rows == 1;
+	output_free(o);
+	sbuf_free(&sql);
+	return ok;
+}
+
 /* Warns when over 1% of the CPUs' time in the window is in no slice. */
 static int check_unknown(const struct report_time *from,
 			 const struct report_time *to, report_run_fn *run,
 			 void *ctx)
 {
-	struct sbuf sql = { 0 };
-	struct unknown_time u = { .rows = 0 };
-	struct query_error err = { .offset = -1 };
-	struct output *o;
-	int ret = 0;
+	struct unknown_time u;
 
 	/* First the window's total alone (no sort of its slices by CPU,
 	 * a third of a `top --last 1s`); its third column says whether the
 	 * per-CPU look that names the CPUs is needed: when it warns, or
 	 * when no CPU count bounds the total (a database without one). */
-	report_window_cte_range(&sql, from, to);
-	report_unknown_total_cte(&sql);
-	sbuf_printf(&sql, "\nSELECT span - known, span,\n"
-		    "       CASE WHEN (span > 0 AND (span - known) * 100 > span)\n"
-		    "              OR (coalesce(span, 0) <= 0 AND known > 0)\n"
-		    "            THEN 'more' END\n"
-		    "FROM unknown_total;");
-	o = output_new_sink(&unknown_sink, &u);
-	if (!sql.oom && o && run(ctx, sql.s, o, &err) == 0 && u.rows == 1 &&
-	    strcmp(u.cpus, "more") != 0) {
-		output_free(o);
-		sbuf_free(&sql);
+	if (unknown_query(from, to, report_unknown_total_cte,
+			  "SELECT span - known, span,\n"
+			  "       CASE WHEN (span > 0 AND (span - known) * 100 > span)\n"
+			  "              OR (coalesce(span, 0) <= 0 AND known > 0)\n"
+			  "            THEN 'more' END\n"
+			  "FROM unknown_total;", run, ctx, &u) &&
+	    strcmp(u.cpus, "more") != 0)
 		return 0;
-	}
-	output_free(o);
-	sbuf_free(&sql);
-	u = (struct unknown_time){ .rows = 0 };
-	err = (struct query_error){ .offset = -1 };
-	report_window_cte_range(&sql, from, to);
-	report_cpu_unknown_cte(&sql);
-	sbuf_printf(&sql, "\nSELECT sum(unknown), sum(span),\n"
-		    "       (SELECT group_concat(cpu || ': ' || round(100.0 * unknown"
-		    " / span, 1) || '%%', ', ')\n"
-		    "        FROM cpu_unknown WHERE span > 0 AND unknown * 100 > span)\n"
-		    "FROM cpu_unknown;");
-	o = output_new_sink(&unknown_sink, &u);
-	if (!sql.oom && o && run(ctx, sql.s, o, &err) == 0 && u.rows == 1 &&
-	    u.span > 0 && u.unknown * 100 > u.span) {
-		if (fflush(stdout) != 0)
-			ret = -1;
-		else
-			log_warning("warning: %.1f%% of the CPUs' time in the window is "
-				    "unknown (CPU %s): no recorded event says who ran "
-				    "then (a switch the kernel did not trace, a loss, "
-				    "before a CPU's first event; commq lost counts "
-				    "them); the answer may be incomplete (-q silences "
-				    "this)", 100.0 * (double)u.unknown / (double)u.span,
-				    u.cpus[0] ? u.cpus : "?");
-	}
-	output_free(o);
-	sbuf_free(&sql);
-	return ret;
+	if (!unknown_query(from, to, report_cpu_unknown_cte,
+			   "SELECT sum(unknown), sum(span),\n"
+			   "       (SELECT group_concat(cpu || ': ' || round(100.0 * unknown"
+			   " / span, 1) || '%', ', ')\n"
+			   "        FROM cpu_unknown WHERE span > 0 AND unknown * 100 > span)\n"
+			   "FROM cpu_unknown;", run, ctx, &u) ||
+	    u.span <= 0 || u.unknown * 100 <= u.span)
+		return 0;
+	if (fflush(stdout) != 0)
+		return -1;
+	log_warning("warning: %.1f%% of the CPUs' time in the window is "
+		    "unknown (CPU %s): no recorded event says who ran "
+		    "then (a switch the kernel did not trace, a loss, "
+		    "before a CPU's first event; commq lost counts "
+		    "them); the answer may be incomplete (-q silences "
+		    "this)", 100.0 * (double)u.unknown / (double)u.span,
+		    u.cpus[0] ? u.cpus : "?");
+	return 0;
 }
 
 int losswarn_window(const struct report_time *from,
