@@ -418,12 +418,16 @@ static int check_unknown(const struct report_time *from,
 
 	/* First the window's total alone (no sort of its slices by CPU,
 	 * a third of a `top --last 1s`); its third column says whether the
-	 * per-CPU look that names the CPUs is needed: when it warns, or
-	 * when no CPU count bounds the total (a database without one). */
+	 * per-CPU look that names the CPUs is needed: when it warns, when
+	 * no CPU count bounds the total (a database without one), or when
+	 * the slices cover more than the span (slices of a CPU that
+	 * overlap, or of a CPU past the count: the total may hide a CPU's
+	 * unknown time then). */
 	if (unknown_query(from, to, report_unknown_total_cte,
 			  "SELECT span - known, span,\n"
 			  "       CASE WHEN (span > 0 AND (span - known) * 100 > span)\n"
 			  "              OR (coalesce(span, 0) <= 0 AND known > 0)\n"
+			  "              OR known > span\n"
 			  "            THEN 'more' END\n"
 			  "FROM unknown_total;", run, ctx, &u) &&
 	    strcmp(u.cpus, "more") != 0)
