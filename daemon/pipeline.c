@@ -579,7 +579,14 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		p->ncpus = cpu + 1;
 	if (!p->events)
 		p->first_ts = ts;
-	p->last_ts = ts;
+	/* The newest event so far, not the last one read: an event can be
+	 * committed to its CPU's buffer after a later-stamped one was read
+	 * from another CPU (live), and the capture ends, its names and open
+	 * slices close, at the newest time seen (else the capture's end fell
+	 * before rows stored after it, and the shipper's last round, which
+	 * ships up to the end, left them behind). */
+	if (ts > p->last_ts)
+		p->last_ts = ts;
 	p->events++;
 	if (ev.event->id >= 0 && ev.event->id <= p->max_id)
 		p->type_counts[ev.event->id]++;
