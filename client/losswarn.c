@@ -432,12 +432,13 @@ static int check_unknown(const struct report_time *from,
 			  "FROM unknown_total;", run, ctx, &u) &&
 	    strcmp(u.cpus, "more") != 0)
 		return 0;
-	if (!unknown_query(from, to, report_cpu_unknown_cte,
+	/* The per-CPU look is top --by cpu's own (cpu_use). */
+	if (!unknown_query(from, to, report_cpu_use_cte,
 			   "SELECT sum(unknown), sum(span),\n"
 			   "       (SELECT group_concat(cpu || ': ' || round(100.0 * unknown"
 			   " / span, 1) || '%', ', ')\n"
-			   "        FROM cpu_unknown WHERE span > 0 AND unknown * 100 > span)\n"
-			   "FROM cpu_unknown;", run, ctx, &u) ||
+			   "        FROM cpu_use WHERE span > 0 AND unknown * 100 > span)\n"
+			   "FROM cpu_use;", run, ctx, &u) ||
 	    u.span <= 0 || u.unknown * 100 <= u.span)
 		return 0;
 	if (fflush(stdout) != 0)

@@ -251,31 +251,15 @@ void report_cpu_use_cte(struct sbuf *b)
 "                   max(span, busy + idle) AS span, slices, tasks FROM cu)");
 }
 
-void report_cpu_unknown_cte(struct sbuf *b)
-{
-	report_capture_window_cte(b);
-	sbuf_printf(b, ",\n"
-"ck AS (SELECT s.cpu, sum(" CLIPPED ") AS known, max(s.ts + s.dur) AS e\n"
-"       FROM wt s WHERE " IN_WINDOW " GROUP BY s.cpu),\n"
-"cku AS (SELECT ck.cpu, ck.known,\n"
-"               max(0, coalesce(cw.hi, min(cw.whi, ck.e)) - cw.lo) AS span\n"
-"        FROM ck, cw),\n"
-"cpu_unknown AS (SELECT cpu, max(0, span - known) AS unknown,\n"
-"                       max(span, known) AS span FROM cku)");
-}
-
 /* The time table's slices (duration column dur) cover in the window,
- * each clipped to it with CASE (min() and max() are function calls: 4 of
- * the 22 ms of a 1 s window of 51,000 slices), read from the table itself
- * (through wt, the UNION's co-routine took 4 more). */
+ * read from the table itself (through wt, the UNION's co-routine took 4
+ * of the 22 ms of a 1 s window of 51,000 slices; this subquery is
+ * flattened). */
 #define KNOWN(table, dur, cond)						\
-	"(SELECT coalesce(sum(s." dur "\n"					\
-	"            - CASE WHEN s.ts < " W_LO " THEN " W_LO " - s.ts ELSE 0 END\n" \
-	"            - CASE WHEN s.ts + s." dur " > " W_HI "\n"		\
-	"                   THEN s.ts + s." dur " - " W_HI " ELSE 0 END), 0)\n" \
-	"          FROM " table " s\n"					\
-	"          WHERE s.ts >= (SELECT since FROM w) AND s.ts < " W_HI cond "\n" \
-	"            AND s.ts + s." dur " > " W_LO ")"
+	"(SELECT coalesce(sum(" CLIPPED "), 0)\n"				\
+	"          FROM (SELECT ts, " dur " AS dur FROM " table "\n"		\
+	"                WHERE ts >= (SELECT since FROM w) AND ts < " W_HI cond ") s\n" \
+	"          WHERE s.ts + s.dur > " W_LO ")"
 
 void report_unknown_total_cte(struct sbuf *b)
 {
@@ -284,7 +268,7 @@ void report_unknown_total_cte(struct sbuf *b)
 	 * at most its span there, and its latest-starting slice ends last:
 	 * its end is a step back from hi through the time key, not a sort
 	 * of the window by CPU. A CPU with no slice ending after lo has no
-	 * span, as in cpu_unknown. */
+	 * span, as in cpu_use. */
 	report_capture_window_cte(b);
 	sbuf_printf(b, ",\n"
 "ce AS (SELECT wc.cpu, max(coalesce(\n"
@@ -299,7 +283,7 @@ void report_unknown_total_cte(struct sbuf *b)
 "unknown_total AS (SELECT\n"
 "         (SELECT sum(max(0, coalesce(cw.hi, min(cw.whi, ce.e)) - cw.lo))\n"
 "          FROM ce, cw WHERE ce.e > " W_LO ") AS span,\n"
-"         " KNOWN("ev_sched_switch", "slice_dur", " AND s.slice_dur IS NOT NULL") "\n"
+"         " KNOWN("ev_sched_switch", "slice_dur", " AND slice_dur IS NOT NULL") "\n"
 "         + " KNOWN("dv_sched", "dur", "") " AS known)");
 }
 

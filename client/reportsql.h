@@ -151,13 +151,10 @@ void report_capture_window_cte(struct sbuf *b);
 /* After one of those: the CTE cpu_use(cpu, busy, idle, unknown, span,
  * slices, tasks), ns per CPU of the window (report.c says how). */
 void report_cpu_use_cte(struct sbuf *b);
-/* After one of those: cpu_unknown(cpu, unknown, span), the same unknown
- * and span as cpu_use's, from the slices' times alone (no names). */
-void report_cpu_unknown_cte(struct sbuf *b);
 /* After one of those: unknown_total(span, known), the CPUs' span in the
  * window and the time their slices cover there, in one pass over the
- * window (span - known is cpu_unknown's sum of unknown, and span its sum
- * of span, as long as no two slices of a CPU overlap). */
+ * window (span - known is cpu_use's sum of unknown, and span its sum of
+ * span, as long as no two slices of a CPU overlap). */
 void report_unknown_total_cte(struct sbuf *b);
 
 /* A new file beside path, to be renamed over it when complete; its mode

@@ -577,14 +577,15 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 				  ev.kind);
 	if (cpu >= p->ncpus)
 		p->ncpus = cpu + 1;
-	if (!p->events)
-		p->first_ts = ts;
-	/* The newest event so far, not the last one read: an event can be
-	 * committed to its CPU's buffer after a later-stamped one was read
-	 * from another CPU (live), and the capture ends, its names and open
+	/* The oldest and newest events so far, not the first and last
+	 * read: an event can be committed to its CPU's buffer after a
+	 * later-stamped one was read from another CPU (live), and the
+	 * capture begins and ends, its names and open
 	 * slices close, at the newest time seen (else the capture's end fell
 	 * before rows stored after it, and the shipper's last round, which
 	 * ships up to the end, left them behind). */
+	if (!p->events || ts < p->first_ts)
+		p->first_ts = ts;
 	if (ts > p->last_ts)
 		p->last_ts = ts;
 	p->events++;
