@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -532,6 +533,7 @@ static int parse_args(int argc, char **argv, struct options *opt)
 struct target {
 	struct local *local;		/* --db mode */
 	struct remote *remote;		/* socket mode */
+	const char *db, *socket;	/* where they were opened */
 	struct query_limits lim;	/* asked of every batch */
 	bool quiet;			/* -q: no loss warnings */
 	bool cut;			/* --limit left rows out since reset */
@@ -664,6 +666,71 @@ static const char *history_path(char *buf, size_t size)
 	return buf;
 }
 
+/* The look for a window's warnings, on a connection of its own. */
+struct side_look {
+	struct target t;
+	const struct report_args *a;
+	struct losswarn_found found;
+	bool failed;			/* a look-up could not run */
+	pthread_t thread;
+};
+
+static int side_run_sql(void *ctx, const char *sql, struct output *out,
+			struct query_error *err)
+{
+	struct side_look *s = ctx;
+	int ret = run_sql(&s->t, sql, out, err);
+
+	if (ret != 0)
+		s->failed = true;
+	return ret;
+}
+
+static void *side_look_run(void *arg)
+{
+	struct side_look *s = arg;
+
+	losswarn_window_find(&s->a->from, &s->a->to, side_run_sql, s,
+			     &s->found);
+	return NULL;
+}
+
+/* Starts the look for a's window's warnings beside the report, on a
+ * second connection to t's file or daemon (the daemon runs two queries of
+ * a user at once): on a second core it costs the report no time. Returns
+ * 0, or -1 when it could not start (the caller then looks after the
+ * report, on t itself). */
+static int side_look_start(struct side_look *s, const struct target *t,
+			   const struct report_args *a)
+{
+	struct query_error err = { .offset = -1 };
+
+	*s = (struct side_look){ .a = a };
+	s->t.lim = t->lim;
+	if (t->local)
+		s->t.local = local_open(t->db, &err);
+	else
+		s->t.remote = remote_new(t->socket, &err);
+	if ((s->t.local || s->t.remote) &&
+	    pthread_create(&s->thread, NULL, side_look_run, s) == 0)
+		return 0;
+	local_close(s->t.local);
+	remote_free(s->t.remote);
+	return -1;
+}
+
+/* Waits for the look to end; its warnings into found. Returns 0, or -1
+ * when a look-up could not run there (a server that refused the second
+ * connection, say: the caller then looks on its own connection). */
+static int side_look_join(struct side_look *s, struct losswarn_found *found)
+{
+	pthread_join(s->thread, NULL);
+	*found = s->found;
+	local_close(s->t.local);
+	remote_free(s->t.remote);
+	return s->failed ? -1 : 0;
+}
+
 /* A report, then the warning for its window (history: the lifetimes
  * it printed; lost: none). */
 static int run_report(const struct report_args *a, struct target *t,
@@ -672,6 +739,10 @@ static int run_report(const struct report_args *a, struct target *t,
 	struct losswarn_tracker tr;
 	bool track = !t->quiet && a->kind == REPORT_HISTORY &&
 		     losswarn_track(&tr, sh->out) == 0;
+	bool window = !t->quiet && a->kind != REPORT_HISTORY &&
+		      a->kind != REPORT_LOST && a->kind != REPORT_UI;
+	struct side_look side;
+	bool beside = window && side_look_start(&side, t, a) == 0;
 	int ret, warned = 0;
 
 	t->cut = false;
@@ -679,11 +750,21 @@ static int run_report(const struct report_args *a, struct target *t,
 
 	if (ret == 0)
 		warn_cut(t, "the report");
-	if (ret == 0 && track)
+	if (beside) {
+		struct losswarn_found found;
+
+		if (side_look_join(&side, &found) < 0)
+			beside = false;
+		else if (ret == 0)
+			warned = losswarn_print(&found);
+	}
+	if (beside) {
+		/* done */
+	} else if (ret == 0 && track) {
 		warned = losswarn_tracked(&tr, run_sql, t);
-	else if (ret == 0 && !t->quiet && a->kind != REPORT_HISTORY &&
-		 a->kind != REPORT_LOST && a->kind != REPORT_UI)
+	} else if (ret == 0 && window) {
 		warned = losswarn_window(&a->from, &a->to, run_sql, t);
+	}
 	if (warned < 0) {
 		log_error("printing results: %s", strerror(errno));
 		ret = -1;
@@ -737,7 +818,8 @@ out:
 
 static int run(const struct options *opt)
 {
-	struct target t = { .lim = opt->lim, .quiet = opt->quiet };
+	struct target t = { .db = opt->db, .socket = opt->socket,
+			    .lim = opt->lim, .quiet = opt->quiet };
 	struct query_error err = { .offset = -1 };
 	struct shell sh;
 	bool shell_ok = false;

@@ -262,8 +262,8 @@ static void relative(char *buf, size_t size, int64_t ts, int64_t base)
 	snprintf(buf, size, "%+.6fs", (double)(ts - base) / 1e9);
 }
 
-/* Returns 0, or -1 with errno set when stdout could not be flushed. */
-static int warn(const struct losses *l)
+/* The warning about the losses l into buf. */
+static void loss_text(char *buf, size_t size, const struct losses *l)
 {
 	char when[200], first[40], last[40], what[120];
 	const char *cpus = l->cpus[0] ? l->cpus : "?";
@@ -294,25 +294,35 @@ static int warn(const struct losses *l)
 		snprintf(what, sizeof(what), "%" PRId64 " events and %" PRId64
 			 " loss%s of unknown size", l->events, l->unknown,
 			 l->unknown == 1 ? "" : "es");
+	snprintf(buf, size, "warning: events were lost on CPU %s %s: %s; the "
+		 "answer may be incomplete (-q silences this)", cpus, when,
+		 what);
+}
+
+int losswarn_print(const struct losswarn_found *f)
+{
+	if (!f->loss[0] && !f->unknown[0])
+		return 0;
 	/* After the rows, on a terminal too; the flush may be the first
 	 * to find that they could not be written. */
 	if (fflush(stdout) != 0)
 		return -1;
-	log_warning("warning: events were lost on CPU %s %s: %s; the answer "
-		    "may be incomplete (-q silences this)", cpus, when, what);
+	if (f->loss[0])
+		log_warning("%s", f->loss);
+	if (f->unknown[0])
+		log_warning("%s", f->unknown);
 	return 0;
 }
 
 /* Looks up the losses with ts in [lo, hi] (SQL expressions; NULL: no
- * bound) and warns about them. */
-static int check(const char *lo, const char *hi, report_run_fn *run,
-		 void *ctx)
+ * bound): their warning into f->loss. */
+static void check(const char *lo, const char *hi, report_run_fn *run,
+		  void *ctx, struct losswarn_found *f)
 {
 	struct sbuf sql = { 0 };
 	struct losses l = { .rows = 0 };
 	struct query_error err = { .offset = -1 };
 	struct output *o;
-	int ret = 0;
 
 	sbuf_printf(&sql, "WITH l AS (SELECT cpu, ts, count FROM lost_events"
 		    " WHERE ts IS NOT NULL");
@@ -331,23 +341,22 @@ static int check(const char *lo, const char *hi, report_run_fn *run,
 	/* Any failure (no lost_events table, a refusal): say nothing. */
 	if (!sql.oom && o && run(ctx, sql.s, o, &err) == 0 && l.rows == 1 &&
 	    l.records > 0)
-		ret = warn(&l);
+		loss_text(f->loss, sizeof(f->loss), &l);
 	output_free(o);
 	sbuf_free(&sql);
-	return ret;
 }
 
 int losswarn_tracked(const struct losswarn_tracker *t, report_run_fn *run,
 		     void *ctx)
 {
+	struct losswarn_found f = { .loss = "" };
 	char lo[32], hi[32];
 	bool whole = !t->seen || t->unknown || (t->results && !t->result_seen);
 
-	if (whole)
-		return check(NULL, NULL, run, ctx);
 	snprintf(lo, sizeof(lo), "%" PRId64, t->lo);
 	snprintf(hi, sizeof(hi), "%" PRId64, t->hi);
-	return check(lo, hi, run, ctx);
+	check(whole ? NULL : lo, whole ? NULL : hi, run, ctx, &f);
+	return losswarn_print(&f);
 }
 
 /* ---- unknown time in a report's window ---- */
@@ -409,10 +418,11 @@ static bool unknown_query(const struct report_time *from,
 	return ok;
 }
 
-/* Warns when over 1% of the CPUs' time in the window is in no slice. */
-static int check_unknown(const struct report_time *from,
-			 const struct report_time *to, report_run_fn *run,
-			 void *ctx)
+/* The warning when over 1% of the CPUs' time in the window is in no
+ * slice, into f->unknown. */
+static void check_unknown(const struct report_time *from,
+			  const struct report_time *to, report_run_fn *run,
+			  void *ctx, struct losswarn_found *f)
 {
 	struct unknown_time u;
 
@@ -431,7 +441,7 @@ static int check_unknown(const struct report_time *from,
 			  "            THEN 'more' END\n"
 			  "FROM unknown_total;", run, ctx, &u) &&
 	    strcmp(u.cpus, "more") != 0)
-		return 0;
+		return;
 	/* The per-CPU look is top --by cpu's own (cpu_use). */
 	if (!unknown_query(from, to, report_cpu_use_cte,
 			   "SELECT sum(unknown), sum(span),\n"
@@ -440,35 +450,40 @@ static int check_unknown(const struct report_time *from,
 			   "        FROM cpu_use WHERE span > 0 AND unknown * 100 > span)\n"
 			   "FROM cpu_use;", run, ctx, &u) ||
 	    u.span <= 0 || u.unknown * 100 <= u.span)
-		return 0;
-	if (fflush(stdout) != 0)
-		return -1;
-	log_warning("warning: %.1f%% of the CPUs' time in the window is "
+		return;
+	snprintf(f->unknown, sizeof(f->unknown), "warning: %.1f%% of the CPUs' time in the window is "
 		    "unknown (CPU %s): no recorded event says who ran "
 		    "then (a switch the kernel did not trace, a loss, "
 		    "before a CPU's first event; commq lost counts "
 		    "them); the answer may be incomplete (-q silences "
 		    "this)", 100.0 * (double)u.unknown / (double)u.span,
 		    u.cpus[0] ? u.cpus : "?");
-	return 0;
+}
+
+void losswarn_window_find(const struct report_time *from,
+			  const struct report_time *to, report_run_fn *run,
+			  void *ctx, struct losswarn_found *f)
+{
+	struct sbuf lo = { 0 }, hi = { 0 };
+
+	*f = (struct losswarn_found){ .loss = "" };
+	if (from->set)
+		report_time_sql(&lo, from);
+	if (to->set)
+		report_time_sql(&hi, to);
+	if (!lo.oom && !hi.oom)
+		check(lo.s, hi.s, run, ctx, f);
+	sbuf_free(&lo);
+	sbuf_free(&hi);
+	check_unknown(from, to, run, ctx, f);
 }
 
 int losswarn_window(const struct report_time *from,
 		    const struct report_time *to, report_run_fn *run,
 		    void *ctx)
 {
-	struct sbuf lo = { 0 }, hi = { 0 };
-	int ret = 0;
+	struct losswarn_found f;
 
-	if (from->set)
-		report_time_sql(&lo, from);
-	if (to->set)
-		report_time_sql(&hi, to);
-	if (!lo.oom && !hi.oom)
-		ret = check(lo.s, hi.s, run, ctx);
-	sbuf_free(&lo);
-	sbuf_free(&hi);
-	if (ret == 0)
-		ret = check_unknown(from, to, run, ctx);
-	return ret;
+	losswarn_window_find(from, to, run, ctx, &f);
+	return losswarn_print(&f);
 }

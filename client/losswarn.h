@@ -64,10 +64,28 @@ void losswarn_track_free(struct losswarn_tracker *t);
 int losswarn_tracked(const struct losswarn_tracker *t, report_run_fn *run,
 		     void *ctx);
 
-/* The same for a window [from, to] of a report: an unset end is the
- * capture's. */
+/* The warnings found, each a line ("" when none). */
+struct losswarn_found {
+	char loss[800];			/* events lost in the range */
+	char unknown[640];		/* over 1% of the CPUs' time unknown */
+};
+
+/* Flushes stdout and prints f's warnings on stderr, when it has any.
+ * Returns 0, or -1 with errno set when that flush failed. */
+int losswarn_print(const struct losswarn_found *f);
+
+/* The same as losswarn_tracked for a window [from, to] of a report (an
+ * unset end is the capture's), with the look for unknown time in it. */
 int losswarn_window(const struct report_time *from,
 		    const struct report_time *to, report_run_fn *run,
 		    void *ctx);
+
+/* losswarn_window's look-ups alone: what it would print, into f.  It
+ * prints nothing and touches nothing but ctx (through run) and f, so it
+ * may run on a thread of its own, on a connection of its own, while the
+ * report runs. */
+void losswarn_window_find(const struct report_time *from,
+			  const struct report_time *to, report_run_fn *run,
+			  void *ctx, struct losswarn_found *f);
 
 #endif

@@ -3,7 +3,9 @@
  *   fake-server SOCKET [DATABASE]
  *
  * Listens on SOCKET (the file appears only once it accepts connections)
- * and serves connections one after another.  A query whose SQL starts
+ * and serves each connection in a process of its own, as the daemon
+ * serves them on threads of its own (commq looks for a report's warnings
+ * on a second connection while the report runs).  A query whose SQL starts
  * with "fake:NAME" gets a canned answer, good or deliberately broken (see
  * canned[] below); any other SQL runs on DATABASE, answered the way the
  * protocol says: a 'C' per result set, rows in 'R' batches of about
@@ -22,12 +24,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 static sqlite3 *db;
+static const char *db_path;
+
+static void open_db(const char *path)
+{
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		fprintf(stderr, "fake-server: %s: %s\n", path,
+			sqlite3_errmsg(db));
+		exit(1);
+	}
+}
 
 static void die(const char *what)
 {
@@ -576,11 +589,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (argc == 3 &&
-	    sqlite3_open_v2(argv[2], &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		fprintf(stderr, "fake-server: %s: %s\n", argv[2],
-			sqlite3_errmsg(db));
-		return 1;
+	signal(SIGCHLD, SIG_IGN);	/* no zombies */
+	if (argc == 3) {
+		db_path = argv[2];
+		open_db(db_path);	/* fails here, not per connection */
+		sqlite3_close(db);
+		db = NULL;
 	}
 	/* Bound under a temporary name and renamed once listening, so a
 	 * test that sees the socket can connect at once. */
@@ -607,6 +621,21 @@ int main(int argc, char **argv)
 		if (fd < 0)
 			die("accept");
 		fprintf(stderr, "connection\n");
-		serve(fd);
+		switch (fork()) {
+		case -1:
+			die("fork");
+			break;
+		case 0:
+			/* not left behind by a test that stops the server */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			close(lfd);
+			/* a connection of its own, not the parent's */
+			if (db_path)
+				open_db(db_path);
+			serve(fd);
+			_exit(0);
+		default:
+			close(fd);
+		}
 	}
 }

@@ -24,6 +24,17 @@ while read -r dat; do
 	check_eq "$name.dat: 'running' rows = sched slices of tasks (count, ns)" \
 		"$(q "$db" "SELECT count(*), coalesce(sum(dur), 0) FROM sched WHERE pid > 0")" \
 		"$(q "$db" "SELECT count(*), coalesce(sum(dur), 0) FROM thread_state WHERE state = 'running'")" || true
+	# sched and thread_state (schema 021) take a switch's pid from the
+	# switch itself, a task's rows from its own pid: the same as the
+	# name row's, and the same rows as the whole view's.
+	check_eq "$name.dat: switches whose next_pid is not their next_hid row's pid" 0 \
+		"$(q "$db" "SELECT count(*) FROM ev_sched_switch e JOIN comm_history h ON h.id = e.next_hid WHERE e.next_pid IS NOT h.pid")" || true
+	busy=$(q "$db" "SELECT pid FROM sched WHERE pid > 0 GROUP BY pid ORDER BY count(*) DESC, pid LIMIT 1")
+	for v in thread_state sched; do
+		check_eq "$name.dat: $v where pid = $busy = the whole view's rows of it" \
+			"$(q "$db" "WITH a AS MATERIALIZED (SELECT * FROM $v) SELECT count(*), sum(dur), sum(ts), group_concat(DISTINCT comm) FROM (SELECT * FROM a WHERE pid = $busy ORDER BY ts, dur)")" \
+			"$(q "$db" "SELECT count(*), sum(dur), sum(ts), group_concat(DISTINCT comm) FROM (SELECT * FROM $v WHERE pid = $busy ORDER BY ts, dur)")" || true
+	done
 	check_eq "$name.dat: rows with a negative duration" 0 \
 		"$(q "$db" "SELECT count(*) FROM thread_state WHERE dur < 0")" || true
 	check_eq "$name.dat: rows overlapping the task's next row" 0 \
