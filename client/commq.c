@@ -707,6 +707,10 @@ static int side_look_start(struct side_look *s, const struct target *t,
 
 	*s = (struct side_look){ .a = a };
 	s->t.lim = t->lim;
+	/* The report's own connection first: where the server has room for
+	 * one more alone, the report has it. */
+	if (t->remote && remote_connect(t->remote, &err) < 0)
+		return -1;
 	if (t->local)
 		s->t.local = local_open(t->db, &err);
 	else

@@ -22,6 +22,9 @@
  * The warning costs one small query of lost_events, sent the same way as
  * the batch (the same file, or the same connection); when that query
  * fails (an old database, a server that refuses it), nothing is said.
+ * A report's window is looked at on a second connection while the report
+ * runs (commq.c: losswarn_window_find on a thread of its own), and the
+ * lines printed after its rows.
  */
 #ifndef COMMQ_LOSSWARN_H
 #define COMMQ_LOSSWARN_H

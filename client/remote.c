@@ -277,6 +277,11 @@ static enum exchange exchange(struct remote *r, struct query_error *err)
 	}
 }
 
+int remote_connect(struct remote *r, struct query_error *err)
+{
+	return r->fd >= 0 ? 0 : connect_socket(r, err);
+}
+
 int remote_run(struct remote *r, const char *sql, size_t len,
 	       const struct query_limits *lim, struct output *out,
 	       struct query_error *err)

@@ -27,6 +27,11 @@ int remote_run(struct remote *r, const char *sql, size_t len,
 	       const struct query_limits *lim, struct output *out,
 	       struct query_error *err);
 
+/* Connects now, when not connected yet (remote_run connects when it
+ * needs to): the server takes connections in the order they were made.
+ * Returns 0, or -1 with err set. */
+int remote_connect(struct remote *r, struct query_error *err);
+
 /* Closes the connection and frees r.  Accepts NULL. */
 void remote_free(struct remote *r);
 

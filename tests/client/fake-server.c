@@ -5,7 +5,9 @@
  * Listens on SOCKET (the file appears only once it accepts connections)
  * and serves each connection in a process of its own, as the daemon
  * serves them on threads of its own (commq looks for a report's warnings
- * on a second connection while the report runs).  A query whose SQL starts
+ * on a second connection while the report runs).  With FAKE_MAX_CONNS=N
+ * in the environment, a connection made while N are open answers every
+ * query with an error, as the daemon refuses one past a user's share.  A query whose SQL starts
  * with "fake:NAME" gets a canned answer, good or deliberately broken (see
  * canned[] below); any other SQL runs on DATABASE, answered the way the
  * protocol says: a 'C' per result set, rows in 'R' batches of about
@@ -27,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -582,14 +585,14 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char tmp[sizeof(sa.sun_path)];
-	int lfd;
+	int lfd, max_conns, open_conns = 0;
 
 	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: fake-server SOCKET [DATABASE]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGCHLD, SIG_IGN);	/* no zombies */
+	max_conns = getenv("FAKE_MAX_CONNS") ? atoi(getenv("FAKE_MAX_CONNS")) : 0;
 	if (argc == 3) {
 		db_path = argv[2];
 		open_db(db_path);	/* fails here, not per connection */
@@ -615,12 +618,19 @@ int main(int argc, char **argv)
 		die("rename");
 	for (;;) {
 		int fd = accept(lfd, NULL, NULL);
+		bool over;
 
 		if (fd < 0 && errno == EINTR)
 			continue;
 		if (fd < 0)
 			die("accept");
 		fprintf(stderr, "connection\n");
+		while (waitpid(-1, NULL, WNOHANG) > 0)	/* the ones that ended */
+			open_conns--;
+		over = max_conns > 0 && open_conns >= max_conns;
+		if (over)	/* its queries: "no database" */
+			fprintf(stderr, "over FAKE_MAX_CONNS\n");
+		open_conns++;
 		switch (fork()) {
 		case -1:
 			die("fork");
@@ -630,7 +640,7 @@ int main(int argc, char **argv)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			close(lfd);
 			/* a connection of its own, not the parent's */
-			if (db_path)
+			if (db_path && !over)
 				open_db(db_path);
 			serve(fd);
 			_exit(0);

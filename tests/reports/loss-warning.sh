@@ -238,4 +238,35 @@ expect_eq "socket -q: no lookup" 1 "$(grep -c '^query' "$T/server.log")"
 "$COMMQ" --socket "$SOCK" "select count(*) from lost_events" >/dev/null 2>&1
 expect_eq "socket metadata: no lookup" 1 "$(grep -c '^query' "$T/server.log")"
 
+# a report looks for its window's warnings on a second connection while
+# it runs, and prints them after its rows; where the server refuses that
+# connection (a user's share of them taken), it looks again on its own
+# connection after the report: the same lines either way
+report_warnings() {
+	: >"$T/server.log"
+	rc=0
+	"$COMMQ" --socket "$SOCK" top >"$T/r.out" 2>"$T/r.err" </dev/null || rc=$?
+	expect_eq "$1: exit status" 0 "$rc"
+	expect_eq "$1: the report's rows" "$(ref "$DROPS" "select count(*) from (select 1 from sched group by comm)")" \
+		"$(($(wc -l <"$T/r.out") - 2))"
+	grep -E "warning: (events were lost|[0-9.]+% of the CPUs' time)" "$T/r.err" >"$T/r.warn" || true
+	expect_eq "$1: the warning" 1 "$(grep -c 'warning: events were lost on CPU 0,1' "$T/r.warn")"
+	expect_eq "$1: connections" "$2" "$(grep -c '^connection' "$T/server.log")"
+}
+report_warnings "socket report" 2
+cp "$T/r.warn" "$T/r.warn.beside"
+stop_fake_server
+rm -f "$SOCK"
+export FAKE_MAX_CONNS=1
+start_fake_server "$DROPS"
+unset FAKE_MAX_CONNS
+report_warnings "socket report, second connection refused" 2
+expect_eq "socket report, second connection refused: it was" 1 \
+	"$(grep -c '^over FAKE_MAX_CONNS' "$T/server.log")"
+expect_same "socket report: the same warnings when refused" "$T/r.warn.beside" "$T/r.warn"
+# the report's rows come first, then the warnings, on one terminal too
+"$COMMQ" --socket "$SOCK" top >"$T/r.both" 2>&1 </dev/null || true
+expect_eq "socket report: the warning after the rows" 1 \
+	"$(tail -n 1 "$T/r.both" | grep -c 'warning: ')"
+
 finish
