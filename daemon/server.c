@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,46 +67,94 @@ static int ratelimit_ok(struct log_ratelimit *r, unsigned long *quiet)
  * SQLite's allocations go through these wrappers. A worker runs one query
  * at a time, so what the thread allocates while a query runs (less what it
  * frees) is that query's: past the cap an allocation fails and the query
- * ends with SQLITE_NOMEM (sqlite3_hard_heap_limit64 bounds the process as
- * a whole). Memory freed on another thread meanwhile is not credited: the
- * count can only be too high, never too low. */
+ * ends with SQLITE_NOMEM. Memory freed on another thread meanwhile is not
+ * credited: the count can only be too high, never too low.
+ *
+ * The process as a whole is bounded here too (MEM_PROCESS_CAP), not by
+ * sqlite3_hard_heap_limit64: that needs SQLite's memory statistics, which
+ * take one process-wide mutex around every malloc and free (this SQLite
+ * has no lookaside: every small object is a malloc), and two queries on
+ * two cores then ran no faster together than one after the other. Each
+ * thread adds its allocations to the process's count in steps of at most
+ * MEM_STEP, so the bound holds to within MEM_STEP a thread. */
+#define MEM_PROCESS_CAP (512ll << 20)
+#define MEM_STEP (1ll << 20)
+
 static sqlite3_mem_methods mem_base;
+static _Atomic int64_t mem_process;	/* every thread's, MEM_STEP at a time */
+static __thread int64_t mem_pending;	/* this thread's, not yet in it */
 static __thread int64_t mem_used, mem_cap;	/* mem_cap 0: not counted */
 static __thread int mem_hit;
+
+/* Whether n more bytes fit the process's bound. */
+static bool mem_process_room(int64_t n)
+{
+	return atomic_load_explicit(&mem_process, memory_order_relaxed) +
+	       mem_pending + n <= MEM_PROCESS_CAP;
+}
+
+static void mem_process_add(int64_t n)
+{
+	mem_pending += n;
+	if (mem_pending >= MEM_STEP || mem_pending <= -MEM_STEP) {
+		atomic_fetch_add_explicit(&mem_process, mem_pending,
+					  memory_order_relaxed);
+		mem_pending = 0;
+	}
+}
 
 static void *mem_malloc(int n)
 {
 	void *p;
+	int64_t size;
 
 	if (mem_cap && mem_used + n > mem_cap) {
 		mem_hit = 1;
 		return NULL;
 	}
+	if (!mem_process_room(n))
+		return NULL;
 	p = mem_base.xMalloc(n);
-	if (p && mem_cap)
-		mem_used += mem_base.xSize(p);
+	if (!p)
+		return NULL;
+	size = mem_base.xSize(p);
+	mem_process_add(size);
+	if (mem_cap)
+		mem_used += size;
 	return p;
 }
 
 static void mem_free(void *p)
 {
-	if (p && mem_cap)
-		mem_used -= mem_base.xSize(p);
+	int64_t size;
+
+	if (!p)
+		return;
+	size = mem_base.xSize(p);
+	mem_process_add(-size);
+	if (mem_cap)
+		mem_used -= size;
 	mem_base.xFree(p);
 }
 
 static void *mem_realloc(void *p, int n)
 {
-	int64_t old = p && mem_cap ? mem_base.xSize(p) : 0;
+	int64_t old = p ? mem_base.xSize(p) : 0, size;
 	void *q;
 
 	if (mem_cap && mem_used - old + n > mem_cap) {
 		mem_hit = 1;
 		return NULL;
 	}
+	if (!mem_process_room(n - old))
+		return NULL;
 	q = mem_base.xRealloc(p, n);
-	if (q && mem_cap)
-		mem_used += mem_base.xSize(q) - old;
+	if (!q)
+		return NULL;
+	size = mem_base.xSize(q);
+	mem_process_add(size - old);
+	if (mem_cap)
+		mem_used += size - old;
 	return q;
 }
 
@@ -112,7 +162,9 @@ static int mem_install(void)
 {
 	static sqlite3_mem_methods m;
 
-	if (sqlite3_config(SQLITE_CONFIG_GETMALLOC, &mem_base) != SQLITE_OK)
+	/* No statistics: they are what takes the global mutex. */
+	if (sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) != SQLITE_OK ||
+	    sqlite3_config(SQLITE_CONFIG_GETMALLOC, &mem_base) != SQLITE_OK)
 		return -1;
 	m = mem_base;
 	m.xMalloc = mem_malloc;
@@ -1196,11 +1248,10 @@ int server_run(const struct server_opts *o)
 
 	log_set_program("commd serve");
 	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
-	if (o->max_query_mem && mem_install()) {
-		log_error("serve: cannot count SQLite's memory per query");
+	if (mem_install()) {
+		log_error("serve: cannot count SQLite's memory");
 		return 1;
 	}
-	sqlite3_hard_heap_limit64(512ll << 20);
 	if (memtemp_register() != SQLITE_OK) {
 		log_error("serve: cannot register the in-memory temporary files");
 		return 1;
