@@ -27,7 +27,11 @@
 #     answered, a log line says so; once they close, connections work again
 #     (a member's share: server-quotas);
 #  8. without options, the deadline is 30 s: a runaway is cut off after
-#     ~30 s (not before 25 s);
+#     ~30 s (not before 25 s); and the server's SQLite memory as a whole
+#     is bounded (512 MiB) where a query's own cap (--query-max-mem-mb
+#     2048) is not: a 600 MB sort runs out of memory, one of 200 MB
+#     answers, before it and after it (what the first freed was given
+#     back to the count), and the server's peak RSS stays under 600 MiB;
 #  9. no sanitizer report in commd's stderr (an ASan build: see
 #     docs/server-safety.md).
 #
@@ -210,8 +214,30 @@ stop_commd "$COMMD_PID" TERM 60
 check_eq "SIGTERM: exit status" 0 "$STOP_RC"
 no_sanitizer_reports "commd 1"
 
-# --- 8. the default deadline: 30 s ---------------------------------------------------------
-start_ready 2
+# --- 8. the default deadline: 30 s; the server's memory as a whole ------------------------
+start_ready 2 --query-max-mem-mb 2048
+serve=$SERVE_PID
+# N rows of 100 kB sorted (shuffled keys, told apart by their first bytes)
+bigsort="with recursive c(x) as (select 1 union all select x + 1 from c limit %d)
+select count(*), sum(length(y)) from (select printf('%%d', x * 7919 %% %d) || hex(zeroblob(50000)) as y from c order by y)"
+for n in 2000 6000 2000; do
+	# shellcheck disable=SC2059
+	raw "" "$(printf "$bigsort" "$n" "$n")"
+	if [[ $n == 2000 ]]; then
+		check_match "200 MB sorted (2048 MiB a query, 512 MiB the server): answered" \
+			"^R 1 2000[|]200006890$" "$OUT"
+	else
+		check_match "600 MB sorted (2048 MiB a query, 512 MiB the server): out of memory" \
+			"^X code=7 offset=-1 msg=out of memory$" "$OUT"
+	fi
+done
+hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$serve/status")
+if ldd "$COMMD" | grep -q libasan; then
+	# ASan's shadow and its quarantine of freed memory are RSS too
+	log "the server's peak RSS: $hwm kB (an ASan build: not checked)"
+else
+	check_true "the server's peak RSS under 600 MiB" "< 614400 kB" "$hwm kB" test "$hwm" -lt 614400
+fi
 n0=$(switches)
 t0=$(now_ms)
 timeout -s KILL 90 "$RAWCLIENT" "$SOCK" "q:0:0:$RUNAWAY" read:80 > "$TMP/runaway2.out" 2>&1 &
