@@ -746,6 +746,7 @@ static int run_report(const struct report_args *a, struct target *t,
 	bool window = !t->quiet && a->kind != REPORT_HISTORY &&
 		      a->kind != REPORT_LOST && a->kind != REPORT_UI;
 	struct side_look side;
+	struct losswarn_found found;
 	bool beside = window && side_look_start(&side, t, a) == 0;
 	int ret, warned = 0;
 
@@ -754,16 +755,10 @@ static int run_report(const struct report_args *a, struct target *t,
 
 	if (ret == 0)
 		warn_cut(t, "the report");
-	if (beside) {
-		struct losswarn_found found;
-
-		if (side_look_join(&side, &found) < 0)
-			beside = false;
-		else if (ret == 0)
+	/* The side look's lines; where it failed, a look on t itself. */
+	if (beside && side_look_join(&side, &found) == 0) {
+		if (ret == 0)
 			warned = losswarn_print(&found);
-	}
-	if (beside) {
-		/* done */
 	} else if (ret == 0 && track) {
 		warned = losswarn_tracked(&tr, run_sql, t);
 	} else if (ret == 0 && window) {

@@ -451,13 +451,13 @@ static void check_unknown(const struct report_time *from,
 			   "FROM cpu_use;", run, ctx, &u) ||
 	    u.span <= 0 || u.unknown * 100 <= u.span)
 		return;
-	snprintf(f->unknown, sizeof(f->unknown), "warning: %.1f%% of the CPUs' time in the window is "
-		    "unknown (CPU %s): no recorded event says who ran "
-		    "then (a switch the kernel did not trace, a loss, "
-		    "before a CPU's first event; commq lost counts "
-		    "them); the answer may be incomplete (-q silences "
-		    "this)", 100.0 * (double)u.unknown / (double)u.span,
-		    u.cpus[0] ? u.cpus : "?");
+	snprintf(f->unknown, sizeof(f->unknown), "warning: %.1f%% of the "
+		 "CPUs' time in the window is unknown (CPU %s): no recorded "
+		 "event says who ran then (a switch the kernel did not trace, "
+		 "a loss, before a CPU's first event; commq lost counts "
+		 "them); the answer may be incomplete (-q silences this)",
+		 100.0 * (double)u.unknown / (double)u.span,
+		 u.cpus[0] ? u.cpus : "?");
 }
 
 void losswarn_window_find(const struct report_time *from,
