@@ -666,6 +666,53 @@ static const char *history_path(char *buf, size_t size)
 	return buf;
 }
 
+/* A second connection to t's file or daemon, with t's limits: 0, or -1
+ * when it could not be made.  t's own connection is made first: where
+ * the server has room for one more alone, the report has it. */
+static int target_second(const struct target *t, struct target *second)
+{
+	struct query_error err = { .offset = -1 };
+
+	*second = (struct target){ .lim = t->lim, .quiet = true };
+	if (t->remote && remote_connect(t->remote, &err) < 0)
+		return -1;
+	if (t->local)
+		second->local = local_open(t->db, &err);
+	else
+		second->remote = remote_new(t->socket, &err);
+	return second->local || second->remote ? 0 : -1;
+}
+
+static void target_close(struct target *t)
+{
+	local_close(t->local);
+	remote_free(t->remote);
+}
+
+/* A report's statements side by side (struct report_beside). */
+static void *beside_open(void *ctx)
+{
+	struct target *second = malloc(sizeof(*second));
+
+	if (second && target_second(ctx, second) == 0)
+		return second;
+	free(second);
+	return NULL;
+}
+
+static void beside_close(void *beside, void *ctx)
+{
+	struct target *second = beside, *t = ctx;
+
+	t->cut = t->cut || second->cut;
+	target_close(second);
+	free(second);
+}
+
+static const struct report_beside beside_ops = {
+	beside_open, run_sql, beside_close,
+};
+
 /* The look for a window's warnings, on a connection of its own. */
 struct side_look {
 	struct target t;
@@ -703,23 +750,11 @@ static void *side_look_run(void *arg)
 static int side_look_start(struct side_look *s, const struct target *t,
 			   const struct report_args *a)
 {
-	struct query_error err = { .offset = -1 };
-
 	*s = (struct side_look){ .a = a };
-	s->t.lim = t->lim;
-	/* The report's own connection first: where the server has room for
-	 * one more alone, the report has it. */
-	if (t->remote && remote_connect(t->remote, &err) < 0)
-		return -1;
-	if (t->local)
-		s->t.local = local_open(t->db, &err);
-	else
-		s->t.remote = remote_new(t->socket, &err);
-	if ((s->t.local || s->t.remote) &&
+	if (target_second(t, &s->t) == 0 &&
 	    pthread_create(&s->thread, NULL, side_look_run, s) == 0)
 		return 0;
-	local_close(s->t.local);
-	remote_free(s->t.remote);
+	target_close(&s->t);
 	return -1;
 }
 
@@ -730,8 +765,7 @@ static int side_look_join(struct side_look *s, struct losswarn_found *found)
 {
 	pthread_join(s->thread, NULL);
 	*found = s->found;
-	local_close(s->t.local);
-	remote_free(s->t.remote);
+	target_close(&s->t);
 	return s->failed ? -1 : 0;
 }
 
@@ -751,7 +785,8 @@ static int run_report(const struct report_args *a, struct target *t,
 	int ret, warned = 0;
 
 	t->cut = false;
-	ret = report_run(a, run_sql, t, track ? tr.sink : sh->out, &sh->spec);
+	ret = report_run_beside(a, run_sql, t, &beside_ops,
+				track ? tr.sink : sh->out, &sh->spec);
 
 	if (ret == 0)
 		warn_cut(t, "the report");

@@ -17,6 +17,7 @@
 
 #include "export.h"
 #include "flame.h"
+#include "kept.h"
 #include "log.h"
 #include "timeline.h"
 #include "ui.h"
@@ -24,6 +25,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1138,16 +1140,102 @@ static void print_histogram(const struct histogram *h, const char *comm)
 	printf("\n");
 }
 
-/* One batch of two statements: the histogram, then the percentiles. */
+/* The percentiles, run beside the histogram into a keeper. */
+struct beside_batch {
+	const struct report_beside *ops;
+	void *conn;
+	const char *sql;
+	struct kept *kept;
+	struct output *out;		/* into kept */
+	struct query_error err;
+	int ret;
+	pthread_t thread;
+};
+
+static void *beside_main(void *arg)
+{
+	struct beside_batch *b = arg;
+
+	b->ret = b->ops->run(b->conn, b->sql, b->out, &b->err);
+	return NULL;
+}
+
+/* Starts sql on a connection from ops; returns 0, or -1 when it could
+ * not start (nothing is left open then). */
+static int beside_start(struct beside_batch *b, const struct report_beside *ops,
+			void *ctx, const char *sql)
+{
+	*b = (struct beside_batch){ .ops = ops, .sql = sql, .err = { .offset = -1 } };
+	if (!ops || !(b->kept = kept_new()) || !(b->out = kept_output(b->kept)) ||
+	    !(b->conn = ops->open(ctx))) {
+		output_free(b->out);
+		kept_free(b->kept);
+		return -1;
+	}
+	if (pthread_create(&b->thread, NULL, beside_main, b) == 0)
+		return 0;
+	ops->close(b->conn, ctx);
+	output_free(b->out);
+	kept_free(b->kept);
+	return -1;
+}
+
+/* Waits for the batch; returns 0 with its results in b->kept, or -1
+ * (b->kept freed) when it failed there. */
+static int beside_join(struct beside_batch *b, void *ctx)
+{
+	pthread_join(b->thread, NULL);
+	b->ops->close(b->conn, ctx);
+	output_free(b->out);
+	if (b->ret == 0)
+		return 0;
+	kept_free(b->kept);
+	b->kept = NULL;
+	return -1;
+}
+
+/* Two statements: the histogram, then the percentiles.  With beside, the
+ * percentiles (the longer of the two: a sort of every latency) run on a
+ * second connection while the histogram runs on the first, and are
+ * printed after it as they would have been; where that connection
+ * cannot be had or the statement fails there, they run after the
+ * histogram on the first (a failure's error is then the first's). */
 static int latency_run(const struct report_args *a, report_run_fn *run,
-		       void *ctx, struct output *out,
-		       const struct output_spec *spec, const char *sql)
+		       void *ctx, const struct report_beside *beside,
+		       struct output *out, const struct output_spec *spec,
+		       const char *hist, const char *pct)
 {
 	struct histogram h = { .out = out, .comm = a->comm };
+	struct query_error err = { .offset = -1 };
+	struct beside_batch b;
+	bool started = beside_start(&b, beside, ctx, pct) == 0;
+	struct output *o = out;
+	int ret = -1;
 
-	if (spec->mode != OUTPUT_COLUMN)
-		return run_tabular(run, ctx, sql, out);
-	return report_query(run, ctx, sql, &histogram_sink, &h, &h.err);
+	if (spec->mode == OUTPUT_COLUMN && !(o = output_new_sink(&histogram_sink, &h))) {
+		log_error("%s", strerror(errno));
+		if (started)
+			kept_free(beside_join(&b, ctx) == 0 ? b.kept : NULL);
+		return -1;
+	}
+	ret = run(ctx, hist, o, &err);
+	if (started && beside_join(&b, ctx) == 0) {
+		if (ret == 0 && kept_replay(b.kept, o) < 0) {
+			snprintf(err.msg, sizeof(err.msg), "printing results: %s",
+				 strerror(errno));
+			ret = -1;
+		}
+		kept_free(b.kept);
+	} else if (ret == 0) {
+		ret = run(ctx, pct, o, &err);
+	}
+	if (o != out)
+		output_free(o);
+	if (ret < 0) {
+		fflush(stdout);
+		log_error("%s", h.err.msg[0] ? h.err.msg : err.msg);
+	}
+	return ret;
 }
 
 /* A check's one row of integers (NULL as -1). */
@@ -1257,7 +1345,15 @@ static int check_time(const char *opt, const struct report_time *t,
 int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 	       struct output *out, const struct output_spec *spec)
 {
+	return report_run_beside(a, run, ctx, NULL, out, spec);
+}
+
+int report_run_beside(const struct report_args *a, report_run_fn *run,
+		      void *ctx, const struct report_beside *beside,
+		      struct output *out, const struct output_spec *spec)
+{
 	struct sbuf sql = { 0 };
+	size_t hist_len = 0;	/* latency: where the percentiles begin */
 	int ret = -1;
 
 	if (!a->print_sql && (check_time("--from", &a->from, run, ctx) ||
@@ -1279,6 +1375,7 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 			break;
 		}
 		histogram_sql(&sql, a);
+		hist_len = sql.len;
 		percentiles_sql(&sql, a);
 		break;
 	case REPORT_WAKERS:
@@ -1316,10 +1413,21 @@ int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 	}
 	switch (a->kind) {
 	case REPORT_LATENCY:
-		if (a->by_set)
+		if (a->by_set) {
 			ret = run_tabular(run, ctx, sql.s, out);
-		else
-			ret = latency_run(a, run, ctx, out, spec, sql.s);
+		} else {
+			/* The two statements apart: the histogram's, NUL-ended
+			 * where the percentiles' begin. */
+			char *pct = strdup(sql.s + hist_len);
+
+			if (!pct) {
+				log_error("%s", strerror(ENOMEM));
+				break;
+			}
+			sql.s[hist_len] = '\0';
+			ret = latency_run(a, run, ctx, beside, out, spec, sql.s, pct);
+			free(pct);
+		}
 		break;
 	case REPORT_OFFCPU:
 		if (a->folded || a->output)

@@ -47,4 +47,11 @@ int report_check(const struct report_args *a);
 int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 	       struct output *out, const struct output_spec *spec);
 
+/* The same, with a report of several statements (latency) running them
+ * side by side on connections from beside (NULL: one after the other on
+ * run's).  The results print in the same order either way. */
+int report_run_beside(const struct report_args *a, report_run_fn *run,
+		      void *ctx, const struct report_beside *beside,
+		      struct output *out, const struct output_spec *spec);
+
 #endif

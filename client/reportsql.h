@@ -77,6 +77,19 @@ struct report_args {
 typedef int report_run_fn(void *ctx, const char *sql, struct output *out,
 			  struct query_error *err);
 
+/* A second connection to what a report_run_fn reaches, for a batch run
+ * beside the report's own (the daemon runs a user's queries on threads
+ * of their own, and a file has room for readers side by side). */
+struct report_beside {
+	/* A connection to run on (run's ctx), or NULL when none could be
+	 * made: the batch then runs on the report's own, after it. */
+	void *(*open)(void *ctx);
+	report_run_fn *run;
+	/* Closes what open made; what it learned (a --limit cut, say)
+	 * goes back to ctx. */
+	void (*close)(void *beside, void *ctx);
+};
+
 /* A growing NUL-terminated string; on allocation failure it keeps what
  * it had and sets oom. */
 struct sbuf {

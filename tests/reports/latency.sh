@@ -151,4 +151,37 @@ for args in "" "--comm sched-messaging" "--from +5ms --to +15ms"; do
 	done
 done
 
+# the percentiles run on a connection of their own while the histogram
+# runs (the window's warnings on a third); where the server refuses the
+# extra connections (a user's share of them taken), they run on the
+# report's own after it: the same answer either way
+for mode in -column -csv; do
+	commq_ok "latency_file $mode" --db "$DB" $mode latency
+	cp "$T/got" "$T/file"
+	: >"$T/server.log"
+	commq_ok "latency_beside $mode" --socket "$SOCK" $mode latency
+	expect_same "latency_beside_same_as_file $mode" "$T/file" "$T/got"
+	expect_eq "latency $mode: three connections" 3 "$(grep -c '^connection' "$T/server.log")"
+done
+commq_ok "latency_file -q" --db "$DB" -q latency
+cp "$T/got" "$T/file"
+: >"$T/server.log"
+commq_ok latency_beside_quiet --socket "$SOCK" -q latency
+expect_same "latency_beside_quiet_same_as_file" "$T/file" "$T/got"
+expect_eq "latency -q: two connections" 2 "$(grep -c '^connection' "$T/server.log")"
+stop_fake_server
+rm -f "$SOCK"
+export FAKE_MAX_CONNS=1
+start_fake_server "$DB"
+unset FAKE_MAX_CONNS
+for mode in -column -csv; do
+	commq_ok "latency_file $mode" --db "$DB" $mode latency
+	cp "$T/got" "$T/file"
+	: >"$T/server.log"
+	commq_ok "latency_refused $mode" --socket "$SOCK" $mode latency
+	expect_same "latency_refused_same_as_file $mode" "$T/file" "$T/got"
+	expect_eq "latency $mode, extra connections refused: they were" 2 \
+		"$(grep -c '^over FAKE_MAX_CONNS' "$T/server.log")"
+done
+
 finish
