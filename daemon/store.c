@@ -54,8 +54,25 @@ int st_exec(struct store *s, const char *sql)
 	return 0;
 }
 
+/* Generated at build time (cmake/schema-snapshot.c): what the schema files
+ * leave in a database that had nothing. */
+extern const char commd_schema_fresh[];
+
+/* Whether the file holds no schema object at all (a new database). */
+static int schema_empty(struct store *s)
+{
+	sqlite3_stmt *st = NULL;
+	int empty = sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master LIMIT 1",
+				       -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_DONE;
+
+	sqlite3_finalize(st);
+	return empty;
+}
+
 /* Applies schema/NNN-*.sql files newer than the file's user_version, in
- * one transaction: an old database is migrated, never rebuilt. */
+ * one transaction: an old database is migrated, never rebuilt.  A new one
+ * gets at once what the files would leave (commd_schema_fresh). */
 static int migrate(struct store *s)
 {
 	sqlite3_stmt *st = NULL;
@@ -79,9 +96,14 @@ static int migrate(struct store *s)
 		return 0;
 	if (st_exec(s, "BEGIN IMMEDIATE"))
 		return -1;
-	for (int i = version; i < commd_schema_count; i++)
-		if (st_exec(s, commd_schema_sql[i]))
+	if (version == 0 && schema_empty(s)) {
+		if (st_exec(s, commd_schema_fresh))
 			goto fail;
+	} else {
+		for (int i = version; i < commd_schema_count; i++)
+			if (st_exec(s, commd_schema_sql[i]))
+				goto fail;
+	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", commd_schema_count);
 	if (st_exec(s, sql) || st_exec(s, "COMMIT"))
 		goto fail;

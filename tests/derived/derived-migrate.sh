@@ -123,4 +123,20 @@ COMMQ=${COMMQ:-$(dirname "$COMMD")/commq}
 expect_same "after the migration, top --by process reads as the import's" \
 	"$TMPDIR_TEST/top.new" "$TMPDIR_TEST/top.old"
 check_eq "integrity_check after the migration" ok "$(q "$old" "pragma integrity_check")"
+# A new database gets at once what the schema files leave (the snapshot
+# cmake/schema-snapshot.c takes of them at build time): the same objects,
+# each with the same SQL, as the files applied one by one in the sqlite3
+# shell, and as this migrated database.
+objects="select type, name, tbl_name, sql from sqlite_master order by type, name"
+{ echo "BEGIN;"; cat "$SRCDIR"/schema/[0-9][0-9][0-9]-*.sql; echo "COMMIT;"; } |
+	sqlite3 -batch "$TMPDIR_TEST/files.db"
+q "$TMPDIR_TEST/files.db" "$objects" > "$TMPDIR_TEST/objects.files"
+q "$new" "$objects" > "$TMPDIR_TEST/objects.new"
+q "$old" "$objects" > "$TMPDIR_TEST/objects.old"
+check_eq "the schema files make objects" 1 "$(($(wc -l < "$TMPDIR_TEST/objects.files") > 50))"
+expect_same "a new database's schema is the files' applied in order" \
+	"$TMPDIR_TEST/objects.files" "$TMPDIR_TEST/objects.new"
+expect_same "a migrated database's schema is a new one's" \
+	"$TMPDIR_TEST/objects.new" "$TMPDIR_TEST/objects.old"
+check_eq "a new database is at the last schema" "$schemas" "$(q "$new" "pragma user_version")"
 finish

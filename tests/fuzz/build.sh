@@ -22,11 +22,15 @@ mkdir -p "$OUT"
 # The schema, embedded as CMakeLists.txt does it.
 files=$(ls "$SRC"/schema/*.sql | sort | paste -sd'|')
 cmake -DOUT="$OUT/schema_sql.c" "-DFILES=$files" -P "$SRC/cmake/embed-schema.cmake"
+# shellcheck disable=SC2046
+"$CC" -O1 -I"$SRC/common" "$SRC/cmake/schema-snapshot.c" "$OUT/schema_sql.c" \
+	$(pkg-config --cflags --libs sqlite3) -o "$OUT/schema-snapshot"
+"$OUT/schema-snapshot" "$OUT/schema_fresh.c"
 
 D=$SRC/daemon
 PIPE=("$D/decode.c" "$D/cgroups.c" "$D/stacks.c" "$D/resolve.c" "$D/store.c" "$D/store_rows.c" "$D/store_retain.c"
       "$D/store_writer.c" "$D/derive.c" "$D/pipeline.c"
-      "$OUT/schema_sql.c" "$SRC/common/log.c" "$SRC/common/grow.c" "$SRC/common/json.c")
+      "$OUT/schema_sql.c" "$OUT/schema_fresh.c" "$SRC/common/log.c" "$SRC/common/grow.c" "$SRC/common/json.c")
 # FUZZ_EXTRA_CFLAGS: added last, e.g. -fsanitize-recover=CHECK to go on
 # past a known finding while fuzzing for others.
 # shellcheck disable=SC2206
