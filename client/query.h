@@ -24,6 +24,9 @@ struct query_error {
 				 * -1 when unknown */
 	bool cut;		/* not an error: the row limit left rows out
 				 * of a batch that succeeded */
+	bool busy;		/* the batch did not run: no connection
+				 * could be made, or the server was too
+				 * busy to take it (it may run elsewhere) */
 };
 
 static inline void query_error_set(struct query_error *e, int offset,

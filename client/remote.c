@@ -105,6 +105,7 @@ static int on_error(void *ctx, int32_t code, int32_t offset, const char *msg)
 		query_error_set(r->err, offset, "%s", msg);
 	else
 		query_error_set(r->err, offset, "%s", unsaid_error(code));
+	r->err->busy = code == PROTO_ERR_BUSY;
 	r->failed = true;
 	return 0;
 }
@@ -185,6 +186,7 @@ fail:
 		hint = " (the socket is for root and group commd)";
 	query_error_set(err, -1, "cannot connect to %s: %s%s", r->path,
 			strerror(e), hint);
+	err->busy = true;
 	return -1;
 }
 
@@ -302,6 +304,7 @@ int remote_run(struct remote *r, const char *sql, size_t len,
 	}
 	r->out = out;
 	r->err = err;
+	err->busy = false;
 	r->begun = false;
 	r->failed = false;
 	if (r->fd >= 0 && check_idle(r, err) < 0)
@@ -319,6 +322,7 @@ int remote_run(struct remote *r, const char *sql, size_t len,
 		if (fresh) {
 			wire_close(r->wire);
 			query_error_set(err, -1, "%s", wire_reason(r->wire));
+			err->busy = true;
 			ex = EXCHANGE_FAILED;
 			break;
 		}

@@ -1181,7 +1181,7 @@ static int beside_start(struct beside_batch *b, const struct report_beside *ops,
 }
 
 /* Waits for the batch; returns 0 with its results in b->kept, or -1
- * (b->kept freed) when it failed there. */
+ * (b->kept freed, b->err says why) when it failed there. */
 static int beside_join(struct beside_batch *b, void *ctx)
 {
 	pthread_join(b->thread, NULL);
@@ -1197,9 +1197,10 @@ static int beside_join(struct beside_batch *b, void *ctx)
 /* Two statements: the histogram, then the percentiles.  With beside, the
  * percentiles (the longer of the two: a sort of every latency) run on a
  * second connection while the histogram runs on the first, and are
- * printed after it as they would have been; where that connection
- * cannot be had or the statement fails there, they run after the
- * histogram on the first (a failure's error is then the first's). */
+ * printed after it as they would have been; where that connection cannot
+ * be had (or the server is too busy to take them there), they run after
+ * the histogram on the first.  An error of their own (a deadline, the
+ * memory cap) is the report's, not a reason to run them twice. */
 static int latency_run(const struct report_args *a, report_run_fn *run,
 		       void *ctx, const struct report_beside *beside,
 		       struct output *out, const struct output_spec *spec,
@@ -1219,6 +1220,8 @@ static int latency_run(const struct report_args *a, report_run_fn *run,
 		return -1;
 	}
 	ret = run(ctx, hist, o, &err);
+	if (started && ret == 0 && beside->meanwhile)
+		beside->meanwhile(ctx);
 	if (started && beside_join(&b, ctx) == 0) {
 		if (ret == 0 && kept_replay(b.kept, o) < 0) {
 			snprintf(err.msg, sizeof(err.msg), "printing results: %s",
@@ -1226,6 +1229,11 @@ static int latency_run(const struct report_args *a, report_run_fn *run,
 			ret = -1;
 		}
 		kept_free(b.kept);
+	} else if (started && !b.err.busy) {
+		if (ret == 0) {
+			err = b.err;
+			ret = -1;
+		}
 	} else if (ret == 0) {
 		ret = run(ctx, pct, o, &err);
 	}

@@ -21,16 +21,22 @@
 
 static FILE *out;
 
-/* Appends s as the body of a C string literal. */
+/* Appends s as the body of a C string literal: a line of the literal per
+ * line of s; quotes, backslashes and '?' (no trigraph) escaped, other
+ * control bytes in octal. */
 static void c_text(const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(out, "\\%c", *s);
-		else if (*s == '\n')
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\' || c == '"' || c == '?')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
 			fputs("\\n\"\n\"", out);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\%03o", c);
 		else
-			fputc(*s, out);
+			fputc(c, out);
 	}
 }
 
@@ -45,7 +51,7 @@ static int table_rows(sqlite3 *db, const char *table)
 {
 	sqlite3_stmt *cols = NULL, *rows = NULL;
 	char *sql = NULL, *list = NULL;
-	int ret = -1;
+	int ret = -1, rc;
 
 	sql = sqlite3_mprintf("SELECT group_concat('quote(\"' || replace(name, '\"', '\"\"') "
 			      "|| '\")', ' || '','' || ') FROM pragma_table_info(%Q)", table);
@@ -62,11 +68,11 @@ static int table_rows(sqlite3 *db, const char *table)
 		ret = fail(db, table);
 		goto out;
 	}
-	while (sqlite3_step(rows) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(rows)) == SQLITE_ROW) {
 		c_text((const char *)sqlite3_column_text(rows, 0));
 		c_text("\n");
 	}
-	ret = 0;
+	ret = rc == SQLITE_DONE ? 0 : fail(db, table);
 out:
 	sqlite3_finalize(cols);
 	sqlite3_finalize(rows);
@@ -86,13 +92,17 @@ int main(int argc, char **argv)
 		"WHEN 'view' THEN 2 ELSE 3 END, rowid";
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
-	int ret = 1;
+	char tmp[4096];
+	int ret = 1, rc;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: schema-snapshot OUT.c\n");
 		return 2;
 	}
-	if (!(out = fopen(argv[1], "w"))) {
+	/* Written aside and renamed: a run cut short leaves no OUT.c that
+	 * make would take for done. */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", argv[1]) >= sizeof(tmp) ||
+	    !(out = fopen(tmp, "w"))) {
 		perror(argv[1]);
 		return 1;
 	}
@@ -114,12 +124,16 @@ int main(int argc, char **argv)
 		fail(db, "reading the schema");
 		goto out;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		c_text((const char *)sqlite3_column_text(st, 2));
 		c_text(";\n");
 		if (!strcmp((const char *)sqlite3_column_text(st, 0), "table") &&
 		    table_rows(db, (const char *)sqlite3_column_text(st, 1)) < 0)
 			goto out;
+	}
+	if (rc != SQLITE_DONE) {
+		fail(db, "reading the schema");
+		goto out;
 	}
 	fputs("\";\n", out);
 	ret = 0;
@@ -127,10 +141,14 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	if (fclose(out) != 0 && ret == 0) {
+		perror(tmp);
+		ret = 1;
+	}
+	if (ret == 0 && rename(tmp, argv[1]) != 0) {
 		perror(argv[1]);
 		ret = 1;
 	}
 	if (ret)
-		remove(argv[1]);
+		remove(tmp);
 	return ret;
 }

@@ -73,29 +73,45 @@ static int schema_empty(struct store *s)
 /* Applies schema/NNN-*.sql files newer than the file's user_version, in
  * one transaction: an old database is migrated, never rebuilt.  A new one
  * gets at once what the files would leave (commd_schema_fresh). */
-static int migrate(struct store *s)
+/* The file's PRAGMA user_version into *version; 0, or -1 (s->err says
+ * why, a version newer than this commd's among the reasons). */
+static int schema_version(struct store *s, int *version)
 {
 	sqlite3_stmt *st = NULL;
-	char sql[64];
-	int version;
 
 	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		return st_fail(s, "reading schema version");
 	}
-	version = sqlite3_column_int(st, 0);
+	*version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	if (version > commd_schema_count) {
+	if (*version > commd_schema_count) {
 		snprintf(s->err, sizeof(s->err),
 			 "database schema version %d is newer than this commd (%d)",
-			 version, commd_schema_count);
+			 *version, commd_schema_count);
 		return -1;
 	}
+	return 0;
+}
+
+static int migrate(struct store *s)
+{
+	char sql[64];
+	int version;
+
+	if (schema_version(s, &version))
+		return -1;
 	if (version == commd_schema_count)
 		return 0;
+	/* Read again under the write lock: another commd may have
+	 * migrated the file (or made it) in between. */
 	if (st_exec(s, "BEGIN IMMEDIATE"))
 		return -1;
+	if (schema_version(s, &version))
+		goto fail;
+	if (version == commd_schema_count)
+		return st_exec(s, "COMMIT");
 	if (version == 0 && schema_empty(s)) {
 		if (st_exec(s, commd_schema_fresh))
 			goto fail;

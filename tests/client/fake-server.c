@@ -7,7 +7,8 @@
  * serves them on threads of its own (commq looks for a report's warnings
  * on a second connection while the report runs).  With FAKE_MAX_CONNS=N
  * in the environment, a connection made while N are open answers every
- * query with an error, as the daemon refuses one past a user's share.  A query whose SQL starts
+ * query with an error, as the daemon refuses one past a user's share.
+ * With FAKE_FAIL_MATCH=TEXT, any SQL holding TEXT fails (an SQLite error).  A query whose SQL starts
  * with "fake:NAME" gets a canned answer, good or deliberately broken (see
  * canned[] below); any other SQL runs on DATABASE, answered the way the
  * protocol says: a 'C' per result set, rows in 'R' batches of about
@@ -35,6 +36,7 @@
 
 static sqlite3 *db;
 static const char *db_path;
+static const char *fail_match;	/* FAKE_FAIL_MATCH: SQL holding it fails */
 
 static void open_db(const char *path)
 {
@@ -557,6 +559,13 @@ static void serve(int fd)
 			if (!strncmp(text, "fake:", 5)) {
 				keep = canned(fd, &out, text + 5, limit, timeout,
 					      sql, len) == 0;
+			} else if (fail_match && db && strstr(text, fail_match)) {
+				/* FAKE_FAIL_MATCH: as a statement that
+				 * failed where it ran (a deadline, say) */
+				proto_put_error(&out, SQLITE_ERROR, -1,
+						"fake-server: FAKE_FAIL_MATCH");
+				flush(fd, &out);
+				keep = 1;
 			} else {
 				run_sql(fd, &out, text, limit);
 				keep = 1;
@@ -593,6 +602,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	max_conns = getenv("FAKE_MAX_CONNS") ? atoi(getenv("FAKE_MAX_CONNS")) : 0;
+	fail_match = getenv("FAKE_FAIL_MATCH");
+	if (fail_match && !*fail_match)
+		fail_match = NULL;
 	if (argc == 3) {
 		db_path = argv[2];
 		open_db(db_path);	/* fails here, not per connection */
@@ -628,6 +640,14 @@ int main(int argc, char **argv)
 		while (waitpid(-1, NULL, WNOHANG) > 0)	/* the ones that ended */
 			open_conns--;
 		over = max_conns > 0 && open_conns >= max_conns;
+		/* A client that just left may have a child still on its way
+		 * out: given 200 ms, it is not counted against the next. */
+		for (int i = 0; over && i < 20; i++) {
+			usleep(10000);
+			while (waitpid(-1, NULL, WNOHANG) > 0)
+				open_conns--;
+			over = open_conns >= max_conns;
+		}
 		if (over)	/* its queries: "no database" */
 			fprintf(stderr, "over FAKE_MAX_CONNS\n");
 		open_conns++;

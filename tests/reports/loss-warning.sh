@@ -253,8 +253,24 @@ report_warnings() {
 	expect_eq "$1: the warning" 1 "$(grep -c 'warning: events were lost on CPU 0,1' "$T/r.warn")"
 	expect_eq "$1: connections" "$2" "$(grep -c '^connection' "$T/server.log")"
 }
+# latency: two statements, the second beside the first; the look runs
+# between them on the first connection (two connections in all)
+latency_warnings() {
+	: >"$T/server.log"
+	rc=0
+	"$COMMQ" --socket "$SOCK" latency >"$T/l.out" 2>"$T/l.err" </dev/null || rc=$?
+	expect_eq "$1: exit status" 0 "$rc"
+	grep -E "warning: (events were lost|[0-9.]+% of the CPUs' time)" "$T/l.err" >"$T/l.warn" || true
+	expect_eq "$1: the warning" 1 "$(grep -c 'warning: events were lost on CPU 0,1' "$T/l.warn")"
+	expect_eq "$1: connections" "$2" "$(grep -c '^connection' "$T/server.log")"
+}
 report_warnings "socket report" 2
 cp "$T/r.warn" "$T/r.warn.beside"
+latency_warnings "socket latency" 2
+cp "$T/l.warn" "$T/l.warn.beside"
+"$COMMQ" --socket "$SOCK" latency >"$T/l.both" 2>&1 </dev/null || true
+expect_eq "socket latency: the warning after the rows" 1 \
+	"$(tail -n 1 "$T/l.both" | grep -c 'warning: ')"
 stop_fake_server
 rm -f "$SOCK"
 export FAKE_MAX_CONNS=1
@@ -264,6 +280,8 @@ report_warnings "socket report, second connection refused" 2
 expect_eq "socket report, second connection refused: it was" 1 \
 	"$(grep -c '^over FAKE_MAX_CONNS' "$T/server.log")"
 expect_same "socket report: the same warnings when refused" "$T/r.warn.beside" "$T/r.warn"
+latency_warnings "socket latency, second connection refused" 2
+expect_same "socket latency: the same warnings when refused" "$T/l.warn.beside" "$T/l.warn"
 # the report's rows come first, then the warnings, on one terminal too
 "$COMMQ" --socket "$SOCK" top >"$T/r.both" 2>&1 </dev/null || true
 expect_eq "socket report: the warning after the rows" 1 \
