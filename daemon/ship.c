@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include "ship.h"
+#include "store.h"
 #include "privs.h"
 #include "log.h"
 #include "sqlfuncs.h"
@@ -232,14 +233,13 @@ int cmd_clickhouse_schema(int argc, char **argv)
 			log_error("--database %s: letters, digits and '_' only", database);
 			return 2;
 		}
-	/* the columns of this version's schema, from an empty database */
+	/* the columns of this version's schema, from a new database */
 	if (sqlite3_open(":memory:", &db) != SQLITE_OK)
 		goto out;
-	for (int i = 0; i < commd_schema_count; i++)
-		if (sqlite3_exec(db, commd_schema_sql[i], NULL, NULL, NULL) != SQLITE_OK) {
-			log_error("schema %d: %s", i + 1, sqlite3_errmsg(db));
-			goto out;
-		}
+	if (sqlite3_exec(db, commd_schema_fresh, NULL, NULL, NULL) != SQLITE_OK) {
+		log_error("schema: %s", sqlite3_errmsg(db));
+		goto out;
+	}
 	printf("-- commd %d: the tables `commd --clickhouse` ships to (docs/fleet.md).\n"
 	       "-- Read them with FINAL: a row sent twice (a retry) is then one row.\n",
 	       commd_schema_count);

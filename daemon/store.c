@@ -54,10 +54,6 @@ int st_exec(struct store *s, const char *sql)
 	return 0;
 }
 
-/* Generated at build time (cmake/schema-snapshot.c): what the schema files
- * leave in a database that had nothing. */
-extern const char commd_schema_fresh[];
-
 /* Whether the file holds no schema object at all (a new database). */
 static int schema_empty(struct store *s)
 {

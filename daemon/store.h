@@ -173,6 +173,11 @@ void store_set_max_age(struct store *s, uint64_t max_age_ns);
  * in stats (unshipped_cut). */
 void store_set_ship_floor(struct store *s, int64_t ts);
 
+/* What the schema files leave in a database that had nothing, generated
+ * at build time by cmake/schema-snapshot.c: a new database gets it at
+ * once instead of replaying them. */
+extern const char commd_schema_fresh[];
+
 /* Schema version the binary writes (PRAGMA user_version). */
 int store_schema_version(void);
 
