@@ -537,12 +537,6 @@ struct target {
 	struct query_limits lim;	/* asked of every batch */
 	bool quiet;			/* -q: no loss warnings */
 	bool cut;			/* --limit left rows out since reset */
-	/* A report's look for its window's warnings, run between its two
-	 * statements (beside_meanwhile): the report's arguments while it
-	 * runs, and what the look found. */
-	const struct report_args *look;
-	struct losswarn_found look_found;
-	bool look_done, look_failed;
 };
 
 /* Says on stderr that --limit left rows out of what was printed. */
@@ -616,7 +610,6 @@ static int run_sql(void *ctx, const char *sql, struct output *out,
 	int ret;
 
 	err->cut = false;
-	err->busy = false;
 	if (t->local)
 		ret = local_run(t->local, sql, &t->lim, out, err);
 	else
@@ -716,35 +709,8 @@ static void beside_close(void *beside, void *ctx)
 	free(second);
 }
 
-static int look_run_sql(void *ctx, const char *sql, struct output *out,
-			struct query_error *err)
-{
-	struct target *t = ctx;
-	int ret = run_sql(ctx, sql, out, err);
-
-	if (ret != 0)
-		t->look_failed = true;
-	return ret;
-}
-
-/* The look for the window's warnings, on the report's own connection
- * while its second statement runs beside: of the three queries on two
- * cores, the two short ones then share one. */
-static void beside_meanwhile(void *ctx)
-{
-	struct target *t = ctx;
-	bool cut = t->cut;	/* the report's, not the look's */
-
-	if (!t->look)
-		return;
-	losswarn_window_find(&t->look->from, &t->look->to, look_run_sql, t,
-			     &t->look_found);
-	t->look_done = true;
-	t->cut = cut;
-}
-
 static const struct report_beside beside_ops = {
-	beside_open, run_sql, beside_close, beside_meanwhile,
+	beside_open, run_sql, beside_close,
 };
 
 /* The look for a window's warnings, on a connection of its own. */
@@ -815,30 +781,19 @@ static int run_report(const struct report_args *a, struct target *t,
 		      a->kind != REPORT_LOST && a->kind != REPORT_UI;
 	struct side_look side;
 	struct losswarn_found found;
-	/* A report of two statements runs the second beside the first and
-	 * looks between them, on the first's connection (beside_meanwhile);
-	 * any other looks beside the report. */
-	bool between = window && report_results(a) > 1;
-	bool beside = window && !between && side_look_start(&side, t, a) == 0;
+	bool beside = window && side_look_start(&side, t, a) == 0;
 	int ret, warned = 0;
 
 	t->cut = false;
-	t->look = between ? a : NULL;
-	t->look_done = t->look_failed = false;
 	ret = report_run_beside(a, run_sql, t, &beside_ops,
 				track ? tr.sink : sh->out, &sh->spec);
-	t->look = NULL;
 
 	if (ret == 0)
 		warn_cut(t, "the report");
-	/* The look's lines; where it failed or did not run, a look on t
-	 * itself now. */
+	/* The side look's lines; where it failed, a look on t itself. */
 	if (beside && side_look_join(&side, &found) == 0) {
 		if (ret == 0)
 			warned = losswarn_print(&found);
-	} else if (between && t->look_done && !t->look_failed) {
-		if (ret == 0)
-			warned = losswarn_print(&t->look_found);
 	} else if (ret == 0 && track) {
 		warned = losswarn_tracked(&tr, run_sql, t);
 	} else if (ret == 0 && window) {

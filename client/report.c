@@ -1220,8 +1220,6 @@ static int latency_run(const struct report_args *a, report_run_fn *run,
 		return -1;
 	}
 	ret = run(ctx, hist, o, &err);
-	if (started && ret == 0 && beside->meanwhile)
-		beside->meanwhile(ctx);
 	if (started && beside_join(&b, ctx) == 0) {
 		if (ret == 0 && kept_replay(b.kept, o) < 0) {
 			snprintf(err.msg, sizeof(err.msg), "printing results: %s",

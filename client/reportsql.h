@@ -88,9 +88,6 @@ struct report_beside {
 	/* Closes what open made; what it learned (a --limit cut, say)
 	 * goes back to ctx. */
 	void (*close)(void *beside, void *ctx);
-	/* NULL, or run on ctx's own connection once the report's first
-	 * statement is done there and the second still runs beside it. */
-	void (*meanwhile)(void *ctx);
 };
 
 /* A growing NUL-terminated string; on allocation failure it keeps what

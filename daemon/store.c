@@ -66,9 +66,6 @@ static int schema_empty(struct store *s)
 	return empty;
 }
 
-/* Applies schema/NNN-*.sql files newer than the file's user_version, in
- * one transaction: an old database is migrated, never rebuilt.  A new one
- * gets at once what the files would leave (commd_schema_fresh). */
 /* The file's PRAGMA user_version into *version; 0, or -1 (s->err says
  * why, a version newer than this commd's among the reasons). */
 static int schema_version(struct store *s, int *version)
@@ -91,6 +88,9 @@ static int schema_version(struct store *s, int *version)
 	return 0;
 }
 
+/* Applies schema/NNN-*.sql files newer than the file's user_version, in
+ * one transaction: an old database is migrated, never rebuilt.  A new one
+ * gets at once what the files would leave (commd_schema_fresh). */
 static int migrate(struct store *s)
 {
 	char sql[64];

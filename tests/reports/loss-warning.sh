@@ -253,8 +253,8 @@ report_warnings() {
 	expect_eq "$1: the warning" 1 "$(grep -c 'warning: events were lost on CPU 0,1' "$T/r.warn")"
 	expect_eq "$1: connections" "$2" "$(grep -c '^connection' "$T/server.log")"
 }
-# latency: two statements, the second beside the first; the look runs
-# between them on the first connection (two connections in all)
+# latency: two statements, the second beside the first, and the look
+# beside both (three connections)
 latency_warnings() {
 	: >"$T/server.log"
 	rc=0
@@ -266,7 +266,7 @@ latency_warnings() {
 }
 report_warnings "socket report" 2
 cp "$T/r.warn" "$T/r.warn.beside"
-latency_warnings "socket latency" 2
+latency_warnings "socket latency" 3
 cp "$T/l.warn" "$T/l.warn.beside"
 "$COMMQ" --socket "$SOCK" latency >"$T/l.both" 2>&1 </dev/null || true
 expect_eq "socket latency: the warning after the rows" 1 \
@@ -280,7 +280,7 @@ report_warnings "socket report, second connection refused" 2
 expect_eq "socket report, second connection refused: it was" 1 \
 	"$(grep -c '^over FAKE_MAX_CONNS' "$T/server.log")"
 expect_same "socket report: the same warnings when refused" "$T/r.warn.beside" "$T/r.warn"
-latency_warnings "socket latency, second connection refused" 2
+latency_warnings "socket latency, extra connections refused" 3
 expect_same "socket latency: the same warnings when refused" "$T/l.warn.beside" "$T/l.warn"
 # the report's rows come first, then the warnings, on one terminal too
 "$COMMQ" --socket "$SOCK" top >"$T/r.both" 2>&1 </dev/null || true
