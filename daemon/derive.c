@@ -479,10 +479,16 @@ int derive_finish(struct derive *d, uint64_t ts)
 	for (int cpu = 0; (size_t)cpu < d->ncpus && !rc; cpu++) {
 		struct running *r = &d->cpus[cpu];
 
-		if (r->active)
+		/* A slice that begins after the end (a rename's new name
+		 * holds from the nanosecond after its event, and that event
+		 * was the capture's last) has nothing traced in it: no row,
+		 * which would lie outside the capture. */
+		if (r->active && r->start <= ts) {
 			rc = close_slice(d, r, cpu, ts, r->hid, -1);
-		else
+		} else {
+			r->active = 0;
 			rc = flush_held(d, r);
+		}
 	}
 	return rc;
 }

@@ -140,7 +140,8 @@ void derive_born(struct derive *d, int32_t pid);
 /* Events were lost on cpu at ts. */
 void derive_lost(struct derive *d, int cpu, uint64_t ts);
 
-/* End of the capture at ts: the open slices close there. */
+/* End of the capture at ts: the open slices close there (one that
+ * begins after ts gives no row). */
 int derive_finish(struct derive *d, uint64_t ts);
 
 #endif

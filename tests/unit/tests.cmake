@@ -12,5 +12,6 @@ commd_unit(test_store_faults)
 commd_unit(test_log)
 commd_unit(test_config)
 commd_unit(test_cgroups)
+commd_unit(test_derive)
 set_tests_properties(test_store_faults PROPERTIES
   ENVIRONMENT "TESTDATA=${CMAKE_SOURCE_DIR}/tests/data" TIMEOUT 600)

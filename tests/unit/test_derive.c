@@ -1,0 +1,120 @@
+/* test_derive.c — derive.c: the slices a CPU's switches and renames make,
+ * and the capture's end closing them. Every row a capture gives lies
+ * within it: none begins after its last event. */
+#include "check.h"
+
+#include "derive.h"
+
+#include <stdlib.h>
+
+#define MAX_SLICES 16
+
+struct got {
+	struct derive_slice s[MAX_SLICES];
+	int n;
+};
+
+static int on_slice(void *ctx, const struct derive_slice *s)
+{
+	struct got *g = ctx;
+
+	/* (the idle task's inferred slice before the first switch: not
+	 * what these tests look at) */
+	if (s->pid == 0)
+		return 0;
+	if (g->n < MAX_SLICES)
+		g->s[g->n] = *s;
+	g->n++;
+	return 0;
+}
+
+static struct derive *start(struct got *g)
+{
+	struct derive_ops ops = { .slice = on_slice, .ctx = g, .switches = 1 };
+
+	g->n = 0;
+	return derive_new(&ops);
+}
+
+/* pid 10 switched in on CPU 0 at 1000, renames itself at ts (its new
+ * name, row 2, from ts + 1), the capture ends at end. */
+static void run_rename(struct got *g, uint64_t ts, uint64_t end)
+{
+	struct derive *d = start(g);
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0), 0);
+	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
+	CHECK_INT(derive_seen(d, ts, 0, 10, 1, 0), 0);
+	CHECK_INT(derive_rename(d, ts + 1, 10, 2), 0);
+	if (end > ts)
+		CHECK_INT(derive_seen(d, end, 0, 10, 2, 0), 0);
+	CHECK_INT(derive_finish(d, end), 0);
+	derive_free(d);
+}
+
+static void rename_inside(void)
+{
+	struct got g;
+
+	run_rename(&g, 5000, 9000);
+	CHECK_INT(g.n, 2);
+	/* the old name up to the rename's next nanosecond, the new one on */
+	CHECK_INT(g.s[0].ts, 1000);
+	CHECK_INT(g.s[0].dur, 4001);
+	CHECK_INT(g.s[0].hid, 1);
+	CHECK_INT(g.s[1].ts, 5001);
+	CHECK_INT(g.s[1].dur, 3999);
+	CHECK_INT(g.s[1].hid, 2);
+	CHECK_INT(g.s[1].end_state, -1);	/* still running at the end */
+}
+
+/* The rename is the capture's last event: the new name's slice would
+ * begin 1 ns after the end. It gives no row (it once gave a row of
+ * duration 0 after the capture's end, which the shipper, sending a
+ * boot's rows up to its last capture's end, never sent). */
+static void rename_last(void)
+{
+	struct got g;
+
+	run_rename(&g, 5000, 5000);
+	CHECK_INT(g.n, 1);
+	CHECK_INT(g.s[0].ts, 1000);
+	CHECK_INT(g.s[0].hid, 1);
+	for (int i = 0; i < g.n && i < MAX_SLICES; i++)
+		CHECK(g.s[i].ts <= 5000);
+}
+
+/* A switch as the last event: its slice begins at the end itself and
+ * is kept (duration 0, still running). */
+static void switch_last(void)
+{
+	struct got g;
+	struct derive *d = start(&g);
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0), 0);
+	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
+	CHECK_INT(derive_seen(d, 3000, 0, 10, 1, 0), 0);
+	CHECK_INT(derive_switch(d, 3000, 0, 10, 1, 120, 1, 11, 3, 120), 0);
+	CHECK_INT(derive_finish(d, 3000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 2);
+	CHECK_INT(g.s[0].dur, 2000);
+	CHECK_INT(g.s[0].end_state, 1);
+	CHECK_INT(g.s[1].ts, 3000);
+	CHECK_INT(g.s[1].dur, 0);
+	CHECK_INT(g.s[1].pid, 11);
+}
+
+int main(void)
+{
+	RUN(rename_inside);
+	RUN(rename_last);
+	RUN(switch_last);
+	return check_done("test_derive");
+}
