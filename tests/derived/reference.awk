@@ -292,6 +292,13 @@ function do_waking(key, tail,   x, p) {
 END {
 	for (c in open) {
 		final_start(c)
+		# a rename was the last line: the new name's part would begin
+		# after it (ts + 1), nothing of it seen; the part before it
+		# stays a rename split
+		if (before(last_s, last_f, os[c], of[c])) {
+			nulls--
+			continue
+		}
 		print "S", c, opid[c], ocomm[c], nsabs(os[c], of[c]), dur(os[c], of[c], last_s, last_f), olost[c]
 	}
 	print "E", (have_last ? nsabs(last_s, last_f) : "none"), nsw, breaks + nulls, drops, unparsed
