@@ -61,7 +61,6 @@ static const struct table {
 
 #define MAX_COLS	32
 #define MAX_ROWS	1000000		/* rows in one INSERT */
-#define OPEN_SLICE_NS	(60 * 1000000000LL)	/* a CPU silent longer: not waited for */
 #define BOOT_MARGIN_NS	(60 * 1000000000LL)	/* comm_history rows before a capture's start */
 
 struct column {
@@ -77,6 +76,15 @@ struct tstate {
 	int64_t cursor;			/* shipped up to this ts */
 };
 
+/* sched, per CPU: a slice's row is stored when it ends, so each CPU's
+ * rows are shipped up to the slice it still runs, however long that has
+ * been open, and no further; the other CPUs' rows do not wait for it. */
+struct cpu_ship {
+	int64_t cur;			/* its rows shipped up to this ts */
+	int64_t fs;			/* this round: its rows final up to here */
+	int64_t last_sw;		/* its newest switch seen (INT64_MIN: none) */
+};
+
 struct shipper {
 	sqlite3 *db;
 	const char *host, *boot, *database;
@@ -89,6 +97,9 @@ struct shipper {
 	int earlier_done;		/* earlier boots' rows all shipped */
 	int64_t offset;			/* realtime - ts, the newest reading */
 	int cpus;
+	struct cpu_ship *cs;		/* sched's CPUs, ncs of them */
+	int ncs;
+	int64_t sw_seen;		/* switches read up to (INT64_MIN: none) */
 	uint64_t failures;
 	time_t last_warning;
 	uint64_t round_ns;		/* CLOCK_REALTIME at the round */
@@ -583,23 +594,72 @@ static int64_t frontier(struct shipper *sh, bool *running)
 	return newest > end ? newest : end;
 }
 
-/* sched: no further than a CPU's open slice (its last switch). */
-static int64_t sched_frontier(struct shipper *sh, int64_t f)
+/* sched's per-CPU state covers CPUs 0..n-1 (new ones: nothing shipped
+ * of this boot).  0, or -1 (no memory). */
+static int cpu_ship_grow(struct shipper *sh, int n)
 {
-	for (int cpu = 0; cpu < sh->cpus; cpu++) {
-		sqlite3_stmt *st;
+	struct cpu_ship *cs;
 
-		if (sqlite3_prepare_v2(sh->db, "SELECT ts FROM ev_sched_switch WHERE ts > ? "
-				       "AND cpu = ? ORDER BY ts DESC LIMIT 1", -1, &st,
-				       NULL) != SQLITE_OK)
-			continue;
-		sqlite3_bind_int64(st, 1, f - OPEN_SLICE_NS);
-		sqlite3_bind_int(st, 2, cpu);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) <= f)
-			f = sqlite3_column_int64(st, 0) - 1;
-		sqlite3_finalize(st);
+	if (n <= sh->ncs)
+		return 0;
+	if (!(cs = realloc(sh->cs, (size_t)n * sizeof(*cs))))
+		return -1;
+	for (int c = sh->ncs; c < n; c++)
+		cs[c] = (struct cpu_ship){ .cur = sh->boot_lo - 1, .fs = sh->boot_lo - 1,
+					   .last_sw = INT64_MIN };
+	sh->cs = cs;
+	sh->ncs = n;
+	return 0;
+}
+
+/* sched's frontier of each CPU: while the capture runs, its rows up to
+ * its newest switch (the slice that switch began is still open, and
+ * the rows after it on that CPU, parts of that slice renamed or begun by
+ * inference, wait for the next); a CPU without a switch since its cursor
+ * has nothing new that is final.  The switches are read once, each round
+ * those since the last (a CPU idle for an hour costs nothing a round). */
+static int sched_frontier(struct shipper *sh, int64_t f, bool running)
+{
+	sqlite3_stmt *st;
+	int64_t lo = INT64_MAX;
+
+	if (cpu_ship_grow(sh, sh->cpus) < 0)
+		return -1;
+	for (int c = 0; c < sh->ncs; c++) {
+		sh->cs[c].fs = f;
+		if (sh->cs[c].cur < lo)
+			lo = sh->cs[c].cur;
 	}
-	return f;
+	if (!running || sh->boot_hi != INT64_MAX)
+		return 0;
+	if (sh->sw_seen != INT64_MIN && sh->sw_seen > lo)
+		lo = sh->sw_seen;
+	if (lo < f) {
+		if (sqlite3_prepare_v2(sh->db, "SELECT cpu, max(ts) FROM ev_sched_switch WHERE "
+				       "ts > ?1 AND ts <= ?2 GROUP BY cpu", -1, &st,
+				       NULL) != SQLITE_OK)
+			return -1;
+		sqlite3_bind_int64(st, 1, lo);
+		sqlite3_bind_int64(st, 2, f);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int c = sqlite3_column_int(st, 0);
+
+			if (c < 0 || c > 65535 || cpu_ship_grow(sh, c + 1) < 0)
+				continue;
+			sh->cs[c].fs = f;
+			sh->cs[c].last_sw = sqlite3_column_int64(st, 1);
+		}
+		if (sqlite3_finalize(st) != SQLITE_OK)
+			return -1;
+		sh->sw_seen = f;
+	}
+	for (int c = 0; c < sh->ncs; c++) {
+		struct cpu_ship *x = &sh->cs[c];
+
+		x->fs = x->last_sw == INT64_MIN ? x->cur :
+			x->last_sw - 1 < f ? x->last_sw - 1 : f;
+	}
+	return 0;
 }
 
 /* ---- a table's round ---- */
@@ -619,6 +679,46 @@ static const char *suffix(struct shipper *sh)
 			evbuffer_free(out);
 	}
 	return sh->local > 0 ? "_local" : "";
+}
+
+/* sched's cursor of each CPU: where its rows in ClickHouse end. */
+static int ch_cpu_cursors(struct shipper *sh, size_t i)
+{
+	struct evbuffer *out = evbuffer_new();
+	char sql[512], *line, *save = NULL;
+	int status;
+
+	if (!out || cpu_ship_grow(sh, sh->cpus) < 0) {
+		if (out)
+			evbuffer_free(out);
+		return -1;
+	}
+	snprintf(sql, sizeof(sql), "SELECT cpu, max(ts) FROM %s%s WHERE host = '%s' AND boot = '%s' "
+		 "AND cpu IS NOT NULL GROUP BY cpu FORMAT TabSeparated", tables[i].name,
+		 suffix(sh), sh->host, sh->boot);
+	status = ch_post(sh, sql, NULL, out);
+	if (status != 200) {
+		ship_warn(sh, "reading where %s ends: %s %s", tables[i].name,
+			  status ? "HTTP" : "no answer", status ? first_line(out) : "");
+		evbuffer_free(out);
+		sh->t[i].have_cursor = false;
+		return -1;
+	}
+	for (int c = 0; c < sh->ncs; c++)
+		sh->cs[c].cur = sh->boot_lo - 1;
+	for (line = strtok_r((char *)evbuffer_pullup(out, -1), "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		long long c, max;
+
+		if (sscanf(line, "%lld\t%lld", &c, &max) == 2 && c >= 0 && c <= 65535 &&
+		    cpu_ship_grow(sh, (int)c + 1) == 0)
+			sh->cs[c].cur = max;
+	}
+	evbuffer_free(out);
+	sh->sw_seen = INT64_MIN;	/* each CPU's newest switch: read again */
+	for (int c = 0; c < sh->ncs; c++)
+		sh->cs[c].last_sw = INT64_MIN;
+	return 0;
 }
 
 static int ch_cursor(struct shipper *sh, size_t i)
@@ -645,7 +745,7 @@ static int ch_cursor(struct shipper *sh, size_t i)
 	evbuffer_free(out);
 	sh->t[i].cursor = count ? max : sh->boot_lo - 1;
 	sh->t[i].have_cursor = true;
-	return 0;
+	return tables[i].kind == K_SCHED ? ch_cpu_cursors(sh, i) : 0;
 }
 
 /* Builds the SELECT of table i for rows in (lo, hi]. */
@@ -690,14 +790,33 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 	sqlite3_stmt *st;
 	struct evbuffer *body = evbuffer_new(), *out = evbuffer_new();
 	int64_t prev_ts = INT64_MIN, last_ts = INT64_MIN, cut = INT64_MAX;
-	int64_t rows = 0, end_col = -1, ts_col = 0;
+	int64_t rows = 0, end_col = -1, ts_col = 0, cpu_col = -1, lo = t->cursor;
+	int64_t prev_cpu = -1;
 	uint32_t n = 0;
 	int rc, status, ret = -1;
+	bool per_cpu = tb->kind == K_SCHED;
 	struct out o = { 0 };
 
 	if (!body || !out)
 		goto out;
-	if (cursor_kind(tb->kind) && timed && f <= t->cursor) {
+	if (per_cpu) {
+		/* from the oldest cursor of a CPU with rows to ship, to the
+		 * newest frontier; each row against its own CPU's */
+		lo = INT64_MAX;
+		f = INT64_MIN;
+		for (int c = 0; c < sh->ncs; c++)
+			if (sh->cs[c].fs > sh->cs[c].cur) {
+				lo = sh->cs[c].cur < lo ? sh->cs[c].cur : lo;
+				f = sh->cs[c].fs > f ? sh->cs[c].fs : f;
+			}
+		if (lo == INT64_MAX) {	/* nothing new is final */
+			for (int c = 0; c < sh->ncs; c++)
+				if (sh->cs[c].fs > t->cursor)
+					t->cursor = sh->cs[c].fs;
+			ret = 0;
+			goto out;
+		}
+	} else if (cursor_kind(tb->kind) && timed && f <= t->cursor) {
 		ret = 0;
 		goto out;
 	}
@@ -713,7 +832,7 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 		if (!name)
 			continue;
 		if (!strcmp(name, "?1"))
-			sqlite3_bind_int64(st, p, t->cursor);
+			sqlite3_bind_int64(st, p, lo);
 		else if (!strcmp(name, "?2"))
 			sqlite3_bind_int64(st, p, f);
 		else if (!strcmp(name, "?3"))
@@ -728,13 +847,30 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 			end_col = c;
 		if (!strcmp(t->cols[c].name, "ts"))
 			ts_col = c;	/* lost_events has it second */
+		if (!strcmp(t->cols[c].name, "cpu"))
+			cpu_col = c;
+	}
+	if (per_cpu && cpu_col < 0) {
+		ship_warn(sh, "%s: no column cpu", tb->name);
+		sqlite3_finalize(st);
+		out_end(&o);
+		goto out;
 	}
 	/* a full batch ends where ts changes: the rest waits for the next */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t ts = timed ? sqlite3_column_int64(st, (int)ts_col) : 0;
 		int end_null = end_col >= 0 ? sqlite3_column_type(st, (int)end_col) == SQLITE_NULL : 1;
 		int64_t end = end_null ? 0 : sqlite3_column_int64(st, (int)end_col);
+		int64_t cpu = -1;
 
+		if (per_cpu) {
+			cpu = sqlite3_column_int64(st, (int)cpu_col);
+			/* a CPU outside the capture's count: shipped, never
+			 * lost (again the same key when read again) */
+			if (cpu >= 0 && cpu < sh->ncs &&
+			    (ts <= sh->cs[cpu].cur || ts > sh->cs[cpu].fs))
+				continue;
+		}
 		if (timed && ++rows > MAX_ROWS && ts != last_ts) {
 			cut = last_ts;
 			break;
@@ -746,7 +882,18 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 		if (timed) {
 			int64_t wall = (ts + sh->offset) / 1000000000;
 
-			n = ts == prev_ts ? n + 1 : 0;
+			if (per_cpu) {
+				/* rows of one ts and CPU: one round ships them
+				 * all, in the view's order; their CPU in n, so
+				 * that each CPU's rows can go in a round of
+				 * their own (and clear of the n that shippers
+				 * before gave: rows of one ts, from 0) */
+				n = ts == prev_ts && cpu == prev_cpu ? n + 1 :
+				    0x80000000u | (uint32_t)(cpu & 0x7fff) << 16;
+				prev_cpu = cpu;
+			} else {
+				n = ts == prev_ts ? n + 1 : 0;
+			}
 			prev_ts = ts;
 			out_mem(&o, "\t", 1);
 			out_int(&o, wall > 0 ? wall : 0);
@@ -789,6 +936,11 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 			goto out;
 		}
 		*sent += o.raw;
+	}
+	if (per_cpu) {
+		for (int c = 0; c < sh->ncs; c++)
+			if (sh->cs[c].fs > sh->cs[c].cur)
+				sh->cs[c].cur = sh->cs[c].fs < f ? sh->cs[c].fs : f;
 	}
 	if (cursor_kind(tb->kind))
 		t->cursor = f;
@@ -846,6 +998,9 @@ static int ship_gap(struct shipper *sh)
 		for (size_t i = 0; i < NTABLES; i++)
 			if (sh->t[i].have_cursor && sh->t[i].cursor < first - 1)
 				sh->t[i].cursor = first - 1;
+		for (int c = 0; c < sh->ncs; c++)
+			if (sh->cs[c].cur < first - 1)
+				sh->cs[c].cur = first - 1;
 	}
 	evbuffer_free(body);
 	evbuffer_free(out);
@@ -856,8 +1011,8 @@ static int ship_gap(struct shipper *sh)
  * is shipped up to it (*shipped), -1 otherwise. */
 static int ship_round(struct shipper *sh, int64_t *shipped)
 {
-	bool running;
-	int64_t f, fs;
+	bool running = false;
+	int64_t f;
 	uint64_t sent = 0;
 	struct timespec now;
 	int failed = 0, r;
@@ -873,24 +1028,25 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 			    0, sh->boot, 0);
 	clock_gettime(CLOCK_REALTIME, &now);
 	sh->round_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-	if (sh->boot_hi != INT64_MAX) {
-		f = fs = sh->boot_hi;	/* an earlier boot: all of it */
-	} else {
+	if (sh->boot_hi != INT64_MAX)
+		f = sh->boot_hi;	/* an earlier boot: all of it */
+	else
 		f = frontier(sh, &running);
-		fs = running ? sched_frontier(sh, f) : f;
-	}
 	*shipped = f;
 	if (sh->boot_hi == INT64_MAX && ship_gap(sh) < 0)
 		return -1;
 	for (size_t i = 0; i < NTABLES; i++) {
-		int64_t fi = tables[i].kind == K_SCHED ? fs : f;
-
 		if (!sh->t[i].have_cursor && cursor_kind(tables[i].kind) && ch_cursor(sh, i) < 0) {
 			failed = 1;
 			break;
 		}
+		if (tables[i].kind == K_SCHED && sched_frontier(sh, f, running) < 0) {
+			ship_warn(sh, "sched: reading the switches: %s", sqlite3_errmsg(sh->db));
+			failed = 1;
+			break;
+		}
 		do
-			r = ship_table(sh, i, fi, &sent);
+			r = ship_table(sh, i, f, &sent);
 		while (r == 1);	/* a full batch: the rest of the table */
 		if (r < 0) {
 			failed = 1;
@@ -1057,7 +1213,7 @@ static void usage(void)
 
 int cmd_ship(int argc, char **argv)
 {
-	struct shipper sh = { .local = -1, .gzip = 1, .boot_hi = INT64_MAX };
+	struct shipper sh = { .local = -1, .gzip = 1, .boot_hi = INT64_MAX, .sw_seen = INT64_MIN };
 	const char *dbpath = NULL, *url = NULL, *user = NULL, *pwfile = NULL;
 	char boot[64] = "";
 	bool once = false;
@@ -1180,5 +1336,6 @@ out:
 	chttp_close(&sh.ch);
 	sqlite3_close(sh.db);
 	free(sh.auth);
+	free(sh.cs);
 	return ret;
 }

@@ -11,7 +11,9 @@
  * restart of either side, a network error or a SIGKILL leaves no row
  * missing, and the ReplacingMergeTree tables (read with FINAL) no row
  * twice.  A row is shipped once it is final: SHIP_SETTLE_NS older than the
- * newest event, and for `sched` its CPU's slice closed.  After each
+ * newest event, and for `sched` its CPU's slice closed (each CPU's rows
+ * from a cursor of their own, so one CPU's open slice holds back no
+ * other's).  After each
  * successful round it writes "shipped TS BACKLOG_ROWS\n" to its standard
  * output (the daemon's pipe): the ts every table is shipped up to.
  */

@@ -22,6 +22,9 @@
 #    ClickHouse answers, shipped as a row in gaps;
 #  - an earlier boot's rows, stored while nothing was shipped, are shipped
 #    after the "reboot" under their own boot (host E);
+#  - a CPU offline for 6-16 s (host F): the slice it last began has no end
+#    until it is back; the other CPUs' rows are shipped meanwhile, and its
+#    own, that slice among them, once it is back;
 #  - the servers and daemons are stopped, their ports free, nothing left.
 # Needs root and tracefs (FAILS without them), clickhouse-server,
 # clickhouse-client, curl and perf.
@@ -199,6 +202,67 @@ for t in sched_switch sched_waking sched_stat_runtime sched wakeup_latency; do
 done
 check_eq "fleet: host E's earlier boot: its capture row" 1 \
 	"$(ch_query 1 "SELECT count() FROM commd.capture FINAL WHERE host = 'host-e' AND boot = 'an-earlier-boot'")"
+
+# A CPU whose slice stays open (host F): the highest CPU that can go
+# offline is taken offline for 6 to 16 s while the load runs on the others, so
+# the slice it last began has no end until it comes back (it then ends at
+# the CPU's last event before, the rest being unknown time). Its rows
+# wait for that end; the other CPUs' rows do not (they are in ClickHouse
+# while it is still offline; a shipper that held every CPU's rows at the
+# oldest open slice, and stopped waiting for one after 60 s, lost that
+# slice's row when it ended later), and once it is back nothing is
+# missing: every CPU's sched rows in ClickHouse equal SQLite's.
+log "a CPU offline for 6 to 16 s while shipping"
+cpu_off=
+for c in $(seq "$(($(nproc --all) - 1))" -1 1); do
+	if [ -w "/sys/devices/system/cpu/cpu$c/online" ] &&
+	   [ "$(cat "/sys/devices/system/cpu/cpu$c/online")" = 1 ]; then
+		cpu_off=$c
+		break
+	fi
+done
+if [ -z "$cpu_off" ]; then
+	log "no CPU here can go offline (one CPU, or no CPU hotplug): the open-slice check is not run"
+else
+	_cpu_back() { echo 1 > "/sys/devices/system/cpu/cpu$cpu_off/online" 2> /dev/null || true; }
+	CLEANUP_HOOKS=(_cpu_back "${CLEANUP_HOOKS[@]}")
+	inf=$(inst ff)
+	dbf=$TMP/f.db
+	start_ready "fleet host F" "$TMP/f.err" "$dbf" "$inf" --commit-ms 200 \
+		--clickhouse "http://127.0.0.1:$H1/?database=commd" --host-name "host-f"
+	pid_f=$COMMD_PID
+	start_load 24
+	sleep 2
+	echo 0 > "/sys/devices/system/cpu/cpu$cpu_off/online"
+	sleep 0.3
+	t_off=$(sqlite3 "$dbf" "SELECT max(ts) FROM ev_sched_switch WHERE cpu = $cpu_off")
+	# (up to 16 s: the newest event, less the 2 s that make a row final,
+	# moves in steps of seconds under this load)
+	for ((i = 0; i < 40; i++)); do
+		sleep 0.4
+		got=$(ch_query 1 "SELECT count() FROM commd.sched FINAL WHERE host = 'host-f' AND cpu <> $cpu_off AND ts > ${t_off:-0} + 1000000000" 2> "$TMP/f-query.err") ||
+			got="ClickHouse: $(head -c 300 "$TMP/f-query.err")"
+		[[ $got =~ ^[0-9]+$ ]] && [ "$got" -gt 0 ] && [ "$i" -ge 14 ] && break
+	done
+	echo 1 > "/sys/devices/system/cpu/cpu$cpu_off/online"
+	n_after=$got
+	[[ $n_after =~ ^[0-9]+$ ]] || n_after=0
+	check_true "fleet: host F, cpu$cpu_off offline: the other CPUs' slices more than 1 s after it went offline are in ClickHouse" \
+		"> 0 rows" "${got:-none}" test "$n_after" -gt 0
+	sleep 2
+	stop_load
+	stop_commd "$pid_f" TERM
+	check_eq "fleet: host F commd exit status after SIGTERM" 0 "$STOP_RC"
+	want=$(sqlite3 "$dbf" "SELECT group_concat(cpu || ':' || n, ' ') FROM (SELECT cpu, count(*) AS n FROM sched GROUP BY cpu ORDER BY cpu)")
+	got=$(ch_query 1 "SELECT arrayStringConcat(groupArray(concat(toString(cpu), ':', toString(n))), ' ') FROM (SELECT cpu, count() AS n FROM commd.sched FINAL WHERE host = 'host-f' GROUP BY cpu ORDER BY cpu)")
+	check_eq "fleet: host F: sched rows per CPU (cpu:rows), ClickHouse as SQLite" "$want" "$got"
+	want=$(sqlite3 "$dbf" "SELECT count(*) || ' ' || coalesce(sum(dur), 0) FROM sched WHERE cpu = $cpu_off AND ts = ${t_off:-0}")
+	got=$(ch_query 1 "SELECT concat(toString(count()), ' ', toString(ifNull(sum(dur), 0))) FROM commd.sched FINAL WHERE host = 'host-f' AND cpu = $cpu_off AND ts = ${t_off:-0}")
+	check_true "fleet: host F: the slice cpu$cpu_off began last before it went offline is stored" "1 row" "$want" \
+		test "${want%% *}" = 1
+	check_eq "fleet: host F: that slice (rows, ns) in ClickHouse as in SQLite" "$want" "$got"
+	_cpu_back
+fi
 
 # Retention while ClickHouse is away (host C ships to a port nobody
 # listens on): by age nothing unshipped is cut; by size (max-db-mb 1)
