@@ -249,7 +249,7 @@ void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
 }
 
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid,
-		int switch_mm)
+		int switch_mm, int own)
 {
 	struct running *r = cpu_state(d, cpu);
 	uint64_t lo;
@@ -281,8 +281,12 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	 * the switch and before any other task's, are its tail, not a switch
 	 * nobody recorded. Of idle's, only switch_mm's tlb_flush: the idle
 	 * loop does not flush "on task switch", while its other events come
-	 * as well after a switch into idle nobody recorded. */
-	if (r->in_tail && pid == r->tail_pid &&
+	 * as well after a switch into idle nobody recorded. No sched or
+	 * task event fires there: one of prev's (its sched_stat_runtime,
+	 * a waking it does, its own switch out) means it runs again, and
+	 * its switch in was not recorded (this VM never records a switch
+	 * out of swapper/1), not that the context switch goes on. */
+	if (r->in_tail && pid == r->tail_pid && !own &&
 	    (r->in_tail == TAIL_TASK || switch_mm)) {
 		r->last_ts = ts;
 		return 0;

@@ -120,10 +120,12 @@ void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
 
 /* Any event: on cpu at ts from task pid (its common_pid), whose comm row
  * is hid; switch_mm when it is a tlb_flush "on task switch" (fired by
- * switch_mm inside a context switch). Called before the event's own
- * derive_* call. Returns a callback's non-zero result. */
+ * switch_mm inside a context switch); own when it is a sched or task
+ * event (none fires inside a context switch: never a switch's tail).
+ * Called before the event's own derive_* call. Returns a callback's
+ * non-zero result. */
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid,
-		uint32_t hid, int switch_mm);
+		uint32_t hid, int switch_mm, int own);
 
 /* sched_stat_runtime on cpu at ts: pid ran runtime ns (since it was
  * switched in, or since the last such event for it). */

@@ -374,6 +374,16 @@ static void note_rename(struct pipeline *p, int32_t pid, uint64_t ts)
 		p->rename_pid = 0;
 }
 
+/* A sched or task event (of a decoded kind or not): none fires inside a
+ * context switch, after the sched_switch tracepoint. */
+static int own_event(const struct decode_event *ev)
+{
+	const char *sys = ev->event ? ev->event->system : NULL;
+
+	return ev->kind != DECODE_OTHER ||
+	       (sys && (!strcmp(sys, "sched") || !strcmp(sys, "task")));
+}
+
 /* Feeds the derived tables: switches make slices and end wakeups, the
  * first waking (or wakeup, when the trace has no waking) starts one. */
 static int derive_event(struct pipeline *p, const struct decode_event *ev,
@@ -383,7 +393,7 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 	int rc;
 
 	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid,
-				     ev->switch_mm)))
+			      ev->switch_mm, own_event(ev))))
 		return rc;
 	if (p->rename_pid > 0) {
 		rc = derive_rename(p->derive, p->rename_ts, p->rename_pid, p->rename_hid);

@@ -245,6 +245,22 @@ check_losses() {
 		and not exists (select 1 from lost_events l where l.cpu = s.cpu
 		and l.ts > s.ts and l.ts <= s.ts + s.dur)")
 	check_eq "$label: sched rows with lost = 1, a recorded switch-out and no loss inside" 0 "$got" || true
+	# Every recorded switch ends a slice of its prev there (on a CPU with
+	# no loss: a task's own events after its switch-out, a waking it
+	# does or its sched_stat_runtime, are not that switch's tail but a
+	# switch-in that was not recorded).
+	got=$(q "$db" "select count(*) from sched_switch w where w.prev_pid > 0
+		and not exists (select 1 from sched s where s.cpu = w.cpu and s.pid = w.prev_pid
+				and s.ts + s.dur = w.ts)
+		and not exists (select 1 from lost_events l where l.cpu = w.cpu)")
+	check_eq "$label: switches (prev_pid > 0, CPU without losses) that end no slice of their prev_pid" 0 "$got" || true
+	if [ "$got" != 0 ]; then
+		q "$db" "select w.cpu, w.ts, w.prev_pid, w.next_pid from sched_switch w where w.prev_pid > 0
+			and not exists (select 1 from sched s where s.cpu = w.cpu and s.pid = w.prev_pid
+					and s.ts + s.dur = w.ts)
+			and not exists (select 1 from lost_events l where l.cpu = w.cpu)
+			limit $MAX_SHOWN" | sed 's/^/      cpu ts prev_pid next_pid: /' >&2
+	fi
 	got=$(q "$db" "select count(*) from wakeup_latency w where exists (
 		select 1 from lost_events l where l.ts > w.ts and l.ts <= w.ts + w.latency)")
 	check_eq "$label: wakeup_latency rows spanning a lost_events ts (any cpu)" 0 "$got" || true

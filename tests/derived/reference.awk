@@ -24,7 +24,8 @@
 #            before the gap's start), and the old slice's end with it.
 #            Its pending wakeup is dropped (its switch-in is not known).
 #            Not a line of a switch's tail: after a sched_switch, lines of
-#            its prev_pid on that CPU before any other pid's line, a
+#            its prev_pid on that CPU (not sched_* or task_* lines:
+#            none fires inside a context switch) before any other pid's line, a
 #            wakeup (not waking) of prev_pid or its switch-in on any CPU, or a
 #            DROPPED line of the CPU (the context switch after the
 #            tracepoint: tlb_flush, x86_fpu); after a switch out of idle
@@ -174,8 +175,9 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	}
 	# a recorded switch's tail: until another task's line (or prev's
 	# waking or switch-in), prev's lines (the context switch after the
-	# tracepoint) are not a switch
-	if (tl[cpu] != "" && tl[cpu] == p)
+	# tracepoint) are not a switch; but no sched_* or task_* event fires
+	# there: one of prev's means it runs again (switched in unrecorded)
+	if (tl[cpu] != "" && tl[cpu] == p && ev !~ /^(sched_|task_)/)
 		return
 	if (tl[cpu] == "idle" && p == 0 && ev == "tlb_flush" && rest ~ /reason=flush on task switch \(0\)$/)
 		return

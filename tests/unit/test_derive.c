@@ -45,12 +45,12 @@ static void run_rename(struct got *g, uint64_t ts, uint64_t end)
 	CHECK(d != NULL);
 	if (!d)
 		return;
-	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0), 0);
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0), 0);
 	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
-	CHECK_INT(derive_seen(d, ts, 0, 10, 1, 0), 0);
+	CHECK_INT(derive_seen(d, ts, 0, 10, 1, 0, 0), 0);
 	CHECK_INT(derive_rename(d, ts + 1, 10, 2), 0);
 	if (end > ts)
-		CHECK_INT(derive_seen(d, end, 0, 10, 2, 0), 0);
+		CHECK_INT(derive_seen(d, end, 0, 10, 2, 0, 0), 0);
 	CHECK_INT(derive_finish(d, end), 0);
 	derive_free(d);
 }
@@ -97,9 +97,9 @@ static void switch_last(void)
 	CHECK(d != NULL);
 	if (!d)
 		return;
-	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0), 0);
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0), 0);
 	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
-	CHECK_INT(derive_seen(d, 3000, 0, 10, 1, 0), 0);
+	CHECK_INT(derive_seen(d, 3000, 0, 10, 1, 0, 0), 0);
 	CHECK_INT(derive_switch(d, 3000, 0, 10, 1, 120, 1, 11, 3, 120), 0);
 	CHECK_INT(derive_finish(d, 3000), 0);
 	derive_free(d);
