@@ -12,7 +12,8 @@
  *                 round (they change while a capture runs)
  * Each row gets host and boot; the time-keyed ones also time (the wall
  * clock, seconds, for partitions) and n (rows of one ts, in the order the
- * view gives them), their key being (host, boot, ts, n).  The columns of
+ * view gives them; sched's rows of one ts and CPU, with the CPU), their
+ * key being (host, boot, ts, n).  The columns of
  * each view are read from the database itself (pragma table_info), so the
  * DDL and what is sent follow the schema.
  */
@@ -623,7 +624,9 @@ static int sched_frontier(struct shipper *sh, int64_t f, bool running)
 	sqlite3_stmt *st;
 	int64_t lo = INT64_MAX;
 
-	if (cpu_ship_grow(sh, sh->cpus) < 0)
+	/* (a capture that does not say its CPUs: CPU 0's cursor stands for
+	 * them all, as one cursor did before) */
+	if (cpu_ship_grow(sh, sh->cpus > 0 ? sh->cpus : 1) < 0)
 		return -1;
 	for (int c = 0; c < sh->ncs; c++) {
 		sh->cs[c].fs = f;
@@ -688,7 +691,7 @@ static int ch_cpu_cursors(struct shipper *sh, size_t i)
 	char sql[512], *line, *save = NULL;
 	int status;
 
-	if (!out || cpu_ship_grow(sh, sh->cpus) < 0) {
+	if (!out || cpu_ship_grow(sh, sh->cpus > 0 ? sh->cpus : 1) < 0) {
 		if (out)
 			evbuffer_free(out);
 		return -1;
