@@ -293,44 +293,13 @@ static void url_escape(struct evbuffer *out, const char *s)
 	}
 }
 
-/* body, gzip'ed (level 1: TabSeparated rows shrink about tenfold at a
- * small cost), into out.  0, or -1 (body left as it was). */
-static int gzip_body(struct evbuffer *body, struct evbuffer *out)
-{
-	z_stream z = { 0 };
-	size_t n = evbuffer_get_length(body);
-	unsigned char *in = evbuffer_pullup(body, -1);
-	struct evbuffer_iovec v;
-	int rc;
-
-	if (!in || deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -1;
-	z.next_in = in;
-	z.avail_in = (uInt)n;
-	do {
-		if (evbuffer_reserve_space(out, 65536, &v, 1) < 1) {
-			deflateEnd(&z);
-			return -1;
-		}
-		z.next_out = v.iov_base;
-		z.avail_out = (uInt)v.iov_len;
-		rc = deflate(&z, Z_FINISH);
-		v.iov_len -= z.avail_out;
-		evbuffer_commit_space(out, &v, 1);
-	} while (rc == Z_OK || (rc == Z_BUF_ERROR && z.avail_out == 0));
-	deflateEnd(&z);
-	if (rc != Z_STREAM_END)
-		return -1;
-	evbuffer_drain(body, n);
-	return 0;
-}
-
-/* POSTs body (may be NULL) with query sql; the answer into out (NUL
- * terminated).  Returns the HTTP status, 0 when there was none. */
+/* POSTs body (may be NULL; gzipped: a gzip stream, out_begin's) with
+ * query sql; the answer into out (NUL terminated).  Returns the HTTP
+ * status, 0 when there was none. */
 static int ch_post_gz(struct shipper *sh, const char *sql, struct evbuffer *body,
 		      bool gzipped, struct evbuffer *out)
 {
-	struct evbuffer *params = evbuffer_new(), *zipped = NULL;
+	struct evbuffer *params = evbuffer_new();
 	const char *headers[5];
 	size_t nh = 0;
 	int status = 0;
@@ -344,11 +313,6 @@ static int ch_post_gz(struct shipper *sh, const char *sql, struct evbuffer *body
 		headers[nh++] = "Authorization";
 		headers[nh++] = sh->auth;
 	}
-	if (body && !gzipped && sh->gzip && (zipped = evbuffer_new()) &&
-	    gzip_body(body, zipped) == 0) {
-		body = zipped;
-		gzipped = true;
-	}
 	if (body && gzipped) {
 		headers[nh++] = "Content-Encoding";
 		headers[nh++] = "gzip";
@@ -358,8 +322,6 @@ static int ch_post_gz(struct shipper *sh, const char *sql, struct evbuffer *body
 			    body, out);
 	evbuffer_add(out, "", 1);
 	evbuffer_free(params);
-	if (zipped)
-		evbuffer_free(zipped);
 	return status;
 }
 
@@ -649,7 +611,6 @@ static int sched_frontier(struct shipper *sh, int64_t f, bool running)
 
 			if (c < 0 || c > 65535 || cpu_ship_grow(sh, c + 1) < 0)
 				continue;
-			sh->cs[c].fs = f;
 			sh->cs[c].last_sw = sqlite3_column_int64(st, 1);
 		}
 		if (sqlite3_finalize(st) != SQLITE_OK)
