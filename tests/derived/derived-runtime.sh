@@ -44,8 +44,8 @@ check_true "sched_stat_runtime events recorded" "> 1000" "$n" [ "$n" -gt 1000 ]
 # each sched_stat_runtime goes to the CPU its task was last switched in on
 # (an event fired from another CPU for it included). Two sums: the
 # runtimes as the kernel gave them ("raw"), and each capped at the time
-# since the task's recorded switch-in where it is the first since then
-# ("capped"): the kernel starts a run's clock at the last rq clock update,
+# since the task's recorded switch-in (or, before any, since the
+# capture's start) where it is the first since then ("capped"): the kernel starts a run's clock at the last rq clock update,
 # which after an idle wakeup or a pull is the wakeup's, not the switch's,
 # so its first runtime of a run is long by the wakeup-to-switch time (tens
 # of ms a second on this VM once a CPU has been offline). The capped sum
@@ -68,9 +68,10 @@ WITH x AS (SELECT e.cpu AS ecpu, e.pid = e.target_pid AS own, e.target_pid AS tp
 		  AS prev
 	   FROM ev e)
 SELECT CASE WHEN own THEN ecpu ELSE coalesce(scpu, ecpu) END AS cpu, tp, ts, runtime AS raw,
-       CASE WHEN sin IS NOT NULL AND (prev IS NULL OR prev < sin) AND runtime > ts - sin
+       CASE WHEN (prev IS NULL OR prev < sin) AND runtime > ts - sin
 	    THEN ts - sin ELSE runtime END AS capped
-FROM x;
+FROM (SELECT ecpu, own, tp, ts, runtime, scpu, prev,
+	     coalesce(sin, (SELECT min(start_ts) FROM capture)) AS sin FROM x);
 -- schedule()'s work after the kernel stopped a task's clock, on each
 -- switch into idle: from prev's last own sched_stat_runtime on that CPU
 -- (since the CPU's switch before) to the switch
