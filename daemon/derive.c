@@ -31,6 +31,11 @@ struct running {		/* the open slice of a CPU */
 	int placed;		/* inferred start: no longer moved */
 	uint64_t last_ts;	/* the last event on this CPU */
 	int held;		/* prev: ended by inference, its end may move */
+	/* head: the part of a slice begun by inference before a rename
+	 * split it, held while sched_stat_runtime may still move its start
+	 * (the part after begins at the rename, not by inference) */
+	int head_held;
+	struct derive_slice head;
 	uint64_t ref;		/* the switch that began it (derive_switch_ref) */
 	uint32_t ref_hid;	/* the row that switch gave the task */
 	/* The tail of a recorded switch: until another task's event comes,
@@ -135,12 +140,21 @@ static int emit(struct derive *d, const struct derive_slice *s)
 	return d->ops.slice ? d->ops.slice(d->ops.ctx, s) : 0;
 }
 
+/* The held rows, in time order: the slice before an inferred start, then
+ * the head of the slice begun there. */
 static int flush_held(struct derive *d, struct running *r)
 {
-	if (!r->held)
-		return 0;
-	r->held = 0;
-	return emit(d, &r->prev);
+	int rc = 0;
+
+	if (r->held) {
+		r->held = 0;
+		rc = emit(d, &r->prev);
+	}
+	if (r->head_held && !rc) {
+		r->head_held = 0;
+		rc = emit(d, &r->head);
+	}
+	return rc;
 }
 
 /* The open slice as a row ending at ts (its end_err, end_state given). */
@@ -308,22 +322,36 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		   int32_t pid, uint64_t runtime)
 {
 	struct running *r = cpu_state(d, cpu);
-	uint64_t s;
+	struct derive_slice *h;
+	uint64_t s, start;
 
 	/* Only the task's own first one since its inferred start: the
-	 * kernel's run time since it was switched in. */
-	if (!r || !r->active || r->pid != pid || event_pid != pid ||
-	    r->start_err < 0 || r->placed)
+	 * kernel's run time since it was switched in. A rename since then
+	 * split the slice: the run time moves the head's start. */
+	if (!r || !r->active || r->pid != pid || event_pid != pid)
+		return 0;
+	if (!r->head_held && (r->start_err < 0 || r->placed))
 		return 0;
 	r->placed = 1;
+	h = r->head_held ? &r->head : NULL;
+	start = h ? h->ts : r->start;
 	s = runtime <= ts ? ts - runtime : 0;
 	if (s < r->gap_lo)
 		s = r->gap_lo;
-	if (s >= r->start)
-		return 0;
-	r->start = s;
-	if (r->held && r->prev.ts <= s)
-		r->prev.dur = s - r->prev.ts;
+	if (s < start) {
+		if (h) {
+			/* its time off the CPUs ended at the earlier start */
+			if (h->off_dur >= 0)
+				h->off_dur = (int64_t)(h->ts - s) <= h->off_dur ?
+					     h->off_dur - (int64_t)(h->ts - s) : -1;
+			h->dur += h->ts - s;
+			h->ts = s;
+		} else {
+			r->start = s;
+		}
+		if (r->held && r->prev.ts <= s)
+			r->prev.dur = s - r->prev.ts;
+	}
 	return flush_held(d, r);
 }
 
@@ -332,7 +360,7 @@ int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 	for (int cpu = 0; (size_t)cpu < d->ncpus; cpu++) {
 		struct running *r = &d->cpus[cpu];
 		struct derive_slice s;
-		int rc;
+		int rc, hold;
 
 		if (!r->active || r->pid != pid)
 			continue;
@@ -342,7 +370,12 @@ int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 			r->hid = hid;
 			return 0;
 		}
-		if ((rc = flush_held(d, r)))
+		/* A start by inference not yet placed: the part before is
+		 * held, as the slice before it, until sched_stat_runtime
+		 * places it (or nothing will: the next edge, a loss, the
+		 * end). A second rename before that finds it final. */
+		hold = r->start_err >= 0 && !r->placed && !r->head_held;
+		if (!hold && (rc = flush_held(d, r)))
 			return rc;
 		s = open_slice(r, cpu, ts, r->hid, -1, -1);
 		r->start = ts;
@@ -352,6 +385,11 @@ int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 		r->placed = 1;
 		r->lost = 0;
 		r->off.known = 0;	/* it follows the part before at once */
+		if (hold) {
+			r->head = s;
+			r->head_held = 1;
+			return 0;
+		}
 		return emit(d, &s);
 	}
 	return 0;

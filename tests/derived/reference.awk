@@ -34,7 +34,10 @@
 #            switch back to idle that was not recorded.
 #   rename:  task_rename pid=P: a slice of P open on a CPU splits at ts + 1
 #            (the new name is valid from the next ns): the part before
-#            under the name it had, the rest under newcomm.
+#            under the name it had, the rest under newcomm. A slice begun
+#            by an inferred switch whose start no sched_stat_runtime line
+#            has placed yet: that line moves the part before's start (the
+#            first such rename only; a second finds it final).
 #   wakeup:  the first sched_waking / sched_wakeup / sched_wakeup_new of a
 #            pid (> 0) since it last switched in or out starts a wakeup; the
 #            sched_switch with next_pid = pid ends it (latency = switch ts -
@@ -208,18 +211,23 @@ function start_inferred(cpu, p, pfx, lo_s, lo_f,   x) {
 
 # The open slice's start will not move any more: the held slice before
 # it is printed, with the gap of its task that ends here.
-function final_start(cpu,   p) {
+function final_start(cpu,   p, s_s, s_f) {
 	if (oinf[cpu]) {
 		oinf[cpu] = 0
 		p = opid[cpu]
+		s_s = hd[cpu] ? ds[cpu] : os[cpu]; s_f = hd[cpu] ? df[cpu] : of[cpu]
 		if (p > 0 && (p in out_s)) {
-			print "G", p, nsabs(out_s[p], out_f[p]), dur(out_s[p], out_f[p], os[cpu], of[cpu]), out_st[p]
+			print "G", p, nsabs(out_s[p], out_f[p]), dur(out_s[p], out_f[p], s_s, s_f), out_st[p]
 			delete out_s[p]; delete out_f[p]; delete out_st[p]
 		}
 	}
 	if (held[cpu]) {
 		held[cpu] = 0
 		print "S", cpu, hpid[cpu], hcomm[cpu], nsabs(hs[cpu], hf[cpu]), dur(hs[cpu], hf[cpu], he_s[cpu], he_f[cpu]), hlost[cpu]
+	}
+	if (hd[cpu]) {
+		hd[cpu] = 0
+		print "S", cpu, opid[cpu], dcomm[cpu], nsabs(ds[cpu], df[cpu]), dur(ds[cpu], df[cpu], de_s[cpu], de_f[cpu]), dlost[cpu]
 	}
 }
 
@@ -237,7 +245,10 @@ function do_runtime(   x, p, r, s_s, s_f, t) {
 	if (s_f < 0) { s_f += 1000000000; s_s-- }
 	s_f = sprintf("%09d", s_f)
 	if (before(s_s, s_f, glo_s[c], glo_f[c])) { s_s = glo_s[c]; s_f = glo_f[c] }
-	if (before(s_s, s_f, os[c], of[c])) {
+	if (hd[c] && before(s_s, s_f, ds[c], df[c])) {
+		ds[c] = s_s; df[c] = s_f
+		if (held[c]) { he_s[c] = s_s; he_f[c] = s_f }
+	} else if (!hd[c] && before(s_s, s_f, os[c], of[c])) {
 		os[c] = s_s; of[c] = s_f
 		if (held[c]) { he_s[c] = s_s; he_f[c] = s_f }
 	}
@@ -264,6 +275,15 @@ function do_rename(   x, p, o, n, cpu, s_s, s_f) {
 		# the pid's later name)
 		if (o == n)
 			break		# the same name: nothing splits
+		# an inferred start not placed yet: the part before is held
+		if (oinf[cpu] && !hd[cpu] && before(os[cpu], of[cpu], s_s, s_f)) {
+			hd[cpu] = 1; ds[cpu] = os[cpu]; df[cpu] = of[cpu]
+			de_s[cpu] = s_s; de_f[cpu] = s_f; dcomm[cpu] = o; dlost[cpu] = olost[cpu]
+			os[cpu] = s_s; of[cpu] = s_f; olost[cpu] = 0
+			nulls++
+			ocomm[cpu] = n
+			break
+		}
 		final_start(cpu)
 		if (before(os[cpu], of[cpu], s_s, s_f)) {
 			print "S", cpu, p, o, nsabs(os[cpu], of[cpu]), dur(os[cpu], of[cpu], s_s, s_f), olost[cpu]

@@ -111,10 +111,50 @@ static void switch_last(void)
 	CHECK_INT(g.s[1].pid, 11);
 }
 
+/* A switch nobody recorded: pid 10 runs on CPU 0 from 1000; pid 11's
+ * task_rename at 5000 (an event of its own) is its first there, its new
+ * name (row 4) from 5001; its first sched_stat_runtime, 4500 ns at 6000,
+ * says it was switched in at 1500. The part before the rename begins
+ * there, not at 5000 (it was a slice of 1 ns, the rest of its run filed
+ * under pid 10), and pid 10's slice ends there. */
+static void rename_inferred(void)
+{
+	struct got g;
+	struct derive *d = start(&g);
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0), 0);
+	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
+	CHECK_INT(derive_seen(d, 1200, 0, 10, 1, 0, 1), 0);
+	CHECK_INT(derive_seen(d, 5000, 0, 11, 3, 0, 1), 0);
+	CHECK_INT(derive_rename(d, 5001, 11, 4), 0);
+	CHECK_INT(g.n, 0);	/* both held: the start may still move */
+	CHECK_INT(derive_seen(d, 6000, 0, 11, 4, 0, 1), 0);
+	CHECK_INT(derive_runtime(d, 6000, 0, 11, 11, 4500), 0);
+	CHECK_INT(g.n, 2);
+	CHECK_INT(derive_finish(d, 7000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 3);
+	CHECK_INT(g.s[0].pid, 10);
+	CHECK_INT(g.s[0].ts, 1000);
+	CHECK_INT(g.s[0].dur, 500);
+	CHECK_INT(g.s[1].pid, 11);
+	CHECK_INT(g.s[1].ts, 1500);
+	CHECK_INT(g.s[1].dur, 3501);
+	CHECK_INT(g.s[1].hid, 3);
+	CHECK(g.s[1].start_err >= 0);	/* an inferred start */
+	CHECK_INT(g.s[2].ts, 5001);
+	CHECK_INT(g.s[2].dur, 1999);
+	CHECK_INT(g.s[2].hid, 4);
+}
+
 int main(void)
 {
 	RUN(rename_inside);
 	RUN(rename_last);
 	RUN(switch_last);
+	RUN(rename_inferred);
 	return check_done("test_derive");
 }
