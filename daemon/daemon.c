@@ -259,6 +259,11 @@ static int commit(struct capture *c)
 {
 	uint64_t now = live_now();
 
+	/* The shipper holds wakeup_latency back to the oldest wakeup still
+	 * pending: its row is stored when the task runs, perhaps long
+	 * after the rows the shipper passes meanwhile. */
+	if (c->o->clickhouse)
+		store_hold_wakeups(c->store, pipeline_oldest_wakeup(c->pipe));
 	if (account_losses(c) || pipeline_sync_names(c->pipe) ||
 	    clock_reading(c) ||
 	    store_commit_async(c->store) || store_begin(c->store)) {

@@ -67,6 +67,7 @@ struct derive {
 	struct running *cpus;
 	size_t ncpus;
 	struct wake **chunks;
+	uint32_t *npending;	/* per chunk: its wakes with ts set */
 	size_t nchunks;
 	uint64_t first_ts;	/* the capture's first event */
 	int any;		/* first_ts is set */
@@ -89,6 +90,7 @@ void derive_free(struct derive *d)
 	for (size_t i = 0; i < d->nchunks; i++)
 		free(d->chunks[i]);
 	free(d->chunks);
+	free(d->npending);
 	free(d->cpus);
 	free(d);
 }
@@ -111,12 +113,42 @@ static struct wake *wake_of(struct derive *d, int32_t pid)
 		return NULL;
 	c = (uint32_t)pid >> CHUNK_SHIFT;
 	if (c >= d->nchunks) {
-		if (grow_array(&d->chunks, &d->nchunks, sizeof(*d->chunks), c + 1, 1))
+		size_t n = d->nchunks;
+
+		if (grow_array(&d->npending, &n, sizeof(*d->npending), c + 1, 1) ||
+		    grow_array(&d->chunks, &d->nchunks, sizeof(*d->chunks), c + 1, 1))
 			return NULL;
 	}
 	if (!d->chunks[c] && !(d->chunks[c] = calloc(CHUNK, sizeof(struct wake))))
 		return NULL;
 	return &d->chunks[c][(uint32_t)pid & (CHUNK - 1)];
+}
+
+/* pid's pending wakeup (w its wake) begins at ts, or ends (ts 0). */
+static void set_wake(struct derive *d, int32_t pid, struct wake *w, uint64_t ts)
+{
+	uint32_t *n = &d->npending[(uint32_t)pid >> CHUNK_SHIFT];
+
+	if (!w->ts != !ts)
+		*n += ts ? 1 : (uint32_t)-1;
+	w->ts = ts;
+}
+
+uint64_t derive_oldest_wakeup(const struct derive *d)
+{
+	uint64_t oldest = 0;
+
+	for (size_t c = 0; c < d->nchunks; c++) {
+		if (!d->npending[c])
+			continue;
+		for (unsigned i = 0; i < CHUNK; i++) {
+			uint64_t t = d->chunks[c][i].ts;
+
+			if (t && (!oldest || t < oldest))
+				oldest = t;
+		}
+	}
+	return oldest;
 }
 
 /* pid left the CPU of its last switch-out for good (it was woken: not
@@ -251,7 +283,7 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 	w = wake_of(d, pid);
 	r->off = take_off(w);
 	if (w)
-		w->ts = 0;
+		set_wake(d, pid, w, 0);
 }
 
 void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
@@ -425,7 +457,7 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	}
 	/* (pid 0, the idle task, has no wake: no tail of its own either) */
 	if ((pw = wake_of(d, prev_pid)))
-		pw->ts = 0;	/* woken while still running: no latency row */
+		set_wake(d, prev_pid, pw, 0);	/* woken while still running: no latency row */
 	begin_slice(r, ts, next_pid, next_hid, next_prio, -1);
 	r->off = off;
 	end_tail(d, w, next_pid);
@@ -447,7 +479,7 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 
 			rc = d->ops.wakeup(d->ops.ctx, &u);
 		}
-		w->ts = 0;
+		set_wake(d, next_pid, w, 0);
 	}
 	return rc;
 }
@@ -459,7 +491,7 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 
 	if (!w || w->ts)
 		return 0;	/* only the first waking since it last ran */
-	w->ts = ts ? ts : 1;
+	set_wake(d, pid, w, ts ? ts : 1);
 	w->waker_pid = waker_pid;
 	w->waker_hid = waker_hid;
 	w->ref = 0;
@@ -506,17 +538,27 @@ void derive_lost(struct derive *d, int cpu, uint64_t ts)
 	/* A switch-in may be among the lost: every pending wakeup is void,
 	 * who runs where is no longer known, nor how long any task has been
 	 * off the CPUs. */
-	for (size_t c = 0; c < d->nchunks; c++)
+	for (size_t c = 0; c < d->nchunks; c++) {
+		d->npending[c] = 0;
 		if (d->chunks[c])
 			for (unsigned i = 0; i < CHUNK; i++) {
 				d->chunks[c][i].ts = 0;
 				d->chunks[c][i].off.known = 0;
 			}
+	}
 }
 
 int derive_finish(struct derive *d, uint64_t ts)
 {
 	int rc = 0;
+
+	/* A wakeup still pending never ends: none is pending any more. */
+	for (size_t c = 0; c < d->nchunks; c++) {
+		if (d->npending[c])
+			for (unsigned i = 0; i < CHUNK; i++)
+				d->chunks[c][i].ts = 0;
+		d->npending[c] = 0;
+	}
 
 	for (int cpu = 0; (size_t)cpu < d->ncpus && !rc; cpu++) {
 		struct running *r = &d->cpus[cpu];

@@ -142,6 +142,10 @@ void derive_born(struct derive *d, int32_t pid);
 /* Events were lost on cpu at ts. */
 void derive_lost(struct derive *d, int cpu, uint64_t ts);
 
+/* The waking ts of the oldest wakeup still pending (its task not yet
+ * switched in), 0 when none: its wakeup_latency row is not stored yet. */
+uint64_t derive_oldest_wakeup(const struct derive *d);
+
 /* End of the capture at ts: the open slices close there (one that
  * begins after ts gives no row). */
 int derive_finish(struct derive *d, uint64_t ts);

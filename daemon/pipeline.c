@@ -789,6 +789,11 @@ uint64_t pipeline_last_ts(const struct pipeline *p)
 	return p->last_ts > p->last_loss_ts ? p->last_ts : p->last_loss_ts;
 }
 
+uint64_t pipeline_oldest_wakeup(const struct pipeline *p)
+{
+	return p->derive ? derive_oldest_wakeup(p->derive) : 0;
+}
+
 struct cgroups *pipeline_cgroups(struct pipeline *p)
 {
 	return p->cg;

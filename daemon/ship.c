@@ -976,7 +976,7 @@ static int ship_gap(struct shipper *sh)
 static int ship_round(struct shipper *sh, int64_t *shipped)
 {
 	bool running = false;
-	int64_t f;
+	int64_t f, wf;
 	uint64_t sent = 0;
 	struct timespec now;
 	int failed = 0, r;
@@ -997,6 +997,18 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 	else
 		f = frontier(sh, &running);
 	*shipped = f;
+	wf = f;
+	if (running) {
+		/* A wakeup still pending has its row stored when its task
+		 * runs: wakeup_latency waits for it, for at most
+		 * SHIP_WAKE_HOLD_NS (read after f: a newer hold only moves
+		 * on from the rows f saw) */
+		int64_t hold = int_of(sh->db, "SELECT value FROM stats WHERE "
+				      "name = 'wake_pending_ts' AND capture IS NULL", 0, NULL, 0);
+
+		if (hold > 0 && hold <= wf && hold > f - SHIP_WAKE_HOLD_NS)
+			wf = hold - 1;
+	}
 	if (sh->boot_hi == INT64_MAX && ship_gap(sh) < 0)
 		return -1;
 	for (size_t i = 0; i < NTABLES; i++) {
@@ -1010,7 +1022,7 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 			break;
 		}
 		do
-			r = ship_table(sh, i, f, &sent);
+			r = ship_table(sh, i, strcmp(tables[i].name, "wakeup_latency") ? f : wf, &sent);
 		while (r == 1);	/* a full batch: the rest of the table */
 		if (r < 0) {
 			failed = 1;

@@ -13,7 +13,9 @@
  * twice.  A row is shipped once it is final: SHIP_SETTLE_NS older than the
  * newest event, and for `sched` its CPU's slice closed (each CPU's rows
  * from a cursor of their own, so one CPU's open slice holds back no
- * other's).  After each
+ * other's), and for `wakeup_latency` older than the oldest wakeup still
+ * pending (wake_pending_ts in stats, which the daemon writes at each
+ * commit), for at most SHIP_WAKE_HOLD_NS.  After each
  * successful round it writes "shipped TS BACKLOG_ROWS\n" to its standard
  * output (the daemon's pipe): the ts every table is shipped up to.
  */
@@ -24,6 +26,7 @@
 #include <stdio.h>
 
 #define SHIP_SETTLE_NS	(2 * 1000000000LL)
+#define SHIP_WAKE_HOLD_NS	(600 * 1000000000LL)
 
 /* `commd ship --db FILE --clickhouse URL --host-name NAME [--boot ID]
  * [--user U] [--password-file F] [--interval-s N] [--gzip yes|no] [--once]`:

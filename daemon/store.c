@@ -177,8 +177,10 @@ struct store *store_open(const char *path, enum store_mode mode,
 	 * is refused harmlessly once SQLite is initialised. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	s = calloc(1, sizeof(*s));
-	if (s)
+	if (s) {
 		s->ship_floor = INT64_MIN;
+		s->wake_hold = s->hold_saved = -1;
+	}
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -284,18 +286,31 @@ int store_begin(struct store *s)
 	return st_new_op(s, OP_BEGIN) ? 0 : -1;
 }
 
+/* A COMMIT, with the wakeup hold given since the last. */
+static int commit_op(struct store *s)
+{
+	struct op *o = st_new_op(s, OP_COMMIT);
+
+	if (!o)
+		return -1;
+	o->v[0] = s->wake_hold;
+	s->wake_hold = -1;
+	return 0;
+}
+
 int store_commit(struct store *s)
 {
-	if (!st_new_op(s, OP_COMMIT))
-		return -1;
-	return st_drain(s);
+	return commit_op(s) ? -1 : st_drain(s);
 }
 
 int store_commit_async(struct store *s)
 {
-	if (!st_new_op(s, OP_COMMIT))
-		return -1;
-	return st_submit(s);
+	return commit_op(s) ? -1 : st_submit(s);
+}
+
+void store_hold_wakeups(struct store *s, uint64_t ts)
+{
+	s->wake_hold = ts > INT64_MAX ? INT64_MAX : (int64_t)ts;
 }
 
 int store_rollback(struct store *s)

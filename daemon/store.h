@@ -42,6 +42,10 @@ int store_rollback(struct store *s);
  * goes back to the ring buffer while the writer commits. An error shows
  * at a later call. */
 int store_commit_async(struct store *s);
+/* The next commit writes ts as wake_pending_ts in stats (the waking of
+ * the oldest wakeup still pending, its wakeup_latency row not stored
+ * yet; 0: none): the shipper holds wakeup_latency back to it. */
+void store_hold_wakeups(struct store *s, uint64_t ts);
 
 /* One event. hid is its comm_history row; for a sched_switch next_hid is
  * next_pid's (0: none); comm_ids are the ids of its comm fields c0/c1

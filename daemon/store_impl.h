@@ -181,10 +181,13 @@ struct store {
 	int64_t ship_floor;		/* shipped up to it; INT64_MIN: not shipping */
 	int64_t unshipped_counted;	/* unshipped_cut counted below it */
 	int64_t max_wake_latency;	/* the longest stored on a switch */
+	int64_t wake_hold;		/* the caller's: the next commit's
+					 * wake_pending_ts, -1: none to write */
 
 	/* The writer thread's own (the caller's too before the thread
 	 * starts and after it is joined). */
 	int64_t wake_saved;		/* as in stats, or -1: none there */
+	int64_t hold_saved;		/* wake_pending_ts as in stats, -1: unknown */
 	uint64_t trim_checked;		/* ms_now() of the last size check */
 	int64_t trim_target;		/* rows before this ts are to go */
 	int trim_pending;		/* some may be left */

@@ -582,12 +582,17 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 		int64_t wake = __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED);
 		int save = s->retain && wake > s->wake_saved;
 
+		int hold = o->v[0] >= 0 && o->v[0] != s->hold_saved;
+
 		if (st_flush_events(s, b) ||
 		    (save && st_set_db_stat(s, "max_wake_latency", wake)) ||
+		    (hold && st_set_db_stat(s, "wake_pending_ts", o->v[0])) ||
 		    st_step(s, s->misc[ST_COMMIT], "COMMIT"))
 			return -1;
 		if (save)
 			s->wake_saved = wake;
+		if (hold)
+			s->hold_saved = o->v[0];
 		st_trim(s);
 		if (s->retain)
 			st_checkpoint(s);

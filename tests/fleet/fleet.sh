@@ -25,6 +25,8 @@
 #  - a CPU offline for 6-16 s (host F): the slice it last began has no end
 #    until it is back; the other CPUs' rows are shipped meanwhile, and its
 #    own, that slice among them, once it is back;
+#  - a wakeup that waits 3.5 s (host G: a SCHED_FIFO task keeps its CPU)
+#    reaches ClickHouse, stored though it was after rows already shipped;
 #  - the servers and daemons are stopped, their ports free, nothing left.
 # Needs root and tracefs (FAILS without them), clickhouse-server,
 # clickhouse-client, curl and perf.
@@ -263,6 +265,55 @@ else
 	check_eq "fleet: host F: that slice (rows, ns) in ClickHouse as in SQLite" "$want" "$got"
 	_cpu_back
 fi
+
+# A wakeup that waits longer than a row takes to be final (host G): a
+# task sleeps 0.5 s on a CPU that a SCHED_FIFO task (RT throttling off
+# for it, restored after) keeps for 4 s, so its wakeup's latency is about
+# 3.5 s. Its wakeup_latency row is keyed by the waking's ts and stored
+# when the task runs, after a shipper that passes rows 2 s old has passed
+# that ts; the shipper holds wakeup_latency back to the oldest wakeup
+# still pending (before, the row stayed in SQLite alone).
+log "a wakeup that waits 3.5 s while shipping"
+rt=/proc/sys/kernel/sched_rt_runtime_us
+rt_was=$(cat "$rt")
+_rt_back() { echo "$rt_was" > "$rt" 2> /dev/null || true; }
+CLEANUP_HOOKS=(_rt_back "${CLEANUP_HOOKS[@]}")
+cpu_hog=$(($(nproc) - 1))
+ing=$(inst fg)
+dbg=$TMP/g.db
+start_ready "fleet host G" "$TMP/g.err" "$dbg" "$ing" --commit-ms 200 \
+	--clickhouse "http://127.0.0.1:$H1/?database=commd" --host-name "host-g"
+pid_g=$COMMD_PID
+sleep 1
+echo -1 > "$rt"
+/usr/bin/python3 - "$cpu_hog" > "$TMP/g-hog.out" 2>&1 <<'PY' || fail "fleet: host G: the hog runs" "exit 0" "$(tail -n 3 "$TMP/g-hog.out")"
+import os, sys, time
+cpu = int(sys.argv[1])
+os.sched_setaffinity(0, {cpu})
+r, w = os.pipe()
+child = os.fork()
+if child == 0:
+    os.write(w, b"x")
+    time.sleep(0.5)
+    os._exit(0)
+os.read(r, 1)
+time.sleep(0.1)         # the child is asleep
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+end = time.monotonic() + 4
+while time.monotonic() < end:
+    pass
+os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+os.waitpid(child, 0)
+PY
+_rt_back
+sleep 3
+stop_commd "$pid_g" TERM
+check_eq "fleet: host G commd exit status after SIGTERM" 0 "$STOP_RC"
+want=$(sqlite3 "$dbg" "SELECT count(*) || ' ' || sum(latency > 2000000000) FROM wakeup_latency")
+check_true "fleet: host G: a wakeup latency over 2 s stored" "> 0 of them" "$want" \
+	test "${want##* }" -gt 0
+got=$(ch_query 1 "SELECT concat(toString(count()), ' ', toString(countIf(latency > 2000000000))) FROM commd.wakeup_latency FINAL WHERE host = 'host-g'")
+check_eq "fleet: host G: wakeup_latency rows (all, over 2 s), ClickHouse as SQLite" "$want" "$got"
 
 # Retention while ClickHouse is away (host C ships to a port nobody
 # listens on): by age nothing unshipped is cut; by size (max-db-mb 1)

@@ -154,11 +154,37 @@ static void rename_inferred(void)
 	CHECK_INT(g.s[2].hid, 4);
 }
 
+/* The oldest wakeup still pending (the shipper holds wakeup_latency back
+ * to it): pids in two blocks of 1,024; two are switched in, the end voids
+ * the last. */
+static void oldest_wakeup(void)
+{
+	struct got g;
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	CHECK_INT(derive_oldest_wakeup(d), 0);
+	CHECK_INT(derive_waking(d, 2000, 20, 10, 1), 1);
+	CHECK_INT(derive_waking(d, 1500 + 1, 5000, 10, 1), 1);
+	CHECK_INT(derive_waking(d, 2500, 5001, 10, 1), 1);
+	CHECK_INT(derive_waking(d, 2600, 20, 10, 1), 0);	/* not the first */
+	CHECK_INT(derive_oldest_wakeup(d), 1501);
+	CHECK_INT(derive_switch(d, 3000, 0, 10, 1, 120, 1, 5000, 5, 120), 0);
+	CHECK_INT(derive_oldest_wakeup(d), 2000);
+	CHECK_INT(derive_switch(d, 3100, 0, 5000, 5, 120, 0, 20, 6, 120), 0);
+	CHECK_INT(derive_oldest_wakeup(d), 2500);
+	CHECK_INT(derive_finish(d, 4000), 0);
+	CHECK_INT(derive_oldest_wakeup(d), 0);
+	derive_free(d);
+}
+
 int main(void)
 {
 	RUN(rename_inside);
 	RUN(rename_last);
 	RUN(switch_last);
 	RUN(rename_inferred);
+	RUN(oldest_wakeup);
 	return check_done("test_derive");
 }
