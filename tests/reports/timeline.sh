@@ -261,9 +261,10 @@ grep -q 'from the capture start; from 2026-12-01T15:46:40.000000000Z)' "$T/got" 
 grep -q 'from the capture start)' "$T/sched-v7.svg" ||
 	fail "timeline: a time of day without a clock reading"
 
-# unknown time (in no slice: CPU 1 of sched-v7 has switches nobody traced)
-# is drawn apart from idle and from losses, only on the lanes that have it
-commq_ok timeline_unknown --db "$T/sched-v7.db" -q timeline -o "$T/unknown.svg" --from +10ms --to +20ms
+# unknown time (in no slice: CPU 1 of sched-v7 has switches nobody traced,
+# 31 us before +29.44 ms) is drawn apart from idle and from losses, only on
+# the lanes that have it
+commq_ok timeline_unknown --db "$T/sched-v7.db" -q timeline -o "$T/unknown.svg" --from +29ms --to +30ms
 awk '/<g class="lane" data-cpu="/ { split($0, a, "\""); cpu = a[4] }
 	/class="unknown"/ { n[cpu]++ }
 	END { printf "%d %d", n[0] + 0, n[1] + 0 }' "$T/unknown.svg" >"$T/unknown.n"
