@@ -523,6 +523,21 @@ void derive_born(struct derive *d, int32_t pid)
 		w->off.known = 0;
 }
 
+/* Every pending wakeup ends without a row; with forget_off, every task's
+ * time off the CPUs is no longer known either. */
+static void void_wakeups(struct derive *d, int forget_off)
+{
+	for (size_t c = 0; c < d->nchunks; c++) {
+		if (d->chunks[c] && (d->npending[c] || forget_off))
+			for (unsigned i = 0; i < CHUNK; i++) {
+				d->chunks[c][i].ts = 0;
+				if (forget_off)
+					d->chunks[c][i].off.known = 0;
+			}
+		d->npending[c] = 0;
+	}
+}
+
 void derive_lost(struct derive *d, int cpu, uint64_t ts)
 {
 	struct running *r = cpu_state(d, cpu);
@@ -538,14 +553,7 @@ void derive_lost(struct derive *d, int cpu, uint64_t ts)
 	/* A switch-in may be among the lost: every pending wakeup is void,
 	 * who runs where is no longer known, nor how long any task has been
 	 * off the CPUs. */
-	for (size_t c = 0; c < d->nchunks; c++) {
-		d->npending[c] = 0;
-		if (d->chunks[c])
-			for (unsigned i = 0; i < CHUNK; i++) {
-				d->chunks[c][i].ts = 0;
-				d->chunks[c][i].off.known = 0;
-			}
-	}
+	void_wakeups(d, 1);
 }
 
 int derive_finish(struct derive *d, uint64_t ts)
@@ -553,12 +561,7 @@ int derive_finish(struct derive *d, uint64_t ts)
 	int rc = 0;
 
 	/* A wakeup still pending never ends: none is pending any more. */
-	for (size_t c = 0; c < d->nchunks; c++) {
-		if (d->npending[c])
-			for (unsigned i = 0; i < CHUNK; i++)
-				d->chunks[c][i].ts = 0;
-		d->npending[c] = 0;
-	}
+	void_wakeups(d, 0);
 
 	for (int cpu = 0; (size_t)cpu < d->ncpus && !rc; cpu++) {
 		struct running *r = &d->cpus[cpu];
