@@ -216,10 +216,14 @@ static int off_state_known(int64_t state)
 	return state >= 0 && state <= INT32_MAX && state != 16 && state != 32;
 }
 
+/* The open slice ends at ts, under the name it has had since its start or
+ * its last split (a name first shown by the switch-out itself is the
+ * task's from then on: comm_history begins it there); hid is the task's
+ * row at the switch-out, which names its time off the CPUs. */
 static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts,
 		       uint32_t hid, int64_t state)
 {
-	struct derive_slice s = open_slice(r, cpu, ts, hid, state, -1);
+	struct derive_slice s = open_slice(r, cpu, ts, r->hid, state, -1);
 	int rc = flush_held(d, r);
 	struct wake *w;
 
@@ -385,6 +389,20 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 			r->prev.dur = s - r->prev.ts;
 	}
 	return flush_held(d, r);
+}
+
+uint32_t derive_running_hid(const struct derive *d, int cpu, int32_t pid,
+			    uint64_t *start)
+{
+	const struct running *r;
+
+	if (cpu < 0 || (size_t)cpu >= d->ncpus)
+		return 0;
+	r = &d->cpus[cpu];
+	if (!r->active || r->pid != pid)
+		return 0;
+	*start = r->start;
+	return r->hid;
 }
 
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)

@@ -132,6 +132,11 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid,
 int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		   int32_t pid, uint64_t runtime);
 
+/* The row of the slice pid runs on cpu (*start: where it or its part
+ * began), 0 when pid does not run there. */
+uint32_t derive_running_hid(const struct derive *d, int cpu, int32_t pid,
+			    uint64_t *start);
+
 /* pid has a new name from ts on (row hid): a slice it is running splits
  * there. Returns a callback's non-zero result. */
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid);

@@ -384,6 +384,33 @@ static int own_event(const struct decode_event *ev)
 	       (sys && (!strcmp(sys, "sched") || !strcmp(sys, "task")));
 }
 
+/* The event's task runs on its CPU under an earlier row of its lifetime
+ * than hid, its row now: a new name was seen (in a field of this event or
+ * of another about it) with no task_rename or exec to split at. The slice
+ * splits where comm_history begins the name, so that each part has the
+ * name valid over it. A name first shown by a switch-out does not split:
+ * its row begins at that switch, after the slice (derive_switch). A row
+ * that begins before the slice's part (an event just after a rename that
+ * still showed the old name) renames nothing. */
+static int derive_renamed(struct pipeline *p, const struct decode_event *ev,
+			  uint32_t hid)
+{
+	const struct resolve_row *was, *now;
+	uint64_t start;
+	uint32_t run;
+
+	if (!hid || ev->pid <= 0 ||
+	    !(run = derive_running_hid(p->derive, ev->cpu, ev->pid, &start)) ||
+	    run == hid)
+		return 0;
+	was = resolve_row(p->resolve, run);
+	now = resolve_row(p->resolve, hid);
+	if (!was || !now || was->life != now->life || now->start_ts <= start ||
+	    (ev->kind == DECODE_SCHED_SWITCH && now->start_ts >= ev->ts))
+		return 0;
+	return derive_rename(p->derive, now->start_ts, ev->pid, hid);
+}
+
 /* Feeds the derived tables: switches make slices and end wakeups, the
  * first waking (or wakeup, when the trace has no waking) starts one. */
 static int derive_event(struct pipeline *p, const struct decode_event *ev,
@@ -393,7 +420,8 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 	int rc;
 
 	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid,
-			      ev->switch_mm, own_event(ev))))
+			      ev->switch_mm, own_event(ev))) ||
+	    (rc = derive_renamed(p, ev, hid)))
 		return rc;
 	if (p->rename_pid > 0) {
 		rc = derive_rename(p->derive, p->rename_ts, p->rename_pid, p->rename_hid);

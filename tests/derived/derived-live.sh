@@ -98,4 +98,27 @@ reference "$dat" "$TMPDIR_TEST/tail" "tail trace" || finish
 check_cpu_time "$db" "$TMPDIR_TEST/tail" "tail trace"
 check_latency "$db" "$TMPDIR_TEST/tail" "tail trace"
 log "tail trace: $tail_events events in switch tails, $REF_SWITCHES switches, $REF_BREAKS inferred, $(q "$db" "select count(*) from sched where start_err is not null") slices begun by inference"
+
+# New names with no task_rename or exec to say when: namer (tests/naming)
+# renames itself, forks children that rename and exec, and renames four
+# times in one busy run, recorded without task and exec events. A name is
+# then first seen in a switch's prev_comm or next_comm, a
+# sched_stat_runtime's comm or a waking's: it holds from there
+# (comm_history), and a slice of the task splits there when it runs on
+# (a switch-out that shows it first ends the slice under the name it had).
+: "${NAMER:?NAMER not set (the namer binary of tests/naming)}"
+dat=$TMPDIR_TEST/names.dat
+RECORD_EVENTS="-e sched:sched_switch -e sched:sched_stat_runtime -e sched:sched_waking -e sched:sched_wakeup -e sched:sched_wakeup_new" \
+	record_fresh derived "$dat" "$NAMER" "$TMPDIR_TEST/namer.log"
+db=$TMPDIR_TEST/names.db
+import_ok "$dat" "$db" || finish
+check_eq "names trace: no task_rename or exec recorded" $'0\t0' \
+	"$(q "$db" "select (select count(*) from task_rename), (select count(*) from sched_process_exec)")" || true
+reference "$dat" "$TMPDIR_TEST/names" "names trace" || finish
+check_cpu_time "$db" "$TMPDIR_TEST/names" "names trace"
+n=$(q "$db" "select count(*) from comm_history h where exists (select 1 from comm_history o
+	where o.life = h.life and o.id < h.id)")
+check_true "names trace: names seen to change within a lifetime" "> 5" "$n" [ "$n" -gt 5 ] || true
+log "names trace: $n new names in a lifetime, $(q "$db" "select count(*) from sched s where start_err is null
+	and not exists (select 1 from sched_switch w where w.cpu = s.cpu and w.ts = s.ts)") slices split at one, $REF_SWITCHES switches"
 finish

@@ -142,6 +142,13 @@ check_cpu_time() {
 
 	compare_sets "$label: slices (cpu pid comm ts dur lost) of sched vs reference.awk" \
 		"$p.slices" "$p.db.slices" || true
+	# sched.comm is the name at the row's ts, and over the whole row:
+	# what comm_history says at its first and last ns
+	got=$("$COMMQ" --db "$db" -q -list "with b as (select pid, comm, ts from sched where pid > 0
+		and (comm_at(pid, ts) is not comm or (dur > 0 and comm_at(pid, ts + dur - 1) is not comm)))
+		select (select count(*) from b) || ' (' || coalesce((select group_concat(pid || ' ' || comm || ' at ' || ts, ', ')
+		from (select * from b limit 5)), '') || ')'")
+	check_eq "$label: sched rows whose comm is not comm_at(pid, ts) and comm_at(pid, ts + dur - 1)" "0 ()" "$got" || true
 
 	got=$(q "$db" "select end_ts from capture order by id desc limit 1")
 	check_eq "$label: capture.end_ts = the last event's ts in trace-cmd report (where open slices close)" \
@@ -278,7 +285,8 @@ check_losses() {
 record_fresh() {
 	local label=$1 dat=$2 rc=0
 	shift 2
-	# RECORD_ARGS: more trace-cmd record options (a buffer size)
+	# RECORD_ARGS: more trace-cmd record options (a buffer size);
+	# RECORD_EVENTS: the events (default: -e sched -e task)
 	RECORD_T=/sys/kernel/tracing
 	check_eq "running as root (uid)" 0 "$(id -u)" || finish
 	command -v perf > /dev/null || abort "perf in PATH" "found" "missing"
@@ -292,7 +300,7 @@ record_fresh() {
 	# trace-cmd exits 1 from a harmless EPERM (set_ftrace_filter) after
 	# the file is written; the file is judged by what reads it.
 	(cd "$TMPDIR_TEST" && timeout 300 trace-cmd record -d --no-filter \
-		-B "$RECORD_INSTANCE" ${RECORD_ARGS:-} -e sched -e task -o "$dat" "$@") \
+		-B "$RECORD_INSTANCE" ${RECORD_ARGS:-} ${RECORD_EVENTS:--e sched -e task} -o "$dat" "$@") \
 		> "$TMPDIR_TEST/record.out" 2> "$TMPDIR_TEST/record.err" || rc=$?
 	remove_recording_instance ||
 		fail "removing instance $RECORD_INSTANCE" "rmdir succeeds" "failed"

@@ -9,7 +9,9 @@
 #            gap from the trace's first event line (or the CPU's last
 #            DROPPED line) on. A slice closed by a
 #            switch whose prev_pid is the task that was switched in belongs
-#            to prev_pid/prev_comm of that closing switch. A slice still
+#            to prev_pid and keeps the name it has (its opening next_comm,
+#            or the last name it was split at): a prev_comm first seen at
+#            that switch begins there, after the slice. A slice still
 #            open at the end closes at the trace's last event (any CPU),
 #            named by its opening next_comm. A `CPU:N [.. EVENTS DROPPED]`
 #            line flags the open slice of N.
@@ -38,6 +40,15 @@
 #            by an inferred switch whose start no sched_stat_runtime line
 #            has placed yet: that line moves the part before's start (the
 #            first such rename only; a second finds it final).
+#   new name: a line that gives a pid a name other than the one an
+#            earlier line gave it (a switch's prev_comm or next_comm, a
+#            sched_stat_runtime's comm for its own task, a waking's or
+#            wakeup's comm) begins that name at its ts, but for the old
+#            name again within 10 ms of a task_rename and before a line
+#            showed the new one (the rename moved, commd's resolve.c).
+#            At the next line of that pid on the CPU it runs on, a slice
+#            whose part began before that ts splits there, as at a rename;
+#            at a switch-out only when the name began before the switch.
 #   wakeup:  the first sched_waking / sched_wakeup / sched_wakeup_new of a
 #            pid (> 0) since it last switched in or out starts a wakeup; the
 #            sched_switch with next_pid = pid ends it (latency = switch ts -
@@ -101,6 +112,8 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	if (dropped[c]) { lst_s[c] = ts_s; lst_f[c] = ts_f; dropped[c] = 0 }
 	seen(c, cpid, pfx)
 	lst_s[c] = ts_s; lst_f[c] = ts_f
+	if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename)$/)
+		check_split(c, cpid, 0)
 	if (ev == "sched_switch")
 		do_switch()
 	else if (ev == "sched_stat_runtime")
@@ -128,6 +141,8 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	if (!match(b, /:[0-9]+ \[[-0-9]+\]$/)) { unparsed++; return }
 	nc = substr(b, 1, RSTART - 1); x = substr(b, RSTART + 1); np = x + 0
 	nsw++
+	setname(pp, pc); setname(np, nc)
+	check_split(c, pp, 1)
 	if (c in open)
 		final_start(c)
 	# gaps: the switch-in ends np's; a switch-out in an unbroken chain
@@ -141,14 +156,14 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	}
 	if (c in open) {
 		if (opid[c] == pp)
-			print "S", c, pp, pc, nsabs(os[c], of[c]), dur(os[c], of[c], ts_s, ts_f), olost[c]
+			print "S", c, pp, ocomm[c], nsabs(os[c], of[c]), dur(os[c], of[c], ts_s, ts_f), olost[c]
 		else {
 			breaks++
 			print "S", c, opid[c], ocomm[c], nsabs(os[c], of[c]), dur(os[c], of[c], ts_s, ts_f), 1
 		}
 	}
-	known[pp] = pc; known[np] = nc
 	open[c] = 1; os[c] = ts_s; of[c] = ts_f; opid[c] = np; ocomm[c] = nc; olost[c] = 0
+	ounn[c] = 0
 	oinf[c] = 0
 	for (x in tl) if (tl[x] == np) tl[x] = ""
 	tl[c] = pp > 0 && pp != np ? pp : pp == 0 && np != 0 ? "idle" : ""
@@ -205,6 +220,9 @@ function start_inferred(cpu, p, pfx, lo_s, lo_f,   x) {
 	# pid 0 is each CPU's own idle task, swapper/N (the report prints
 	# <idle>)
 	ocomm[cpu] = p == 0 ? "swapper/" cpu : (p in known) ? known[p] : x
+	# a pid no line named yet: its first name names the slice (commd
+	# names the lifetime's row in place)
+	ounn[cpu] = p > 0 && !(p in known)
 	oinf[cpu] = 1; glo_s[cpu] = lo_s; glo_f[cpu] = lo_f
 	if (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
 }
@@ -237,7 +255,8 @@ function do_runtime(   x, p, r, s_s, s_f, t) {
 	x = substr(rest, RSTART + 5); p = x + 0
 	x = substr(x, index(x, "runtime=") + 8); r = x + 0
 	t = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", t)
-	if (p > 0 && p == cpid) known[p] = t
+	if (p > 0 && p == cpid) setname(p, t)
+	check_split(c, cpid, 0)
 	if (!(c in open) || opid[c] != p || cpid != p || !oinf[c])
 		return
 	# ts - r, kept as (s, f): r < 2^53 ns
@@ -263,36 +282,72 @@ function do_rename(   x, p, o, n, cpu, s_s, s_f) {
 	n = x; sub(/^.* newcomm=/, "", n)
 	o = x; sub(/^pid=[0-9]+ oldcomm=/, "", o); sub(/ newcomm=.*$/, "", o)
 	known[p] = n
+	rn_s[p] = ts_s; rn_f[p] = ts_f; rn_o[p] = o; rn_n[p] = n
 	# ts + 1
 	s_s = ts_s; s_f = ts_f + 1
 	if (s_f >= 1000000000) { s_f -= 1000000000; s_s++ }
 	s_f = sprintf("%09d", s_f)
+	# the part before is named oldcomm (a slice begun at the CPU's first
+	# line was named by the report's prefix, which may be the pid's later
+	# name); the same name splits nothing
 	for (cpu in open) {
 		if (opid[cpu] != p)
 			continue
-		# the part before is named oldcomm (a slice begun at the CPU's
-		# first line was named by the report's prefix, which may be
-		# the pid's later name)
-		if (o == n)
-			break		# the same name: nothing splits
-		# an inferred start not placed yet: the part before is held
-		if (oinf[cpu] && !hd[cpu] && before(os[cpu], of[cpu], s_s, s_f)) {
-			hd[cpu] = 1; ds[cpu] = os[cpu]; df[cpu] = of[cpu]
-			de_s[cpu] = s_s; de_f[cpu] = s_f; dcomm[cpu] = o; dlost[cpu] = olost[cpu]
-			os[cpu] = s_s; of[cpu] = s_f; olost[cpu] = 0
-			nulls++
-			ocomm[cpu] = n
-			break
-		}
-		final_start(cpu)
-		if (before(os[cpu], of[cpu], s_s, s_f)) {
-			print "S", cpu, p, o, nsabs(os[cpu], of[cpu]), dur(os[cpu], of[cpu], s_s, s_f), olost[cpu]
-			os[cpu] = s_s; of[cpu] = s_f; olost[cpu] = 0
-			nulls++
-		}
-		ocomm[cpu] = n
+		if (o != n)
+			split_at(cpu, p, o, n, s_s, s_f)
 		break
 	}
+}
+
+# The slice of p open on cpu splits at (s_s, s_f): the part before under
+# o, the rest under n.
+function split_at(cpu, p, o, n, s_s, s_f) {
+	# an inferred start not placed yet: the part before is held
+	if (oinf[cpu] && !hd[cpu] && before(os[cpu], of[cpu], s_s, s_f)) {
+		hd[cpu] = 1; ds[cpu] = os[cpu]; df[cpu] = of[cpu]
+		de_s[cpu] = s_s; de_f[cpu] = s_f; dcomm[cpu] = o; dlost[cpu] = olost[cpu]
+		os[cpu] = s_s; of[cpu] = s_f; olost[cpu] = 0
+		nulls++
+		ocomm[cpu] = n
+		return
+	}
+	final_start(cpu)
+	if (before(os[cpu], of[cpu], s_s, s_f)) {
+		print "S", cpu, p, o, nsabs(os[cpu], of[cpu]), dur(os[cpu], of[cpu], s_s, s_f), olost[cpu]
+		os[cpu] = s_s; of[cpu] = s_f; olost[cpu] = 0
+		nulls++
+	}
+	ocomm[cpu] = n
+}
+
+# A line gives pid p the name n (see "new name" above).
+function setname(p, n,   x) {
+	if ((p in known) && known[p] != n) {
+		if ((p in rn_s) && n == rn_o[p] && known[p] == rn_n[p] &&
+		    dur(rn_s[p], rn_f[p], ts_s, ts_f) < 10000000)
+			return		# a late old name: the rename moved
+		delete rn_s[p]
+		nst_s[p] = ts_s; nst_f[p] = ts_f
+	} else if (p in known)
+		delete rn_s[p]		# the new name confirmed
+	else
+		for (x in open)
+			if (opid[x] == p && ounn[x]) { ocomm[x] = n; ounn[x] = 0 }
+	known[p] = n
+}
+
+# A line of p on cpu: p's slice there, under an older name than the one
+# a line began for it since the slice (or its part) began, splits where
+# that name began (at a switch-out, only if before the switch).
+function check_split(cpu, p, sw) {
+	if (p <= 0 || !(cpu in open) || opid[cpu] != p || !(p in nst_s) ||
+	    !(p in known) || ocomm[cpu] == known[p])
+		return
+	if (!before(os[cpu], of[cpu], nst_s[p], nst_f[p]))
+		return
+	if (sw && !before(nst_s[p], nst_f[p], ts_s, ts_f))
+		return
+	split_at(cpu, p, ocomm[cpu], known[p], nst_s[p], nst_f[p])
 }
 
 function born(p) {
@@ -305,7 +360,8 @@ function do_waking(key, tail,   x, p) {
 	if (!match(rest, tail)) { unparsed++; return }
 	x = substr(rest, RSTART + length(key)); p = x + 0
 	x = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", x)
-	if (p > 0) known[p] = x
+	if (p > 0) setname(p, x)
+	check_split(c, cpid, 0)
 	# a wakeup (not a waking: it may come while p still switches out)
 	if (ev != "sched_waking") for (x in tl) if (tl[x] == p) tl[x] = ""
 	if (p > 0 && !(p in pend_s)) { pend_s[p] = ts_s; pend_f[p] = ts_f; pend_w[p] = cpid }

@@ -12,6 +12,7 @@ foreach(t derived-cpu-time derived-latency derived-losses derived-thread-state d
 endforeach()
 foreach(t derived-live derived-processes derived-runtime derived-cgroup-import derived-stacks-import)
 	string(REPLACE "-" "_" name "${t}")
-	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh live SERIAL TIMEOUT 600)
+	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh live SERIAL TIMEOUT 600
+		ENV NAMER=$<TARGET_FILE:namer>)
 endforeach()
 commd_script_test(derived_migrate ${CMAKE_CURRENT_LIST_DIR}/derived-migrate.sh live)

@@ -154,6 +154,39 @@ static void rename_inferred(void)
 	CHECK_INT(g.s[2].hid, 4);
 }
 
+/* A name first shown by the switch-out (row 2: no rename event said when
+ * it came) begins there: the slice keeps the name it ran under, the time
+ * off the CPU that follows has the new one. */
+static void name_at_switch_out(void)
+{
+	struct got g;
+	struct derive *d = start_10(&g);
+	uint64_t start = 0;
+
+	if (!d)
+		return;
+	CHECK_INT(derive_running_hid(d, 0, 10, &start), 1);
+	CHECK_INT(start, 1000);
+	CHECK_INT(derive_running_hid(d, 0, 11, &start), 0);
+	CHECK_INT(derive_running_hid(d, 1, 10, &start), 0);
+	CHECK_INT(derive_seen(d, 4000, 0, 10, 2, 0, 1), 0);
+	CHECK_INT(derive_switch(d, 4000, 0, 10, 2, 120, 1, 11, 5, 120), 0);
+	CHECK_INT(derive_seen(d, 5000, 0, 11, 5, 0, 1), 0);
+	CHECK_INT(derive_switch(d, 5000, 0, 11, 5, 120, 1, 10, 2, 120), 0);
+	CHECK_INT(derive_finish(d, 6000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 3);
+	CHECK_INT(g.s[0].pid, 10);
+	CHECK_INT(g.s[0].ts, 1000);
+	CHECK_INT(g.s[0].dur, 3000);
+	CHECK_INT(g.s[0].hid, 1);
+	CHECK_INT(g.s[2].pid, 10);
+	CHECK_INT(g.s[2].ts, 5000);
+	CHECK_INT(g.s[2].hid, 2);
+	CHECK_INT(g.s[2].off_dur, 1000);
+	CHECK_INT(g.s[2].off_hid, 2);
+}
+
 /* The oldest wakeup still pending (the shipper holds wakeup_latency back
  * to it): pids in two blocks of 1,024; two are switched in, the end voids
  * the last. */
@@ -185,6 +218,7 @@ int main(void)
 	RUN(rename_last);
 	RUN(switch_last);
 	RUN(rename_inferred);
+	RUN(name_at_switch_out);
 	RUN(oldest_wakeup);
 	return check_done("test_derive");
 }
