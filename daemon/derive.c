@@ -299,7 +299,7 @@ void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
 }
 
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid,
-		int switch_mm, int own)
+		int switch_mm, int own, struct derive_run *run)
 {
 	struct running *r = cpu_state(d, cpu);
 	uint64_t lo;
@@ -322,6 +322,10 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	if (!r->active || r->pid == pid) {
 		r->last_ts = ts;
 		r->in_tail = 0;
+		if (r->active && r->hid != hid && run) {
+			run->hid = r->hid;
+			run->start = r->start;
+		}
 		return 0;
 	}
 	/* The sched_switch tracepoint fires inside __schedule() before the
@@ -389,20 +393,6 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 			r->prev.dur = s - r->prev.ts;
 	}
 	return flush_held(d, r);
-}
-
-uint32_t derive_running_hid(const struct derive *d, int cpu, int32_t pid,
-			    uint64_t *start)
-{
-	const struct running *r;
-
-	if (cpu < 0 || (size_t)cpu >= d->ncpus)
-		return 0;
-	r = &d->cpus[cpu];
-	if (!r->active || r->pid != pid)
-		return 0;
-	*start = r->start;
-	return r->hid;
 }
 
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)

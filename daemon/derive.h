@@ -118,24 +118,28 @@ void derive_woken(struct derive *d, int32_t pid);
 void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
 		       int kind);
 
+/* The slice a task runs under another row than its event's (run->hid,
+ * 0 when none; start: where the slice or its last part began). */
+struct derive_run {
+	uint32_t hid;
+	uint64_t start;
+};
+
 /* Any event: on cpu at ts from task pid (its common_pid), whose comm row
  * is hid; switch_mm when it is a tlb_flush "on task switch" (fired by
  * switch_mm inside a context switch); own when it is a sched or task
  * event (none fires inside a context switch: never a switch's tail).
+ * When pid runs on cpu under a row other than hid, run (if not NULL)
+ * gets that row and where its part began; it is left alone otherwise.
  * Called before the event's own derive_* call. Returns a callback's
  * non-zero result. */
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid,
-		uint32_t hid, int switch_mm, int own);
+		uint32_t hid, int switch_mm, int own, struct derive_run *run);
 
 /* sched_stat_runtime on cpu at ts: pid ran runtime ns (since it was
  * switched in, or since the last such event for it). */
 int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		   int32_t pid, uint64_t runtime);
-
-/* The row of the slice pid runs on cpu (*start: where it or its part
- * began), 0 when pid does not run there. */
-uint32_t derive_running_hid(const struct derive *d, int cpu, int32_t pid,
-			    uint64_t *start);
 
 /* pid has a new name from ts on (row hid): a slice it is running splits
  * there. Returns a callback's non-zero result. */

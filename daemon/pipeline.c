@@ -393,19 +393,15 @@ static int own_event(const struct decode_event *ev)
  * that begins before the slice's part (an event just after a rename that
  * still showed the old name) renames nothing. */
 static int derive_renamed(struct pipeline *p, const struct decode_event *ev,
-			  uint32_t hid)
+			  uint32_t hid, const struct derive_run *run)
 {
 	const struct resolve_row *was, *now;
-	uint64_t start;
-	uint32_t run;
 
-	if (!hid || ev->pid <= 0 ||
-	    !(run = derive_running_hid(p->derive, ev->cpu, ev->pid, &start)) ||
-	    run == hid)
+	if (!hid || ev->pid <= 0)
 		return 0;
-	was = resolve_row(p->resolve, run);
+	was = resolve_row(p->resolve, run->hid);
 	now = resolve_row(p->resolve, hid);
-	if (!was || !now || was->life != now->life || now->start_ts <= start ||
+	if (!was || !now || was->life != now->life || now->start_ts <= run->start ||
 	    (ev->kind == DECODE_SCHED_SWITCH && now->start_ts >= ev->ts))
 		return 0;
 	return derive_rename(p->derive, now->start_ts, ev->pid, hid);
@@ -417,11 +413,12 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 			uint32_t hid)
 {
 	const unsigned sw = DECODE_HAS_P0 | DECODE_HAS_P1;
+	struct derive_run run = { 0, 0 };
 	int rc;
 
 	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid,
-			      ev->switch_mm, own_event(ev))) ||
-	    (rc = derive_renamed(p, ev, hid)))
+			      ev->switch_mm, own_event(ev), &run)) ||
+	    (run.hid && (rc = derive_renamed(p, ev, hid, &run))))
 		return rc;
 	if (p->rename_pid > 0) {
 		rc = derive_rename(p->derive, p->rename_ts, p->rename_pid, p->rename_hid);

@@ -44,7 +44,7 @@ static struct derive *start_10(struct got *g)
 	CHECK(d != NULL);
 	if (!d)
 		return NULL;
-	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0), 0);
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0, NULL), 0);
 	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
 	return d;
 }
@@ -57,10 +57,10 @@ static void run_rename(struct got *g, uint64_t ts, uint64_t end)
 
 	if (!d)
 		return;
-	CHECK_INT(derive_seen(d, ts, 0, 10, 1, 0, 0), 0);
+	CHECK_INT(derive_seen(d, ts, 0, 10, 1, 0, 0, NULL), 0);
 	CHECK_INT(derive_rename(d, ts + 1, 10, 2), 0);
 	if (end > ts)
-		CHECK_INT(derive_seen(d, end, 0, 10, 2, 0, 0), 0);
+		CHECK_INT(derive_seen(d, end, 0, 10, 2, 0, 0, NULL), 0);
 	CHECK_INT(derive_finish(d, end), 0);
 	derive_free(d);
 }
@@ -106,7 +106,7 @@ static void switch_last(void)
 
 	if (!d)
 		return;
-	CHECK_INT(derive_seen(d, 3000, 0, 10, 1, 0, 0), 0);
+	CHECK_INT(derive_seen(d, 3000, 0, 10, 1, 0, 0, NULL), 0);
 	CHECK_INT(derive_switch(d, 3000, 0, 10, 1, 120, 1, 11, 3, 120), 0);
 	CHECK_INT(derive_finish(d, 3000), 0);
 	derive_free(d);
@@ -131,11 +131,11 @@ static void rename_inferred(void)
 
 	if (!d)
 		return;
-	CHECK_INT(derive_seen(d, 1200, 0, 10, 1, 0, 1), 0);
-	CHECK_INT(derive_seen(d, 5000, 0, 11, 3, 0, 1), 0);
+	CHECK_INT(derive_seen(d, 1200, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_seen(d, 5000, 0, 11, 3, 0, 1, NULL), 0);
 	CHECK_INT(derive_rename(d, 5001, 11, 4), 0);
 	CHECK_INT(g.n, 0);	/* both held: the start may still move */
-	CHECK_INT(derive_seen(d, 6000, 0, 11, 4, 0, 1), 0);
+	CHECK_INT(derive_seen(d, 6000, 0, 11, 4, 0, 1, NULL), 0);
 	CHECK_INT(derive_runtime(d, 6000, 0, 11, 11, 4500), 0);
 	CHECK_INT(g.n, 2);
 	CHECK_INT(derive_finish(d, 7000), 0);
@@ -161,17 +161,17 @@ static void name_at_switch_out(void)
 {
 	struct got g;
 	struct derive *d = start_10(&g);
-	uint64_t start = 0;
+	struct derive_run run = { 0, 0 };
 
 	if (!d)
 		return;
-	CHECK_INT(derive_running_hid(d, 0, 10, &start), 1);
-	CHECK_INT(start, 1000);
-	CHECK_INT(derive_running_hid(d, 0, 11, &start), 0);
-	CHECK_INT(derive_running_hid(d, 1, 10, &start), 0);
-	CHECK_INT(derive_seen(d, 4000, 0, 10, 2, 0, 1), 0);
+	CHECK_INT(derive_seen(d, 3000, 0, 10, 1, 0, 0, &run), 0);
+	CHECK_INT(run.hid, 0);		/* the row it runs under */
+	CHECK_INT(derive_seen(d, 4000, 0, 10, 2, 0, 1, &run), 0);
+	CHECK_INT(run.hid, 1);		/* another: its slice's, from 1000 */
+	CHECK_INT(run.start, 1000);
 	CHECK_INT(derive_switch(d, 4000, 0, 10, 2, 120, 1, 11, 5, 120), 0);
-	CHECK_INT(derive_seen(d, 5000, 0, 11, 5, 0, 1), 0);
+	CHECK_INT(derive_seen(d, 5000, 0, 11, 5, 0, 1, NULL), 0);
 	CHECK_INT(derive_switch(d, 5000, 0, 11, 5, 120, 1, 10, 2, 120), 0);
 	CHECK_INT(derive_finish(d, 6000), 0);
 	derive_free(d);
