@@ -12,13 +12,14 @@
 #     OPTIMIZE FINAL), against the SQLite file's.
 #  3. bench/live-overhead.sh with CLICKHOUSE set (RUNS rounds): commd's CPU
 #     per stored event with and without shipping.
-#   bench/fleet.sh [RUNS]
+# With LIVE_ONLY=1, step 3 alone (no big trace to record).
+#   [LIVE_ONLY=1] bench/fleet.sh [RUNS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-3}
 "$top/scripts/setup" "$top/build"
 . "$top/scripts/tracing-guard.sh"
-. "$top/bench/bigtrace.sh"
+[ -n "${LIVE_ONLY:-}" ] || . "$top/bench/bigtrace.sh"
 work=$(mktemp -d /tmp/commd-fleet.XXXXXX)
 . "$top/tests/fleet/clickhouse.sh"
 trap 'ch_cluster_stop 2>/dev/null; rm -rf "$work"; restore_tracing' EXIT
@@ -27,6 +28,7 @@ ch_cluster_start "$work/ch" 21123 21100 21124 21200 bench_fleet
 "$top/build/commd" clickhouse-schema --cluster bench_fleet > "$work/ddl.sql"
 for p in 21100 21200; do clickhouse-client --port "$p" --multiquery < "$work/ddl.sql"; done
 
+if [ -z "${LIVE_ONLY:-}" ]; then
 trace=$(big_trace)
 "$top/build/commd" import --no-progress "$trace" -o "$work/big.db" > /dev/null
 sqlite3 "$work/big.db" "UPDATE capture SET boot = 'bench'"
@@ -54,6 +56,7 @@ awk -v b="$bytes" -v e="$events" -v d="$dbsize" 'BEGIN {
 	printf "disk: ClickHouse %.1f bytes/event (%.0f MB), SQLite %.1f bytes/event (%.0f MB)\n", b / e, b / 1e6, d / e, d / 1e6 }'
 ch_query 1 "SELECT table, sum(rows) AS table_rows, sum(bytes_on_disk) AS table_bytes, round(table_bytes / table_rows, 1) AS bytes_per_row FROM system.parts WHERE database = 'commd' AND active AND table != 'peer' GROUP BY table ORDER BY table_bytes DESC FORMAT PrettyCompactMonoBlock"
 rm -f "$work/big.db"* "$work/ss.tsv"
+fi
 
 echo "live: bench/live-overhead.sh $runs with CLICKHOUSE"
 CLICKHOUSE="http://127.0.0.1:21123/?database=commd" "$top/bench/live-overhead.sh" "$runs"
