@@ -45,7 +45,7 @@ for h in pages tracedat request response; do
 		fail=1
 		mkdir -p "$keep"
 		cp "$tmp/art-$h"/* "$keep/" 2>/dev/null
-		grep -v '^    #[0-9]' "$tmp/$h.log" | tail -n 30
+		grep -v '^    #[1-9][0-9]' "$tmp/$h.log" | tail -n 60
 		echo "fuzz_smoke: $h: FINDING (exit $rc); reproducer(s) in $keep:" \
 			$(ls "$tmp/art-$h")
 	else
