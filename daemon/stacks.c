@@ -2,6 +2,7 @@
 #include "stacks.h"
 
 #include "grow.h"
+#include "kallsyms.h"
 #include "store.h"
 
 #include <inttypes.h>
@@ -77,6 +78,8 @@ size_t stacks_text(struct tep_handle *tep, const uint64_t *addr, int n, char *bu
 
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
+	if (tep)
+		kallsyms_load(tep);	/* an import's first stack */
 	for (int i = 0; i < n; i++) {
 		names[i] = tep ? tep_find_function(tep, (unsigned long long)addr[i]) : NULL;
 		if (!names[i]) {

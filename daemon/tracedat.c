@@ -1,6 +1,7 @@
 /* tracedat.c — see tracedat.h. */
 #include "tracedat.h"
 #include "grow.h"
+#include "kallsyms.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -233,8 +234,9 @@ struct tracedat *tracedat_open(const char *path, char *err, size_t errlen)
 
 struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen)
 {
+	enum kallsyms_mode mode;
 	struct tracedat *t;
-	int n;
+	int n, init;
 
 	t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -256,21 +258,29 @@ struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen)
 	 * instead — the import parses in a child of its own — all but its
 	 * event formats, which are freed now. */
 	lseek(fd, 0, SEEK_SET);
+	/* The file's kallsyms are parsed when a stack needs them
+	 * (kallsyms.h). */
+	mode = kallsyms_mode(KALLSYMS_LATER);
 	t->handle = tracecmd_alloc_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS |
 					  TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->handle)
 		close(fd);
 	else if (tracecmd_read_headers(t->handle, 0) < 0) {
+		kallsyms_forget(tracecmd_get_tep(t->handle));
 		tracecmd_close(t->handle);
 		t->handle = NULL;
 	}
 	if (!t->handle) {
+		kallsyms_mode(mode);
 		snprintf(err, errlen, "corrupt trace.dat (headers or sections unreadable)");
 		goto fail;
 	}
-	if (tracecmd_init_data(t->handle) < 0) {
+	init = tracecmd_init_data(t->handle);
+	kallsyms_mode(mode);
+	if (init < 0) {
 		struct tep_handle *tep = tracecmd_get_tep(t->handle);
 
+		kallsyms_forget(tep);
 		if (tep)
 			tep_free(tep);
 		t->handle = NULL;
@@ -319,6 +329,8 @@ void tracedat_close(struct tracedat *t)
 {
 	if (!t)
 		return;
+	if (t->handle)
+		kallsyms_forget(tracecmd_get_tep(t->handle));
 	for (int i = 0; i < t->nbuf; i++) {
 		if (i)
 			tracecmd_close(t->buf[i].handle);
@@ -493,6 +505,7 @@ const char *tracedat_cmdline(void *ctx, int32_t pid)
 
 int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
 {
+	enum kallsyms_mode mode;
 	struct tracecmd_input *h;
 	int ret = -1;
 
@@ -520,8 +533,12 @@ int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
 	/* A failed half-way read is left to the process's exit, as in
 	 * tracedat_open_fd (the main handle read this file already). */
 	tracecmd_set_flag(h, TRACEDAT_FL_IGNORE_DATE);
-	if (tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0)
+	mode = kallsyms_mode(KALLSYMS_NEVER);	/* timestamps only */
+	ret = tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0 ? -1 : 0;
+	kallsyms_mode(mode);
+	if (ret)
 		return -1;
+	ret = -1;
 	/* The same buffer with and without the offset: the first whose
 	 * records give a first timestamp. */
 	for (int i = 0; i < t->nbuf && ret; i++) {

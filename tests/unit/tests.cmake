@@ -13,5 +13,6 @@ commd_unit(test_log)
 commd_unit(test_config)
 commd_unit(test_cgroups)
 commd_unit(test_derive)
+commd_unit(test_kallsyms)
 set_tests_properties(test_store_faults PROPERTIES
   ENVIRONMENT "TESTDATA=${CMAKE_SOURCE_DIR}/tests/data" TIMEOUT 600)
