@@ -507,7 +507,7 @@ int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
 {
 	enum kallsyms_mode mode;
 	struct tracecmd_input *h;
-	int ret = -1;
+	int ret = -1, bad;
 
 	*offset = 0;
 	if (fd < 0)
@@ -534,11 +534,10 @@ int tracedat_date_offset(struct tracedat *t, int fd, int64_t *offset)
 	 * tracedat_open_fd (the main handle read this file already). */
 	tracecmd_set_flag(h, TRACEDAT_FL_IGNORE_DATE);
 	mode = kallsyms_mode(KALLSYMS_NEVER);	/* timestamps only */
-	ret = tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0 ? -1 : 0;
+	bad = tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0;
 	kallsyms_mode(mode);
-	if (ret)
+	if (bad)
 		return -1;
-	ret = -1;
 	/* The same buffer with and without the offset: the first whose
 	 * records give a first timestamp. */
 	for (int i = 0; i < t->nbuf && ret; i++) {

@@ -109,24 +109,22 @@ GROUP BY k.cpu ORDER BY k.cpu;
 -- the pid's schedule() work before its switches into idle + the time
 -- the kernel excluded], as per CPU; how many are within 5% of [capped,
 -- raw], and of that
-SELECT '#pid', printf('%.2f', sum(CASE WHEN s.d < p.lo THEN p.lo - s.d
-				       WHEN s.d > p.hi + p.x + coalesce(t.t, 0)
-				       THEN s.d - p.hi - p.x - coalesce(t.t, 0) ELSE 0 END) * 100.0 / sum(p.hi)),
-       count(*), sum(s.d >= p.lo * 0.95 AND s.d <= p.hi * 1.05),
-       printf('%.2f', sum(abs(s.d - p.hi)) * 100.0 / sum(p.hi)),
-       sum(s.d >= p.lo * 0.95 AND s.d <= (p.hi + p.x + coalesce(t.t, 0)) * 1.05)
+CREATE TEMP TABLE pp AS
+SELECT pid, p.lo, p.hi, p.x + coalesce(t.t, 0) AS extra, s.d
 FROM (SELECT tp AS pid, sum(capped) AS lo, sum(raw) AS hi, sum(excl) AS x FROM k GROUP BY tp) p
 JOIN (SELECT pid, sum(dur) AS d FROM sched WHERE pid > 0 GROUP BY pid) s USING (pid)
 LEFT JOIN (SELECT pid, sum(t) AS t FROM tails GROUP BY pid) t USING (pid)
 WHERE p.hi > 1000000;
+SELECT '#pid', printf('%.2f', sum(CASE WHEN d < lo THEN lo - d
+				       WHEN d > hi + extra THEN d - hi - extra ELSE 0 END) * 100.0 / sum(hi)),
+       count(*), sum(d >= lo * 0.95 AND d <= hi * 1.05),
+       printf('%.2f', sum(abs(d - hi)) * 100.0 / sum(hi)),
+       sum(d >= lo * 0.95 AND d <= (hi + extra) * 1.05)
+FROM pp;
 -- and the pids outside [capped, raw] by more than 5% (printed, to say why)
-SELECT '#miss', pid, (SELECT comm FROM comm_history h WHERE h.pid = p.pid ORDER BY start_ts DESC LIMIT 1),
-       s.d, p.lo, p.hi, p.x + coalesce(t.t, 0),
-       (SELECT count(*) FROM sched c WHERE c.pid = p.pid)
-FROM (SELECT tp AS pid, sum(capped) AS lo, sum(raw) AS hi, sum(excl) AS x FROM k GROUP BY tp) p
-JOIN (SELECT pid, sum(dur) AS d FROM sched WHERE pid > 0 GROUP BY pid) s USING (pid)
-LEFT JOIN (SELECT pid, sum(t) AS t FROM tails GROUP BY pid) t USING (pid)
-WHERE p.hi > 1000000 AND NOT (s.d >= p.lo * 0.95 AND s.d <= p.hi * 1.05);
+SELECT '#miss', pid, (SELECT comm FROM comm_history h WHERE h.pid = pp.pid ORDER BY start_ts DESC LIMIT 1),
+       d, lo, hi, extra, (SELECT count(*) FROM sched c WHERE c.pid = pp.pid)
+FROM pp WHERE NOT (d >= lo * 0.95 AND d <= hi * 1.05);
 SQL
 "$COMMQ" --db "$db" -q -list -separator $'\t' -noheader top --by cpu > "$TMPDIR_TEST/top.cpu" ||
 	fail "commq top --by cpu" "exit 0" "failed"
