@@ -30,6 +30,15 @@ struct running {		/* the open slice of a CPU */
 	uint64_t gap_lo;	/* inferred start: where the gap began */
 	int placed;		/* inferred start: no longer moved */
 	uint64_t last_ts;	/* the last event on this CPU */
+	uint64_t seen_before;	/* last_ts before the running task's latest */
+	uint64_t clock_ts;	/* its clock's last update from another CPU */
+	/* A restart of the task's clock (derive_runtime), held until the
+	 * CPU's next event shows it is not the switch-out's own update:
+	 * restart_lo, restart_at as restart_slice's lo and s; restart_n the
+	 * task's events on the CPU since */
+	int restart;
+	unsigned restart_n;
+	uint64_t restart_lo, restart_at;
 	int held;		/* prev: ended by inference, its end may move */
 	/* head: the part of a slice begun by inference before a rename
 	 * split it, held while sched_stat_runtime may still move its start
@@ -266,6 +275,7 @@ static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hi
 	r->start_err = start_err;
 	r->placed = start_err < 0;
 	r->last_ts = ts;
+	r->clock_ts = 0;
 	r->ref = 0;
 	r->ref_hid = hid;
 	r->in_tail = 0;
@@ -288,6 +298,28 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 	r->off = take_off(w);
 	if (w)
 		set_wake(d, pid, w, 0);
+}
+
+/* The kernel's clock of the running task restarted at s, past lo, the
+ * last sign of it running here (see derive_runtime): the slice ends at lo
+ * by inference, nothing is known of the time up to s, and the task runs
+ * again from s, as after a switch-in nobody recorded. */
+static int restart_slice(struct derive *d, struct running *r, int cpu)
+{
+	uint64_t lo = r->restart_lo, s = r->restart_at;
+	struct derive_slice old;
+	int rc;
+
+	if (!r->restart)
+		return 0;
+	r->restart = 0;
+	old = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(s - lo));
+	if ((rc = flush_held(d, r)) || (rc = emit(d, &old)))
+		return rc;
+	begin_slice(r, s, r->pid, r->hid, r->prio, (int64_t)(s - lo));
+	r->gap_lo = lo;
+	r->placed = 1;
+	return 0;
 }
 
 void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
@@ -319,7 +351,16 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 		begin_inferred(d, r, ts, pid, hid, lo);
 		return 0;
 	}
+	if (r->active && r->restart) {
+		if (r->pid != pid) {
+			if ((rc = restart_slice(d, r, cpu)))
+				return rc;
+		} else {
+			r->restart_n++;
+		}
+	}
 	if (!r->active || r->pid == pid) {
+		r->seen_before = r->last_ts;
 		r->last_ts = ts;
 		r->in_tail = 0;
 		if (r->active && r->hid != hid && run) {
@@ -358,24 +399,66 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	return rc;
 }
 
+/* What the kernel's clock may leave out of a task's run without the task
+ * leaving the CPU (interrupts with IRQ time accounting, a vCPU the host
+ * preempted with steal time accounting) is taken for a restart only when
+ * it is at least this long and more than half of the time since the last
+ * sign of the task: the kernel's clock then ran for less of that time
+ * than it stood still. */
+#define RESTART_MIN_NS 100000
+
 int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		   int32_t pid, uint64_t runtime)
 {
 	struct running *r = cpu_state(d, cpu);
 	struct derive_slice *h;
-	uint64_t s, start;
+	uint64_t s, start, lo;
 
-	/* Only the task's own first one since its inferred start: the
-	 * kernel's run time since it was switched in. A rename since then
-	 * split the slice: the run time moves the head's start. */
-	if (!r || !r->active || r->pid != pid || event_pid != pid)
+	/* The task's own, on its CPU: the kernel's run time since its clock
+	 * last started (update_curr() restarts it at every such event; a
+	 * switch-in starts it). */
+	if (!r)
 		return 0;
-	if (!r->head_held && (r->start_err < 0 || r->placed))
+	if (!r->active || r->pid != pid || event_pid != pid) {
+		/* Another CPU updated pid's clock (a wakeup's preemption
+		 * check does, for the task running where it wakes one): a
+		 * sign of pid running on its CPU at ts. */
+		for (size_t i = 0; i < d->ncpus; i++)
+			if (d->cpus[i].active && d->cpus[i].pid == pid && (int)i != cpu) {
+				d->cpus[i].clock_ts = ts;
+				break;
+			}
 		return 0;
+	}
+	s = runtime <= ts ? ts - runtime : 0;
+	if (!r->head_held && (r->start_err < 0 || r->placed)) {
+		/* A start already final: the clock started after the last
+		 * event here (or the slice's start) only if the task left
+		 * the CPU since, and came back, unrecorded. */
+		int rc = restart_slice(d, r, cpu);	/* one held before */
+
+		lo = r->seen_before > r->start ? r->seen_before : r->start;
+		if (r->clock_ts > lo && r->clock_ts <= ts)
+			lo = r->clock_ts;
+		if (!rc && s > lo && s - lo >= RESTART_MIN_NS && s - lo > (ts - lo) / 2) {
+			/* Held: if the CPU's next event is the task's
+			 * switch-out, this was that switch's own update,
+			 * short by the time the rq clock stood still since
+			 * a wakeup that preempts (rq_clock_skip_update), and
+			 * nothing restarted. */
+			r->restart = 1;
+			r->restart_n = 0;
+			r->restart_lo = lo;
+			r->restart_at = s;
+		}
+		return rc;
+	}
+	/* The first since its inferred start: the kernel's run time since
+	 * it was switched in. A rename since then split the slice: the run
+	 * time moves the head's start. */
 	r->placed = 1;
 	h = r->head_held ? &r->head : NULL;
 	start = h ? h->ts : r->start;
-	s = runtime <= ts ? ts - runtime : 0;
 	if (s < r->gap_lo)
 		s = r->gap_lo;
 	if (s < start) {
@@ -389,7 +472,12 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		} else {
 			r->start = s;
 		}
-		if (r->held && r->prev.ts <= s)
+		/* The slice before ends there too if it is idle's: idle has
+		 * no clock of its own to say when it stopped. A task's ends
+		 * at its last event: had it run on, its switch-out would
+		 * have updated its clock (sched_stat_runtime), and nothing of
+		 * it came; the time up to s is not known to be anybody's. */
+		if (r->held && r->prev.ts <= s && r->prev.pid == 0)
 			r->prev.dur = s - r->prev.ts;
 	}
 	return flush_held(d, r);
@@ -404,6 +492,8 @@ int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 
 		if (!r->active || r->pid != pid)
 			continue;
+		if ((rc = restart_slice(d, r, cpu)))
+			return rc;
 		if (r->hid == hid)
 			return 0;
 		if (ts <= r->start) {	/* named so from its start */
@@ -448,6 +538,13 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 		return 0;
 	/* next's time off the CPUs ends here (before a switch-out of the
 	 * same pid could begin one) */
+	if (r->active && r->restart) {
+		/* the switch-out's own update (derive_runtime) */
+		if (r->pid == prev_pid && r->restart_n == 1)
+			r->restart = 0;
+		else if ((rc = restart_slice(d, r, cpu)))
+			return rc;
+	}
 	w = wake_of(d, next_pid);
 	off = take_off(w);
 	if (r->active) {
@@ -546,9 +643,10 @@ static void void_wakeups(struct derive *d, int forget_off)
 	}
 }
 
-void derive_lost(struct derive *d, int cpu, uint64_t ts)
+int derive_lost(struct derive *d, int cpu, uint64_t ts)
 {
 	struct running *r = cpu_state(d, cpu);
+	int rc = r && r->active ? restart_slice(d, r, cpu) : 0;
 
 	if (r && r->active)
 		r->lost = 1;
@@ -562,6 +660,7 @@ void derive_lost(struct derive *d, int cpu, uint64_t ts)
 	 * who runs where is no longer known, nor how long any task has been
 	 * off the CPUs. */
 	void_wakeups(d, 1);
+	return rc;
 }
 
 int derive_finish(struct derive *d, uint64_t ts)
@@ -574,6 +673,8 @@ int derive_finish(struct derive *d, uint64_t ts)
 	for (int cpu = 0; (size_t)cpu < d->ncpus && !rc; cpu++) {
 		struct running *r = &d->cpus[cpu];
 
+		if (r->active && (rc = restart_slice(d, r, cpu)))
+			break;
 		/* A slice that begins after the end (a rename's new name
 		 * holds from the nanosecond after its event, and that event
 		 * was the capture's last) has nothing traced in it: no row,

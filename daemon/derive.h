@@ -137,7 +137,13 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid,
 		uint32_t hid, int switch_mm, int own, struct derive_run *run);
 
 /* sched_stat_runtime on cpu at ts: pid ran runtime ns (since it was
- * switched in, or since the last such event for it). */
+ * switched in, or since the last such event for it). The first of a slice
+ * begun by inference places its start; a later one of the task's own
+ * whose clock began well after the task's last event on the CPU (at least
+ * 100 us, and more than half the time since) ends its slice there by
+ * inference and begins another at ts - runtime, with unknown time
+ * between, unless the CPU's next event is the task's switch-out (see
+ * derive.c). */
 int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		   int32_t pid, uint64_t runtime);
 
@@ -148,8 +154,8 @@ int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid);
 /* pid is a new task (fork, task_newtask): its time off the CPUs begins
  * nowhere before this. */
 void derive_born(struct derive *d, int32_t pid);
-/* Events were lost on cpu at ts. */
-void derive_lost(struct derive *d, int cpu, uint64_t ts);
+/* Events were lost on cpu at ts. Returns a callback's non-zero result. */
+int derive_lost(struct derive *d, int cpu, uint64_t ts);
 
 /* The waking ts of the oldest wakeup still pending (its task not yet
  * switched in), 0 when none: its wakeup_latency row is not stored yet. */

@@ -636,6 +636,8 @@ int pipeline_cpus(const struct pipeline *p)
 
 int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 {
+	int rc;
+
 	if (cpu >= p->ncpus)
 		p->ncpus = cpu + 1;
 	p->lost_records++;
@@ -643,8 +645,8 @@ int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 		p->last_loss_ts = ts;
 	if (ts && (!p->first_loss_ts || ts < p->first_loss_ts))
 		p->first_loss_ts = ts;
-	if (p->derive)
-		derive_lost(p->derive, cpu, ts);
+	if (p->derive && (rc = derive_lost(p->derive, cpu, ts)))
+		return rc;
 	forget_switch(p, cpu);
 	return store_lost(p->store, cpu, ts, count);
 }

@@ -18,10 +18,20 @@
 #     pipe`: 39 ms), CPU1, whose idle exits are inferred and placed by
 #     the kernel's own runtime, is 4.4-5.9% over the raw sum and 3%
 #     under the raw sum plus that work;
-#  2. per pid (over 1 ms of kernel run time): the run-time-weighted
-#     distance of sched's time from that range is at most 5%; how many
-#     pids are within 5% each is printed, and each one that is not, with
-#     its figures;
+#  2. per pid (over 1 ms of kernel run time): sched's time lies within 5%
+#     of the kernel's account of the pid, from its capped sum to its raw
+#     sum plus its tails (the time it stayed on the CPU after its clock
+#     stopped: schedule()'s work, and a preempted task's wait for
+#     schedule() that the kernel charges to the next task, see below)
+#     plus the time the kernel excluded; every pid, and the
+#     run-time-weighted distance is at most 5% (each pid that is not
+#     within is printed with its figures). commd gets there by taking
+#     no time for a task that its clock does not show: a slice ended by
+#     an inferred switch ends at the task's last event, and a task's
+#     clock that restarted with no switch recorded (its runtime began
+#     well after its last event) splits its slice, the time between
+#     unknown (derive.c; this VM's tokio-rt-worker threads leave the
+#     CPU and come back with no sched_switch traced);
 #  3. busy + idle + unknown of each CPU add up to the capture's span.
 #
 # Needs root, tracefs, trace-cmd and perf: it FAILS (does not skip) without
@@ -83,32 +93,40 @@ SELECT CASE WHEN own THEN ecpu ELSE coalesce(scpu, ecpu) END AS cpu, tp, ts, run
 FROM (SELECT ecpu, own, tp, ts, runtime, scpu, prev,
 	     coalesce(sin, (SELECT min(start_ts) FROM capture)) AS sin FROM x) y;
 -- schedule()'s work after the kernel stopped a task's clock, on each
--- switch into idle: from prev's last own sched_stat_runtime on that CPU
--- (since the CPU's switch before) to the switch
+-- switch out of a task: from prev's last sched_stat_runtime (its own on
+-- that CPU, or one another CPU fired for it, as a remote wakeup's
+-- preemption check does) since the CPU's switch before, to the switch.
+-- Into idle it is time the kernel charges to nobody (idle = 1, where
+-- prev has a runtime in the slice: the per-CPU bound adds it). Into another task it is charged to that task
+-- instead: a wakeup that preempts skips the next rq clock update
+-- (rq_clock_skip_update), so the clock stops at the wakeup while prev
+-- keeps running until it reaches schedule(), and next's first runtime
+-- counts from the wakeup (capped above takes it off next; here it goes
+-- back to prev, the task that was on the CPU). Where prev has no
+-- runtime since its switch-in, the whole slice is such a tail.
 CREATE TEMP TABLE sq AS SELECT cpu, ts, prev_pid, next_pid FROM sched_switch;
 CREATE INDEX temp.sq_cpu ON sq(cpu, ts);
-CREATE INDEX temp.ev_cpu ON ev(cpu, pid, ts);
 CREATE TEMP TABLE tails AS
-SELECT cpu, prev_pid AS pid, ts - lr AS t FROM (
-	SELECT s.cpu, s.ts, s.prev_pid,
-	       (SELECT max(e.ts) FROM ev e WHERE e.cpu = s.cpu AND e.pid = s.prev_pid
-		AND e.target_pid = s.prev_pid AND e.ts <= s.ts
-		AND e.ts > coalesce((SELECT max(p.ts) FROM sq p WHERE p.cpu = s.cpu
-				     AND p.ts < s.ts), 0)) AS lr
-	FROM sq s WHERE s.next_pid = 0 AND s.prev_pid <> 0)
-WHERE lr IS NOT NULL;
+SELECT cpu, prev_pid AS pid, next_pid = 0 AND lr IS NOT NULL AS idle,
+       ts - max(coalesce(lr, sin), sin) AS t FROM (
+	SELECT s.cpu, s.ts, s.prev_pid, s.next_pid, p.ts AS sin,
+	       (SELECT max(e.ts) FROM ev e WHERE e.target_pid = s.prev_pid
+		AND e.ts <= s.ts AND e.ts > p.ts) AS lr
+	FROM sq s JOIN sq p ON p.cpu = s.cpu
+	 AND p.ts = (SELECT max(b.ts) FROM sq b WHERE b.cpu = s.cpu AND b.ts < s.ts)
+	 AND p.next_pid = s.prev_pid
+	WHERE s.prev_pid <> 0);
 WITH f AS (SELECT cpu, min(ts) AS lo FROM sched GROUP BY cpu)
 SELECT k.cpu, sum(k.raw), sum(k.capped),
        (SELECT coalesce(sum(dur), 0) FROM lostsl l WHERE l.cpu = k.cpu AND l.pid <> 0),
-       (SELECT coalesce(sum(t), 0) FROM tails t WHERE t.cpu = k.cpu), sum(k.excl)
+       (SELECT coalesce(sum(t), 0) FROM tails t WHERE t.cpu = k.cpu AND t.idle), sum(k.excl)
 FROM k JOIN f ON f.cpu = k.cpu
 WHERE k.ts >= f.lo AND NOT EXISTS (SELECT 1 FROM lostsl l WHERE l.cpu = k.cpu
 				    AND k.ts > l.ts AND k.ts <= l.e)
 GROUP BY k.cpu ORDER BY k.cpu;
 -- per pid (over 1 ms): the distance of sched's time from [capped, raw +
--- the pid's schedule() work before its switches into idle + the time
--- the kernel excluded], as per CPU; how many are within 5% of [capped,
--- raw], and of that
+-- the pid's tails (above) + the time the kernel excluded], as per CPU;
+-- how many are within 5% of [capped, raw], and of that
 CREATE TEMP TABLE pp AS
 SELECT pid, p.lo, p.hi, p.x + coalesce(t.t, 0) AS extra, s.d
 FROM (SELECT tp AS pid, sum(capped) AS lo, sum(raw) AS hi, sum(excl) AS x FROM k GROUP BY tp) p
@@ -121,10 +139,11 @@ SELECT '#pid', printf('%.2f', sum(CASE WHEN d < lo THEN lo - d
        printf('%.2f', sum(abs(d - hi)) * 100.0 / sum(hi)),
        sum(d >= lo * 0.95 AND d <= (hi + extra) * 1.05)
 FROM pp;
--- and the pids outside [capped, raw] by more than 5% (printed, to say why)
+-- and the pids outside [capped, raw + tails + excluded] by more than 5%
+-- (each is printed, to say why)
 SELECT '#miss', pid, (SELECT comm FROM comm_history h WHERE h.pid = pp.pid ORDER BY start_ts DESC LIMIT 1),
        d, lo, hi, extra, (SELECT count(*) FROM sched c WHERE c.pid = pp.pid)
-FROM pp WHERE NOT (d >= lo * 0.95 AND d <= hi * 1.05);
+FROM pp WHERE NOT (d >= lo * 0.95 AND d <= (hi + extra) * 1.05);
 SQL
 "$COMMQ" --db "$db" -q -list -separator $'\t' -noheader top --by cpu > "$TMPDIR_TEST/top.cpu" ||
 	fail "commq top --by cpu" "exit 0" "failed"
@@ -147,12 +166,14 @@ done < "$TMPDIR_TEST/top.cpu"
 check_true "CPUs in top --by cpu" ">= 2" "$ncpu" [ "$ncpu" -ge 2 ] || true
 
 read -r _ wdev npids nin rawdev nint <<< "$(grep '^#pid' "$TMPDIR_TEST/kernel.cpu" | tr '\t' ' ')"
-log "per pid (over 1 ms): $npids pids, $nin within 5% of the kernel's account ([capped, raw]), $nint with the schedule() work before its switches into idle and the time the kernel excluded; run-time-weighted distance from the latter $wdev%, from the raw sums alone $rawdev%"
+log "per pid (over 1 ms): $npids pids, $nin within 5% of the kernel's account ([capped, raw]), $nint with its tails (time on the CPU after its clock stopped: schedule()'s work, a preemption's wait for schedule()) and the time the kernel excluded; run-time-weighted distance from the latter $wdev%, from the raw sums alone $rawdev%"
 { grep '^#miss' "$TMPDIR_TEST/kernel.cpu" || true; } | while IFS=$'\t' read -r _ pid comm d lo hi extra slices; do
-	log "  outside [capped, raw] by more than 5%: pid $pid ($comm, $slices slices): sched $(awk -v d="$d" -v lo="$lo" -v hi="$hi" -v x="$extra" 'BEGIN { printf "%.3f ms; the kernel %.3f ms raw (%+.1f%%), %.3f ms capped; schedule() work and excluded time %.3f ms", d / 1e6, hi / 1e6, hi ? (d - hi) * 100 / hi : 0, lo / 1e6, x / 1e6 }')"
+	log "  outside [capped, raw + tails + excluded] by more than 5%: pid $pid ($comm, $slices slices): sched $(awk -v d="$d" -v lo="$lo" -v hi="$hi" -v x="$extra" 'BEGIN { printf "%.3f ms; the kernel %.3f ms raw (%+.1f%%), %.3f ms capped; tails and excluded time %.3f ms", d / 1e6, hi / 1e6, hi ? (d - hi) * 100 / hi : 0, lo / 1e6, x / 1e6 }')"
 done
 check_true "per pid: run-time-weighted distance from the kernel's account" "<= 5%" "$wdev%" \
 	awk -v d="$wdev" 'BEGIN { exit !(d <= 5) }' || true
+check_eq "pids (over 1 ms of run time) whose sched time is within 5% of the kernel's account, [capped, raw + tails + excluded]" \
+	"$npids" "$nint" || true
 
 got=$(q "$db" "select count(*) from sched where dur < 0")
 check_eq "sched rows with dur < 0" 0 "$got" || true

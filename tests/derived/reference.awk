@@ -23,7 +23,8 @@
 #            any event gave that pid), the time between in no slice. The
 #            new task's first sched_stat_runtime line of its own on that
 #            CPU (pid= its pid) moves its start back to ts - runtime (not
-#            before the gap's start), and the old slice's end with it.
+#            before the gap's start), and the old slice's end with it when
+#            the old slice is idle's (pid 0; a task's ends at its line).
 #            Its pending wakeup is dropped (its switch-in is not known).
 #            Not a line of a switch's tail: after a sched_switch, lines of
 #            its prev_pid on that CPU (not sched_* or task_* lines:
@@ -34,6 +35,19 @@
 #            (pid 0) only its tlb_flush lines with reason "flush on task
 #            switch (0)" (switch_mm's): its idle loop's other lines mean a
 #            switch back to idle that was not recorded.
+#   restart: a sched_stat_runtime line of the running task's own (pid= its
+#            pid, from it) on its CPU, once its slice's start is final,
+#            whose ts - runtime (its clock's start) lies past lo, the later
+#            of the CPU's line before it, the slice's start and the last
+#            sched_stat_runtime another CPU printed for the task while it
+#            ran here, by at least 100000 ns and by more than half of ts -
+#            lo: the slice ends at lo (an inferred end), the time up to ts
+#            - runtime is in no slice, and a slice of the task starts
+#            there (a final start). Held until the CPU's next line: if
+#            the only line of the task since is its sched_switch out, it
+#            was that switch's own update and nothing restarts; any other
+#            line (another pid's first), a DROPPED line of the CPU, a
+#            rename of the task or the end makes it happen.
 #   rename:  task_rename pid=P: a slice of P open on a CPU splits at ts + 1
 #            (the new name is valid from the next ns): the part before
 #            under the name it had, the rest under newcomm. A slice begun
@@ -79,6 +93,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 
 /CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/ {
 	x = $0; sub(/.*CPU:/, "", x); c = x + 0
+	restart(c)
 	if (c in open) olost[c] = 1
 	dropped[c] = 1
 	tl[c] = ""
@@ -110,7 +125,10 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	# commd puts a loss at the next event of its CPU: no inferred edge
 	# is placed before it
 	if (dropped[c]) { lst_s[c] = ts_s; lst_f[c] = ts_f; dropped[c] = 0 }
+	if (rst[c] && cpid != opid[c]) restart(c)
+	else if (rst[c]) rn[c]++
 	seen(c, cpid, pfx)
+	pl_s = lst_s[c]; pl_f = lst_f[c]
 	lst_s[c] = ts_s; lst_f[c] = ts_f
 	if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename)$/)
 		check_split(c, cpid, 0)
@@ -141,6 +159,8 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	if (!match(b, /:[0-9]+ \[[-0-9]+\]$/)) { unparsed++; return }
 	nc = substr(b, 1, RSTART - 1); x = substr(b, RSTART + 1); np = x + 0
 	nsw++
+	if (rst[c] && opid[c] == pp && rn[c] == 1) rst[c] = 0
+	restart(c)
 	setname(pp, pc); setname(np, nc)
 	check_split(c, pp, 1)
 	if (c in open)
@@ -163,7 +183,7 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 		}
 	}
 	open[c] = 1; os[c] = ts_s; of[c] = ts_f; opid[c] = np; ocomm[c] = nc; olost[c] = 0
-	ounn[c] = 0
+	ounn[c] = 0; rck_s[c] = ""
 	oinf[c] = 0
 	for (x in tl) if (tl[x] == np) tl[x] = ""
 	tl[c] = pp > 0 && pp != np ? pp : pp == 0 && np != 0 ? "idle" : ""
@@ -216,7 +236,7 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 # somewhere after lo.
 function start_inferred(cpu, p, pfx, lo_s, lo_f,   x) {
 	x = pfx; sub(/-[0-9]+ *$/, "", x); sub(/^.*: +/, "", x)
-	os[cpu] = ts_s; of[cpu] = ts_f; opid[cpu] = p
+	os[cpu] = ts_s; of[cpu] = ts_f; opid[cpu] = p; rck_s[cpu] = ""
 	# pid 0 is each CPU's own idle task, swapper/N (the report prints
 	# <idle>)
 	ocomm[cpu] = p == 0 ? "swapper/" cpu : (p in known) ? known[p] : x
@@ -250,28 +270,54 @@ function final_start(cpu,   p, s_s, s_f) {
 }
 
 # "comm=C pid=P runtime=R [ns]" (older kernels add " vruntime=V [ns]")
-function do_runtime(   x, p, r, s_s, s_f, t) {
+function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 	if (!match(rest, / pid=[0-9]+ runtime=[0-9]+ \[ns\]( vruntime=[0-9]+ \[ns\])?$/)) { unparsed++; return }
 	x = substr(rest, RSTART + 5); p = x + 0
 	x = substr(x, index(x, "runtime=") + 8); r = x + 0
 	t = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", t)
 	if (p > 0 && p == cpid) setname(p, t)
 	check_split(c, cpid, 0)
-	if (!(c in open) || opid[c] != p || cpid != p || !oinf[c])
+	if (!(c in open) || opid[c] != p || cpid != p) {
+		# another CPU's update of p's clock: p ran where it runs
+		for (x in open)
+			if (opid[x] == p && x != c) { rck_s[x] = ts_s; rck_f[x] = ts_f; break }
 		return
+	}
 	# ts - r, kept as (s, f): r < 2^53 ns
 	s_s = ts_s - int(r / 1000000000); s_f = ts_f - r % 1000000000
 	if (s_f < 0) { s_f += 1000000000; s_s-- }
 	s_f = sprintf("%09d", s_f)
+	if (!oinf[c]) {
+		restart(c)
+		lo_s = pl_s; lo_f = pl_f
+		if (before(lo_s, lo_f, os[c], of[c])) { lo_s = os[c]; lo_f = of[c] }
+		if (rck_s[c] != "" && before(lo_s, lo_f, rck_s[c], rck_f[c])) { lo_s = rck_s[c]; lo_f = rck_f[c] }
+		g = dur(lo_s, lo_f, s_s, s_f)
+		if (g >= 100000 && g > int(dur(lo_s, lo_f, ts_s, ts_f) / 2)) {
+			rst[c] = 1; rn[c] = 0
+			rlo_s[c] = lo_s; rlo_f[c] = lo_f; rat_s[c] = s_s; rat_f[c] = s_f
+		}
+		return
+	}
 	if (before(s_s, s_f, glo_s[c], glo_f[c])) { s_s = glo_s[c]; s_f = glo_f[c] }
 	if (hd[c] && before(s_s, s_f, ds[c], df[c])) {
 		ds[c] = s_s; df[c] = s_f
-		if (held[c]) { he_s[c] = s_s; he_f[c] = s_f }
+		if (held[c] && hpid[c] == 0) { he_s[c] = s_s; he_f[c] = s_f }
 	} else if (!hd[c] && before(s_s, s_f, os[c], of[c])) {
 		os[c] = s_s; of[c] = s_f
-		if (held[c]) { he_s[c] = s_s; he_f[c] = s_f }
+		if (held[c] && hpid[c] == 0) { he_s[c] = s_s; he_f[c] = s_f }
 	}
 	final_start(c)
+}
+
+# The held restart of cpu's task (see restart above) happens.
+function restart(cpu) {
+	if (!rst[cpu])
+		return
+	rst[cpu] = 0
+	print "S", cpu, opid[cpu], ocomm[cpu], nsabs(os[cpu], of[cpu]), dur(os[cpu], of[cpu], rlo_s[cpu], rlo_f[cpu]), olost[cpu]
+	nulls++
+	os[cpu] = rat_s[cpu]; of[cpu] = rat_f[cpu]; olost[cpu] = 0; rck_s[cpu] = ""
 }
 
 # "pid=P oldcomm=O newcomm=N oom_score_adj=A"
@@ -293,6 +339,7 @@ function do_rename(   x, p, o, n, cpu, s_s, s_f) {
 	for (cpu in open) {
 		if (opid[cpu] != p)
 			continue
+		restart(cpu)
 		if (o != n)
 			split_at(cpu, p, o, n, s_s, s_f)
 		break
@@ -369,6 +416,7 @@ function do_waking(key, tail,   x, p) {
 
 END {
 	for (c in open) {
+		restart(c)
 		final_start(c)
 		# a rename was the last line: the new name's part would begin
 		# after it (ts + 1), nothing of it seen; the part before it

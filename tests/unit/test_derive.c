@@ -12,6 +12,7 @@
 struct got {
 	struct derive_slice s[MAX_SLICES];
 	int n;
+	int idle;	/* idle's slices too */
 };
 
 static int on_slice(void *ctx, const struct derive_slice *s)
@@ -20,7 +21,7 @@ static int on_slice(void *ctx, const struct derive_slice *s)
 
 	/* (the idle task's inferred slice before the first switch: not
 	 * what these tests look at) */
-	if (s->pid == 0)
+	if (s->pid == 0 && !g->idle)
 		return 0;
 	if (g->n < MAX_SLICES)
 		g->s[g->n] = *s;
@@ -33,6 +34,7 @@ static struct derive *start(struct got *g)
 	struct derive_ops ops = { .slice = on_slice, .ctx = g, .switches = 1 };
 
 	g->n = 0;
+	g->idle = 0;
 	return derive_new(&ops);
 }
 
@@ -123,7 +125,9 @@ static void switch_last(void)
  * name (row 4) from 5001; its first sched_stat_runtime, 4500 ns at 6000,
  * says it was switched in at 1500. The part before the rename begins
  * there, not at 5000 (it was a slice of 1 ns, the rest of its run filed
- * under pid 10), and pid 10's slice ends there. */
+ * under pid 10). pid 10's slice ends at its last event, 1200: a task
+ * that ran on would have shown it (its switch-out's clock update); from
+ * 1200 to 1500 nobody is known to have run. */
 static void rename_inferred(void)
 {
 	struct got g;
@@ -143,7 +147,8 @@ static void rename_inferred(void)
 	CHECK_INT(g.n, 3);
 	CHECK_INT(g.s[0].pid, 10);
 	CHECK_INT(g.s[0].ts, 1000);
-	CHECK_INT(g.s[0].dur, 500);
+	CHECK_INT(g.s[0].dur, 200);
+	CHECK_INT(g.s[0].end_err, 3800);
 	CHECK_INT(g.s[1].pid, 11);
 	CHECK_INT(g.s[1].ts, 1500);
 	CHECK_INT(g.s[1].dur, 3501);
@@ -212,12 +217,119 @@ static void oldest_wakeup(void)
 	derive_free(d);
 }
 
+/* The same, idle's slice before: idle has no clock events, so it ran
+ * until pid 11's clock began. */
+static void idle_inferred(void)
+{
+	struct got g;
+	struct derive *d = start(&g);
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	g.idle = 1;
+	CHECK_INT(derive_switch(d, 1000, 0, 10, 1, 120, 1, 0, 9, 120), 0);
+	CHECK_INT(derive_seen(d, 5000, 0, 11, 3, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 5000, 0, 11, 11, 3500), 0);
+	CHECK_INT(derive_finish(d, 7000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 2);
+	CHECK_INT(g.s[0].pid, 0);
+	CHECK_INT(g.s[0].dur, 500);
+	CHECK_INT(g.s[1].pid, 11);
+	CHECK_INT(g.s[1].ts, 1500);
+}
+
+/* pid 10, switched in at 1000, runs; at 400,000 its own runtime says its
+ * clock began at 390,000, long after its last event (1000): it left the
+ * CPU unrecorded and came back. Unless the CPU's next event is its
+ * switch-out (that switch's own update, short by the time the rq clock
+ * stood still after a preempting wakeup), the slice ends at 1000 by
+ * inference and another begins at 390,000; next is the CPU's next event
+ * after the runtime (0: the end of the capture). */
+static void run_restart(struct got *g, int next_switch, int other_first)
+{
+	struct derive *d = start_10(g);
+
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 400000, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 400000, 0, 10, 10, 10000), 0);
+	CHECK_INT(g->n, 0);	/* held: the next event decides */
+	if (other_first)	/* another task's event on another CPU */
+		CHECK_INT(derive_seen(d, 400100, 1, 11, 3, 0, 1, NULL), 0);
+	if (next_switch) {
+		CHECK_INT(derive_seen(d, 400200, 0, 10, 1, 0, 1, NULL), 0);
+		CHECK_INT(derive_switch(d, 400200, 0, 10, 1, 120, 1, 0, 9, 120), 0);
+	}
+	CHECK_INT(derive_finish(d, 500000), 0);
+	derive_free(d);
+}
+
+static void restart(void)
+{
+	struct got g;
+
+	run_restart(&g, 0, 1);
+	CHECK_INT(g.n, 3);	/* 10's two parts, CPU 1's */
+	CHECK_INT(g.s[0].pid, 10);
+	CHECK_INT(g.s[0].ts, 1000);
+	CHECK_INT(g.s[0].dur, 0);
+	CHECK_INT(g.s[0].end_err, 389000);
+	CHECK_INT(g.s[0].end_state, -1);
+	CHECK_INT(g.s[1].pid, 10);
+	CHECK_INT(g.s[1].ts, 390000);
+	CHECK_INT(g.s[1].dur, 110000);
+	CHECK_INT(g.s[1].start_err, 389000);
+	CHECK_INT(g.s[2].pid, 11);
+
+	/* the switch-out's own update: one slice, 1000 to 400,200 */
+	run_restart(&g, 1, 0);
+	CHECK_INT(g.n, 1);
+	CHECK_INT(g.s[0].pid, 10);
+	CHECK_INT(g.s[0].ts, 1000);
+	CHECK_INT(g.s[0].dur, 399200);
+	CHECK_INT(g.s[0].end_state, 1);
+}
+
+/* No restart: another CPU updated pid 10's clock at 389,000 (a wakeup's
+ * preemption check), and a clock that ran for more than half of the time
+ * since the last event (or stood still for less than 100 us) is the one
+ * that began with it. */
+static void no_restart(void)
+{
+	struct got g;
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 389000, 1, 11, 3, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 389000, 1, 11, 10, 388000), 0);
+	CHECK_INT(derive_seen(d, 400000, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 400000, 0, 10, 10, 10000), 0);
+	/* 150 us of 310 us */
+	CHECK_INT(derive_seen(d, 710000, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 710000, 0, 10, 10, 160000), 0);
+	/* 99 us of 100 us */
+	CHECK_INT(derive_seen(d, 810000, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 810000, 0, 10, 10, 1000), 0);
+	CHECK_INT(derive_seen(d, 820000, 1, 11, 3, 0, 1, NULL), 0);
+	CHECK_INT(derive_finish(d, 900000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 2);	/* 10's whole, CPU 1's */
+	CHECK_INT(g.s[0].pid, 10);
+	CHECK_INT(g.s[0].dur, 899000);
+}
+
 int main(void)
 {
 	RUN(rename_inside);
 	RUN(rename_last);
 	RUN(switch_last);
 	RUN(rename_inferred);
+	RUN(idle_inferred);
+	RUN(restart);
+	RUN(no_restart);
 	RUN(name_at_switch_out);
 	RUN(oldest_wakeup);
 	return check_done("test_derive");
