@@ -7,20 +7,62 @@
 
 /* ---- a temporary file in memory ---- */
 
+/* Its bytes in chunks of CHUNK: growing it moves nothing (a sorter's
+ * temporary file grows to hundreds of MB a write at a time; one block
+ * grown by realloc was copied and faulted in anew at each step, 0.7 s of
+ * a 3.2 s GROUP BY over thread_state). A chunk is allocated when the file
+ * first reaches it, zeroed where nothing is written yet. */
+#define CHUNK_SHIFT 18
+#define CHUNK ((sqlite3_int64)1 << CHUNK_SHIFT)
+
 struct memfile {
 	sqlite3_file base;
-	unsigned char *data;
-	sqlite3_int64 size, cap;
+	unsigned char **chunk;
+	sqlite3_int64 nchunk;		/* slots in chunk[] */
+	sqlite3_int64 size;
 };
+
+/* Frees the chunks from the one holding byte n on (all of them for 0). */
+static void mem_free_from(struct memfile *m, sqlite3_int64 n)
+{
+	for (sqlite3_int64 i = (n + CHUNK - 1) >> CHUNK_SHIFT; i < m->nchunk; i++) {
+		sqlite3_free(m->chunk[i]);
+		m->chunk[i] = NULL;
+	}
+}
 
 static int mem_close(sqlite3_file *f)
 {
 	struct memfile *m = (struct memfile *)f;
 
-	sqlite3_free(m->data);
-	m->data = NULL;
-	m->size = m->cap = 0;
+	mem_free_from(m, 0);
+	sqlite3_free(m->chunk);
+	m->chunk = NULL;
+	m->nchunk = m->size = 0;
 	return SQLITE_OK;
+}
+
+/* Copies amt bytes at off out of the file (to buf) or into it (from
+ * src); every chunk they touch exists. */
+static void mem_copy(struct memfile *m, unsigned char *buf, const unsigned char *src,
+		     sqlite3_int64 amt, sqlite3_int64 off)
+{
+	while (amt > 0) {
+		sqlite3_int64 at = off & (CHUNK - 1), n = CHUNK - at;
+		unsigned char *c = m->chunk[off >> CHUNK_SHIFT] + at;
+
+		if (n > amt)
+			n = amt;
+		if (src) {
+			memcpy(c, src, (size_t)n);
+			src += n;
+		} else {
+			memcpy(buf, c, (size_t)n);
+			buf += n;
+		}
+		off += n;
+		amt -= n;
+	}
 }
 
 /* Reading past the end gives zeros and SQLITE_IOERR_SHORT_READ, as a
@@ -31,36 +73,54 @@ static int mem_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
 	sqlite3_int64 have = off < m->size ? m->size - off : 0;
 
 	if (have >= amt) {
-		memcpy(buf, m->data + off, (size_t)amt);
+		mem_copy(m, buf, NULL, amt, off);
 		return SQLITE_OK;
 	}
 	if (have > 0)
-		memcpy(buf, m->data + off, (size_t)have);
+		mem_copy(m, buf, NULL, have, off);
 	memset((unsigned char *)buf + have, 0, (size_t)(amt - have));
 	return SQLITE_IOERR_SHORT_READ;
 }
 
-/* Room for n bytes, the part past size zeroed. */
-static int mem_reserve(struct memfile *m, sqlite3_int64 n)
+/* The file grows to n bytes, the new ones before keep zero (as a file
+ * reads them); from keep on the caller writes them. */
+static int mem_grow(struct memfile *m, sqlite3_int64 n, sqlite3_int64 keep)
 {
-	if (n > m->cap) {
-		/* An eighth more each time: doubling could take twice what
-		 * the file holds out of the query's memory cap (growing a
-		 * large block moves its pages, not its bytes). */
-		sqlite3_int64 cap = m->cap + m->cap / 8;
-		unsigned char *p;
+	sqlite3_int64 need = (n + CHUNK - 1) >> CHUNK_SHIFT;
+	sqlite3_int64 first = m->size >> CHUNK_SHIFT;
 
-		if (cap < n)
-			cap = n;
-		cap = (cap + (64 << 10) - 1) & ~(sqlite3_int64)((64 << 10) - 1);
-		p = sqlite3_realloc64(m->data, (sqlite3_uint64)cap);
+	if (n <= m->size)
+		return SQLITE_OK;
+	if (need > m->nchunk) {
+		sqlite3_int64 slots = m->nchunk ? m->nchunk * 2 : 16;
+		unsigned char **p;
+
+		if (slots < need)
+			slots = need;
+		p = sqlite3_realloc64(m->chunk, (sqlite3_uint64)slots * sizeof(*p));
 		if (!p)
 			return SQLITE_IOERR_NOMEM;
-		m->data = p;
-		m->cap = cap;
+		memset(p + m->nchunk, 0, (size_t)(slots - m->nchunk) * sizeof(*p));
+		m->chunk = p;
+		m->nchunk = slots;
 	}
-	if (n > m->size)
-		memset(m->data + m->size, 0, (size_t)(n - m->size));
+	if (!(m->size & (CHUNK - 1)))
+		first--;	/* (it ends at a chunk's start) */
+	for (sqlite3_int64 i = first + 1; i < need; i++)
+		if (!(m->chunk[i] = sqlite3_malloc64((sqlite3_uint64)CHUNK))) {
+			mem_free_from(m, m->size);
+			return SQLITE_IOERR_NOMEM;
+		}
+	/* zeros from the old end to keep */
+	for (sqlite3_int64 at = m->size; at < keep && at < n; ) {
+		sqlite3_int64 o = at & (CHUNK - 1), len = CHUNK - o;
+
+		if (len > keep - at)
+			len = keep - at;
+		memset(m->chunk[at >> CHUNK_SHIFT] + o, 0, (size_t)len);
+		at += len;
+	}
+	m->size = n;
 	return SQLITE_OK;
 }
 
@@ -68,32 +128,25 @@ static int mem_write(sqlite3_file *f, const void *buf, int amt,
 		     sqlite3_int64 off)
 {
 	struct memfile *m = (struct memfile *)f;
-	sqlite3_int64 end = off + amt;
 	int rc;
 
 	if (off < 0 || amt < 0)
 		return SQLITE_IOERR_WRITE;
-	if (end > m->size) {
-		/* zero the gap between the end and off, as a file reads it */
-		if ((rc = mem_reserve(m, end)) != SQLITE_OK)
-			return rc;
-		m->size = end;
-	}
-	memcpy(m->data + off, buf, (size_t)amt);
+	if ((rc = mem_grow(m, off + amt, off)) != SQLITE_OK)
+		return rc;
+	mem_copy(m, NULL, buf, amt, off);
 	return SQLITE_OK;
 }
 
 static int mem_truncate(sqlite3_file *f, sqlite3_int64 n)
 {
 	struct memfile *m = (struct memfile *)f;
-	int rc;
 
 	if (n < 0)
 		return SQLITE_IOERR_TRUNCATE;
-	if (n > m->size) {
-		if ((rc = mem_reserve(m, n)) != SQLITE_OK)
-			return rc;
-	}
+	if (n > m->size)
+		return mem_grow(m, n, n);
+	mem_free_from(m, n);
 	m->size = n;
 	return SQLITE_OK;
 }
