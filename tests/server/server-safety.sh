@@ -232,7 +232,9 @@ for n in 2000 6000 2000; do
 	fi
 done
 hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$serve/status")
-if ldd "$COMMD" | grep -q libasan; then
+# (grep reads all of ldd's output: with -q it could stop at the match
+# and ldd, still writing, die of SIGPIPE, which pipefail takes for "no")
+if ldd "$COMMD" | grep libasan > /dev/null; then
 	# ASan's shadow and its quarantine of freed memory are RSS too
 	log "the server's peak RSS: $hwm kB (an ASan build: not checked)"
 else
