@@ -306,7 +306,7 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
  * again from s, as after a switch-in nobody recorded. */
 static int restart_slice(struct derive *d, struct running *r, int cpu)
 {
-	uint64_t lo = r->restart_lo, s = r->restart_at;
+	uint64_t lo = r->restart_lo, s = r->restart_at, last = r->last_ts;
 	struct derive_slice old;
 	int rc;
 
@@ -319,6 +319,9 @@ static int restart_slice(struct derive *d, struct running *r, int cpu)
 	begin_slice(r, s, r->pid, r->hid, r->prio, (int64_t)(s - lo));
 	r->gap_lo = lo;
 	r->placed = 1;
+	/* its runtime (and what came after it here) came after s */
+	if (last > s)
+		r->last_ts = last;
 	return 0;
 }
 

@@ -283,6 +283,27 @@ static void restart(void)
 	CHECK_INT(g.s[1].start_err, 389000);
 	CHECK_INT(g.s[2].pid, 11);
 
+	/* another task's event next (an inferred switch at 400,100): the
+	 * second part ends at the runtime, 400,000, its last event */
+	{
+		struct derive *d = start_10(&g);
+
+		if (d) {
+			CHECK_INT(derive_seen(d, 400000, 0, 10, 1, 0, 1, NULL), 0);
+			CHECK_INT(derive_runtime(d, 400000, 0, 10, 10, 10000), 0);
+			CHECK_INT(derive_seen(d, 400100, 0, 11, 3, 0, 1, NULL), 0);
+			CHECK_INT(derive_finish(d, 500000), 0);
+			derive_free(d);
+			CHECK_INT(g.n, 3);
+			CHECK_INT(g.s[0].dur, 0);
+			CHECK_INT(g.s[1].ts, 390000);
+			CHECK_INT(g.s[1].dur, 10000);
+			CHECK_INT(g.s[1].end_err, 100);
+			CHECK_INT(g.s[2].pid, 11);
+			CHECK_INT(g.s[2].ts, 400100);
+		}
+	}
+
 	/* the switch-out's own update: one slice, 1000 to 400,200 */
 	run_restart(&g, 1, 0);
 	CHECK_INT(g.n, 1);
