@@ -14,6 +14,7 @@ runs=${1:-5}
 "$top/scripts/setup" "$top/build"
 . "$top/scripts/tracing-guard.sh"
 . "$top/bench/bigtrace.sh"
+. "$top/bench/serve.sh"
 work=$(mktemp -d /tmp/commd-query.XXXXXX)
 chmod 755 "$work"	# the query server (user commd or nobody) reads the database
 commd_pid=
@@ -33,17 +34,9 @@ switches=$(sqlite3 "$db" "select count(*) from sched_switch")
 echo "trace: $dat ($(du -h "$dat" | cut -f1)), $events events, $switches sched_switch rows; database $(du -h "$db" | cut -f1)"
 
 sock=$work/s.sock
-# The daemon serves the imported file; it captures only exec (and the task
-# events it always adds) meanwhile, so sched_switch stays as imported and
-# the three answers can be compared.
-"$top/build/commd" --foreground --db "$db" --socket "$sock" --max-db-mb 0 \
-	--instance "commd-bench-$$" --events sched:sched_process_exec 2> "$work/commd.log" &
-commd_pid=$!
-until grep -q "capturing into" "$work/commd.log"; do
-	kill -0 "$commd_pid" 2>/dev/null || { cat "$work/commd.log" >&2; exit 1; }
-	sleep 0.1
-done
-until "$top/build/commq" --socket "$sock" "select 1" > /dev/null 2>&1; do sleep 0.1; done
+# The daemon serves the imported file (bench/serve.sh: sched_switch stays
+# as imported), so the three answers can be compared.
+serve "$db" "$sock" "$work/commd.log"
 
 echo
 echo "== round trip of 'select 1' over the socket, one connection"

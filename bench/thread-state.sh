@@ -12,6 +12,7 @@ runs=${1:-5}
 "$top/scripts/setup" "$top/build"
 . "$top/scripts/tracing-guard.sh"
 . "$top/bench/bigtrace.sh"
+. "$top/bench/serve.sh"
 work=$(mktemp -d /tmp/commd-thread-state.XXXXXX)
 chmod 755 "$work"	# the query server (user commd or nobody) reads the database
 commd_pid=
@@ -40,15 +41,7 @@ echo "$(sqlite3 "$db" "select value from stats where name = 'events'") events," 
 sock=$work/s.sock
 # the whole view's GROUP BY sorts millions of rows in memory: more than
 # the default 64 MiB a query may take
-"$commd" --foreground --db "$db" --socket "$sock" --max-db-mb 0 \
-	--query-max-mem-mb 1024 \
-	--instance "commd-bench-$$" --events sched:sched_process_exec 2> "$work/commd.log" &
-commd_pid=$!
-until grep -q "capturing into" "$work/commd.log"; do
-	kill -0 "$commd_pid" 2>/dev/null || { cat "$work/commd.log" >&2; exit 1; }
-	sleep 0.1
-done
-until "$commq" --socket "$sock" "select 1" > /dev/null 2>&1; do sleep 0.1; done
+serve "$db" "$sock" "$work/commd.log" --query-max-mem-mb 1024
 
 group="select state, count(*), sum(dur) from thread_state group by state"
 task="select * from thread_state where pid = $busy"

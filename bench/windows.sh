@@ -26,6 +26,7 @@ runs=${1:-10}
 "$top/scripts/setup" "$top/build"
 . "$top/scripts/tracing-guard.sh"
 . "$top/bench/bigtrace.sh"
+. "$top/bench/serve.sh"
 work=$(mktemp -d /tmp/commd-windows.XXXXXX)
 chmod 755 "$work"	# the query server (user commd or nobody) reads the databases
 commd_pid=
@@ -95,15 +96,7 @@ for size in 1m 10m 40m; do
 	# The reports' GROUP BY sorts a window's slices in memory (the query
 	# server spills nothing to disk): a 60 s window of this load needs
 	# more than the default 64 MiB a query may take.
-	"$commd" --foreground --db "$db" --socket "$sock" --max-db-mb 0 \
-		--query-max-mem-mb 1024 \
-		--instance "commd-bench-$$" --events sched:sched_process_exec 2> "$work/commd.log" &
-	commd_pid=$!
-	until grep -q "capturing into" "$work/commd.log"; do
-		kill -0 "$commd_pid" 2>/dev/null || { cat "$work/commd.log" >&2; exit 1; }
-		sleep 0.1
-	done
-	until "$commq" --socket "$sock" "select 1" > /dev/null 2>&1; do sleep 0.1; done
+	serve "$db" "$sock" "$work/commd.log" --query-max-mem-mb 1024
 	newest=$(sqlite3 "$db" "select max(ts) from ev_sched_switch")
 	for w in 1 60; do
 		a=$((newest - w * 1000000000)) b=$newest
