@@ -307,6 +307,7 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 static int restart_slice(struct derive *d, struct running *r, int cpu)
 {
 	uint64_t lo = r->restart_lo, s = r->restart_at, last = r->last_ts;
+	uint64_t clock = r->clock_ts;
 	struct derive_slice old;
 	int rc;
 
@@ -319,10 +320,22 @@ static int restart_slice(struct derive *d, struct running *r, int cpu)
 	begin_slice(r, s, r->pid, r->hid, r->prio, (int64_t)(s - lo));
 	r->gap_lo = lo;
 	r->placed = 1;
-	/* its runtime (and what came after it here) came after s */
+	/* its runtime (and what came after it here, or on another CPU
+	 * about it) came after s */
 	if (last > s)
 		r->last_ts = last;
+	if (clock > s)
+		r->clock_ts = clock;
 	return 0;
+}
+
+void derive_switching(struct derive *d, int cpu, int32_t prev_pid)
+{
+	struct running *r = cpu_state(d, cpu);
+
+	/* the switch-out's own update (derive_runtime) */
+	if (r && r->active && r->restart && r->pid == prev_pid && r->restart_n == 1)
+		r->restart = 0;
 }
 
 void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
@@ -427,10 +440,8 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		 * check does, for the task running where it wakes one): a
 		 * sign of pid running on its CPU at ts. */
 		for (size_t i = 0; i < d->ncpus; i++)
-			if (d->cpus[i].active && d->cpus[i].pid == pid && (int)i != cpu) {
+			if (d->cpus[i].active && d->cpus[i].pid == pid && (int)i != cpu)
 				d->cpus[i].clock_ts = ts;
-				break;
-			}
 		return 0;
 	}
 	s = runtime <= ts ? ts - runtime : 0;
@@ -541,13 +552,9 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 		return 0;
 	/* next's time off the CPUs ends here (before a switch-out of the
 	 * same pid could begin one) */
-	if (r->active && r->restart) {
-		/* the switch-out's own update (derive_runtime) */
-		if (r->pid == prev_pid && r->restart_n == 1)
-			r->restart = 0;
-		else if ((rc = restart_slice(d, r, cpu)))
-			return rc;
-	}
+	derive_switching(d, cpu, prev_pid);
+	if (r->active && (rc = restart_slice(d, r, cpu)))
+		return rc;
 	w = wake_of(d, next_pid);
 	off = take_off(w);
 	if (r->active) {

@@ -18,8 +18,9 @@
  * trace the switch out of an idle task): the old slice ends at its last
  * event there, the new one starts at this event, both edges marked with
  * the gap's width. The new task's first sched_stat_runtime there (its
- * run time since it was switched in) places the edge inside the gap: both
- * slices then meet at ts - runtime. A CPU's first event starts a slice
+ * run time since it was switched in) places its start inside the gap, at
+ * ts - runtime; the old slice ends there too only if it is idle's (a
+ * task's stays at its last event; both keep the gap's width). A CPU's first event starts a slice
  * the same way: its task ran from somewhere after the capture's first
  * event (or a loss before it on that CPU) on. Time no event attributes is
  * in no slice (unknown, never idle).
@@ -135,6 +136,11 @@ struct derive_run {
  * non-zero result. */
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid,
 		uint32_t hid, int switch_mm, int own, struct derive_run *run);
+
+/* A sched_switch on cpu out of prev_pid, before anything else is done
+ * with it (a split at a name it shows included; derive_switch does it
+ * too): a restart held for its task is the switch's own update. */
+void derive_switching(struct derive *d, int cpu, int32_t prev_pid);
 
 /* sched_stat_runtime on cpu at ts: pid ran runtime ns (since it was
  * switched in, or since the last such event for it). The first of a slice

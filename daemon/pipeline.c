@@ -417,8 +417,11 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 	int rc;
 
 	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid,
-			      ev->switch_mm, own_event(ev), &run)) ||
-	    (run.hid && (rc = derive_renamed(p, ev, hid, &run))))
+			      ev->switch_mm, own_event(ev), &run)))
+		return rc;
+	if (ev->kind == DECODE_SCHED_SWITCH && (ev->has & DECODE_HAS_P0))
+		derive_switching(p->derive, ev->cpu, ev->p[0]);
+	if (run.hid && (rc = derive_renamed(p, ev, hid, &run)))
 		return rc;
 	if (p->rename_pid > 0) {
 		rc = derive_rename(p->derive, p->rename_ts, p->rename_pid, p->rename_hid);

@@ -280,7 +280,7 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 	if (!(c in open) || opid[c] != p || cpid != p) {
 		# another CPU's update of p's clock: p ran where it runs
 		for (x in open)
-			if (opid[x] == p && x != c) { rck_s[x] = ts_s; rck_f[x] = ts_f; break }
+			if (opid[x] == p && x != c) { rck_s[x] = ts_s; rck_f[x] = ts_f }
 		return
 	}
 	# ts - r, kept as (s, f): r < 2^53 ns
@@ -317,7 +317,9 @@ function restart(cpu) {
 	rst[cpu] = 0
 	print "S", cpu, opid[cpu], ocomm[cpu], nsabs(os[cpu], of[cpu]), dur(os[cpu], of[cpu], rlo_s[cpu], rlo_f[cpu]), olost[cpu]
 	nulls++
-	os[cpu] = rat_s[cpu]; of[cpu] = rat_f[cpu]; olost[cpu] = 0; rck_s[cpu] = ""
+	# a remote update after the new start stays a sign of it
+	if (rck_s[cpu] != "" && !before(rat_s[cpu], rat_f[cpu], rck_s[cpu], rck_f[cpu])) rck_s[cpu] = ""
+	os[cpu] = rat_s[cpu]; of[cpu] = rat_f[cpu]; olost[cpu] = 0
 }
 
 # "pid=P oldcomm=O newcomm=N oom_score_adj=A"
@@ -349,6 +351,8 @@ function do_rename(   x, p, o, n, cpu, s_s, s_f) {
 # The slice of p open on cpu splits at (s_s, s_f): the part before under
 # o, the rest under n.
 function split_at(cpu, p, o, n, s_s, s_f) {
+	# a held restart happens first (commd's derive_rename)
+	restart(cpu)
 	# an inferred start not placed yet: the part before is held
 	if (oinf[cpu] && !hd[cpu] && before(os[cpu], of[cpu], s_s, s_f)) {
 		hd[cpu] = 1; ds[cpu] = os[cpu]; df[cpu] = of[cpu]

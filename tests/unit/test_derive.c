@@ -148,7 +148,7 @@ static void rename_inferred(void)
 	CHECK_INT(g.s[0].pid, 10);
 	CHECK_INT(g.s[0].ts, 1000);
 	CHECK_INT(g.s[0].dur, 200);
-	CHECK_INT(g.s[0].end_err, 3800);
+	CHECK_INT(g.s[0].end_err, 3800);	/* the gap, as the next start's */
 	CHECK_INT(g.s[1].pid, 11);
 	CHECK_INT(g.s[1].ts, 1500);
 	CHECK_INT(g.s[1].dur, 3501);
@@ -301,6 +301,29 @@ static void restart(void)
 			CHECK_INT(g.s[1].end_err, 100);
 			CHECK_INT(g.s[2].pid, 11);
 			CHECK_INT(g.s[2].ts, 400100);
+		}
+	}
+
+	/* the same, the switch-out showing a name that began at 400,100:
+	 * the pipeline settles the restart (derive_switching) before the
+	 * split at that name, so nothing restarts */
+	{
+		struct derive *d = start_10(&g);
+
+		if (d) {
+			CHECK_INT(derive_seen(d, 400000, 0, 10, 1, 0, 1, NULL), 0);
+			CHECK_INT(derive_runtime(d, 400000, 0, 10, 10, 10000), 0);
+			CHECK_INT(derive_seen(d, 400200, 0, 10, 2, 0, 1, NULL), 0);
+			derive_switching(d, 0, 10);
+			CHECK_INT(derive_rename(d, 400100, 10, 2), 0);
+			CHECK_INT(derive_switch(d, 400200, 0, 10, 2, 120, 1, 0, 9, 120), 0);
+			CHECK_INT(derive_finish(d, 500000), 0);
+			derive_free(d);
+			CHECK_INT(g.n, 2);
+			CHECK_INT(g.s[0].ts, 1000);
+			CHECK_INT(g.s[0].dur, 399100);
+			CHECK_INT(g.s[1].ts, 400100);
+			CHECK_INT(g.s[1].dur, 100);
 		}
 	}
 
