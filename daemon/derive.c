@@ -550,11 +550,11 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 
 	if (!r)
 		return 0;
-	/* next's time off the CPUs ends here (before a switch-out of the
-	 * same pid could begin one) */
 	derive_switching(d, cpu, prev_pid);
 	if (r->active && (rc = restart_slice(d, r, cpu)))
 		return rc;
+	/* next's time off the CPUs ends here (before a switch-out of the
+	 * same pid could begin one) */
 	w = wake_of(d, next_pid);
 	off = take_off(w);
 	if (r->active) {

@@ -22,7 +22,8 @@ struct memfile {
 	sqlite3_int64 size;
 };
 
-/* Frees the chunks from the one holding byte n on (all of them for 0). */
+/* Frees the chunks that lie wholly at or past byte n (all of them for 0):
+ * the one byte n falls inside is kept. */
 static void mem_free_from(struct memfile *m, sqlite3_int64 n)
 {
 	for (sqlite3_int64 i = (n + CHUNK - 1) >> CHUNK_SHIFT; i < m->nchunk; i++) {
