@@ -93,7 +93,7 @@ variant() {
 }
 INFERRED_IN_CHAIN="with s as (select ts, cpu, start_err,
 	lag(pid) over w as ppid, lag(ts + dur) over w as pend
-	from sched window w as (partition by cpu order by ts))
+	from sched window w as (partition by cpu order by ts, dur, end_err is not null))
 select count(*) from s where start_err is not null and ppid is not null
 	and ppid != 0 and not exists (select 1 from lost_events l
 	where l.cpu = s.cpu and l.ts between s.pend and s.ts)"
