@@ -60,16 +60,33 @@ static int file_exists(const char *p)
 	return access(p, F_OK) == 0;
 }
 
+/* PRAGMA integrity_check says "ok". Anything else is printed: once in
+ * a full run the check failed and passed when asked again, with nothing
+ * to tell a damaged file from a check that could not run (a busy
+ * database waits up to 5 s now). */
 static int integrity_ok(const char *db)
 {
 	sqlite3 *h = NULL;
 	sqlite3_stmt *st = NULL;
-	int ok = 0;
+	int ok = 0, rc;
 
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		ok = !strcmp((const char *)sqlite3_column_text(st, 0), "ok");
+	rc = sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(h, 5000);
+		rc = sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL);
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *r = (const char *)sqlite3_column_text(st, 0);
+
+		ok = r && !strcmp(r, "ok");
+		if (!ok)
+			fprintf(stderr, "integrity_check of %s: %s\n", db, r ? r : "(null)");
+	} else {
+		fprintf(stderr, "integrity_check of %s could not run: %s (%d)\n", db,
+			h ? sqlite3_errmsg(h) : "no handle", rc);
+	}
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return ok;
@@ -231,8 +248,8 @@ static void faults_live_batches_retry_and_lose_nothing(void)
 			expected = got;
 		if (got != expected || !integrity_ok(db)) {
 			check_failures++;
-			fprintf(stderr, "live with allocation %ld failing: %ld rows (expected %ld), "
-				"integrity %s\n", n, got, expected, integrity_ok(db) ? "ok" : "BAD");
+			fprintf(stderr, "live with allocation %ld failing: %ld rows (expected %ld)\n",
+				n, got, expected);
 		}
 	}
 	fprintf(stderr, "live: %d rounds, %ld rows each\n", rounds, expected);
