@@ -404,8 +404,13 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	}
 	r->in_tail = 0;
 	/* A switch nobody recorded, somewhere between the old task's last
-	 * event here and this one. */
+	 * sign of running here and this event: its last event on this CPU,
+	 * or a later update of its clock from another CPU (a wakeup's
+	 * preemption check there updates the clock of the task running
+	 * here: it still ran then). */
 	lo = r->last_ts > r->start ? r->last_ts : r->start;
+	if (r->clock_ts > lo && r->clock_ts <= ts)
+		lo = r->clock_ts;
 	if (lo > ts)
 		lo = ts;
 	rc = flush_held(d, r);

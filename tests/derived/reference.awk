@@ -18,7 +18,9 @@
 #   inferred switch: once a CPU's chain has begun, every event line on it
 #            comes from the task running there (the pid in "comm-pid").
 #            A line from another pid means a switch nobody recorded: the
-#            open slice ends at the CPU's previous event line, a slice of
+#            open slice ends at the CPU's previous event line (or at a
+#            later sched_stat_runtime another CPU printed for its task
+#            while it ran here: it still ran then), a slice of
 #            the line's pid starts at this line (named by the last comm
 #            any event gave that pid), the time between in no slice. The
 #            new task's first sched_stat_runtime line of its own on that
@@ -223,6 +225,8 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	final_start(cpu)
 	lo_s = lst_s[cpu]; lo_f = lst_f[cpu]
 	if (before(lo_s, lo_f, os[cpu], of[cpu])) { lo_s = os[cpu]; lo_f = of[cpu] }
+	# another CPU's later update of the old task's clock: it still ran
+	if (rck_s[cpu] != "" && before(lo_s, lo_f, rck_s[cpu], rck_f[cpu])) { lo_s = rck_s[cpu]; lo_f = rck_f[cpu] }
 	# the old slice, held until the new one's start is final
 	held[cpu] = 1; hpid[cpu] = opid[cpu]; hcomm[cpu] = ocomm[cpu]
 	hs[cpu] = os[cpu]; hf[cpu] = of[cpu]; he_s[cpu] = lo_s; he_f[cpu] = lo_f

@@ -365,6 +365,49 @@ static void no_restart(void)
 	CHECK_INT(g.s[0].dur, 899000);
 }
 
+/* An inferred end at the old task's last sign of running: pid 10,
+ * switched in at 1000, has no event on CPU 0 after that, but CPU 1
+ * updated its clock at 3000 (a wakeup's preemption check): it still ran
+ * then. At 9000 pid 11's event on CPU 0 (a switch nobody recorded): 10's
+ * slice ends at 3000, not 1000, the gap 3000 to 9000. A remote update
+ * later than the event that shows the switch says nothing of it. */
+static void remote_clock_end(void)
+{
+	struct got g;
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 3000, 1, 12, 4, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 3000, 1, 12, 10, 2000), 0);
+	CHECK_INT(derive_seen(d, 9000, 0, 11, 3, 0, 1, NULL), 0);
+	CHECK_INT(derive_finish(d, 10000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 3);	/* 10's, 11's, CPU 1's */
+	CHECK_INT(g.s[0].pid, 10);
+	CHECK_INT(g.s[0].ts, 1000);
+	CHECK_INT(g.s[0].dur, 2000);
+	CHECK_INT(g.s[0].end_err, 6000);
+	CHECK_INT(g.s[1].pid, 11);
+	CHECK_INT(g.s[1].ts, 9000);
+	CHECK_INT(g.s[1].start_err, 6000);
+
+	/* the same update, not yet seen when the switch shows (a live
+	 * capture's CPUs come in their own order): the end stays at 1000 */
+	d = start_10(&g);
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 9000, 0, 11, 3, 0, 1, NULL), 0);
+	CHECK_INT(derive_seen(d, 9500, 1, 12, 4, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 9500, 1, 12, 10, 2000), 0);
+	CHECK_INT(derive_finish(d, 10000), 0);
+	derive_free(d);
+	CHECK(g.n >= 1);
+	CHECK_INT(g.s[0].pid, 10);
+	CHECK_INT(g.s[0].dur, 0);
+	CHECK_INT(g.s[0].end_err, 8000);
+}
+
 int main(void)
 {
 	RUN(rename_inside);
@@ -374,6 +417,7 @@ int main(void)
 	RUN(idle_inferred);
 	RUN(restart);
 	RUN(no_restart);
+	RUN(remote_clock_end);
 	RUN(name_at_switch_out);
 	RUN(oldest_wakeup);
 	return check_done("test_derive");
