@@ -18,22 +18,24 @@
 #     pipe`: 39 ms), CPU1, whose idle exits are inferred and placed by
 #     the kernel's own runtime, is 4.4-5.9% over the raw sum and 3%
 #     under the raw sum plus that work;
-#  2. per pid (over 1 ms of kernel run time): whether sched's time lies
-#     within 5% of the kernel's account of the pid, from its capped sum to
-#     its raw sum plus its tails (the time it stayed on the CPU after its clock
-#     stopped: schedule()'s work, and a preempted task's wait for
+#  2. per pid (over 1 ms of kernel run time): sched's time lies within
+#     5% of the kernel's account of the pid, from its capped sum to its
+#     raw sum plus its tails (the time it stayed on the CPU after its
+#     clock stopped: schedule()'s work, and a preempted task's wait for
 #     schedule() that the kernel charges to the next task, see below)
-#     plus the time the kernel excluded, is printed for every pid (how
-#     many are, and each one that is not, with its figures); the
-#     run-time-weighted distance is checked: at most 5%. A pid some of whose slices
-#     begin or end by inference may be off by up to the widths of those
-#     edges' gaps (start_err, end_err: commd's own error bound; this VM's
-#     tokio-rt-worker threads, and the tasks they run between, have
-#     them). commd comes near it by taking
+#     plus the time the kernel excluded (its clock did not count while
+#     the task ran with no switch out), give or take the widths of its
+#     inferred edges' gaps (start_err, end_err: commd's own error bound;
+#     this VM's tokio-rt-worker threads, and the tasks they run between,
+#     have them). Checked for every pid, each one outside printed with
+#     its figures; how many are within without the error bound is
+#     printed too, and the run-time-weighted distance is checked (at
+#     most 5%). commd comes near it by taking
 #     no time for a task that its clock does not show: a slice ended by
-#     an inferred switch ends at the task's last event, and a task's
-#     clock that restarted with no switch recorded (its runtime began
-#     well after its last event) splits its slice, the time between
+#     an inferred switch ends at the task's last sign of running (its
+#     last event, or a later update of its clock from another CPU), and
+#     a task's clock that restarted with no switch recorded (its runtime
+#     began well after its last event) splits its slice, the time between
 #     unknown (derive.c; this VM's tokio-rt-worker threads leave the
 #     CPU and come back with no sched_switch traced);
 #  3. busy + idle + unknown of each CPU add up to the capture's span.
@@ -110,16 +112,43 @@ FROM (SELECT ecpu, own, tp, ts, runtime, scpu, prev,
 -- runtime since its switch-in, the whole slice is such a tail.
 CREATE TEMP TABLE sq AS SELECT cpu, ts, prev_pid, next_pid FROM sched_switch;
 CREATE INDEX temp.sq_cpu ON sq(cpu, ts);
+-- Where prev's last runtime is the switch's own update, made with the
+-- clock that stood still since the wakeup (its ts is the switch's, its
+-- run time ends at the wakeup), next's first runtime of its own says
+-- where the clock stopped: it counts from there (nstart, before the
+-- switch); prev's tail runs from there.
+-- x1: the time the first runtime of prev's own in the slice does not
+-- count since the recorded switch-in, where its clock started (the rq
+-- clock is updated at a switch: only a clock that stood still from
+-- before it starts earlier, and then the runtime is longer, not
+-- shorter); the same rule as excl between two runtimes of a run, for the
+-- first one (no switch out between: both edges are recorded switches).
+-- Where that runtime is also the last, its uncounted time may be the
+-- tail above: the larger of the two counts, not both.
 CREATE TEMP TABLE tails AS
-SELECT cpu, prev_pid AS pid, next_pid = 0 AND lr IS NOT NULL AS idle,
-       ts - max(coalesce(lr, sin), sin) AS t FROM (
+SELECT cpu, pid, idle, t, CASE WHEN fts = lr THEN max(t, x1) ELSE t + x1 END AS tx FROM (
+SELECT cpu, prev_pid AS pid, next_pid = 0 AND lr IS NOT NULL AS idle, lr, fts,
+       ts - max(CASE WHEN nstart < coalesce(lr, sin) THEN nstart ELSE coalesce(lr, sin) END,
+		sin) AS t,
+       CASE WHEN fts - sin > frt THEN fts - sin - frt ELSE 0 END AS x1 FROM (
 	SELECT s.cpu, s.ts, s.prev_pid, s.next_pid, p.ts AS sin,
 	       (SELECT max(e.ts) FROM ev e WHERE e.target_pid = s.prev_pid
-		AND e.ts <= s.ts AND e.ts > p.ts) AS lr
+		AND e.ts <= s.ts AND e.ts > p.ts) AS lr,
+	       (SELECT e.ts FROM ev e WHERE e.target_pid = s.prev_pid
+		AND e.pid = s.prev_pid AND e.ts <= s.ts AND e.ts > p.ts
+		ORDER BY e.ts LIMIT 1) AS fts,
+	       (SELECT e.runtime FROM ev e WHERE e.target_pid = s.prev_pid
+		AND e.pid = s.prev_pid AND e.ts <= s.ts AND e.ts > p.ts
+		ORDER BY e.ts LIMIT 1) AS frt,
+	       (SELECT e.ts - e.runtime FROM ev e WHERE e.target_pid = s.next_pid
+		AND e.pid = s.next_pid AND e.cpu = s.cpu AND e.ts > s.ts
+		AND e.ts < coalesce((SELECT min(b.ts) FROM sq b WHERE b.cpu = s.cpu
+				     AND b.ts > s.ts), 9223372036854775807)
+		ORDER BY e.ts LIMIT 1) AS nstart
 	FROM sq s JOIN sq p ON p.cpu = s.cpu
 	 AND p.ts = (SELECT max(b.ts) FROM sq b WHERE b.cpu = s.cpu AND b.ts < s.ts)
 	 AND p.next_pid = s.prev_pid
-	WHERE s.prev_pid <> 0);
+	WHERE s.prev_pid <> 0));
 WITH f AS (SELECT cpu, min(ts) AS lo FROM sched GROUP BY cpu)
 SELECT k.cpu, sum(k.raw), sum(k.capped),
        (SELECT coalesce(sum(dur), 0) FROM lostsl l WHERE l.cpu = k.cpu AND l.pid <> 0),
@@ -140,7 +169,7 @@ FROM (SELECT tp AS pid, sum(capped) AS lo, sum(raw) AS hi, sum(excl) AS x FROM k
 JOIN (SELECT pid, sum(dur) AS d,
 	     sum(coalesce(start_err, 0) + coalesce(end_err, 0)) AS e
       FROM sched WHERE pid > 0 GROUP BY pid) s USING (pid)
-LEFT JOIN (SELECT pid, sum(t) AS t FROM tails GROUP BY pid) t USING (pid)
+LEFT JOIN (SELECT pid, sum(tx) AS t FROM tails GROUP BY pid) t USING (pid)
 WHERE p.hi > 1000000;
 SELECT '#pid', printf('%.2f', sum(CASE WHEN d < lo THEN lo - d
 				       WHEN d > hi + extra THEN d - hi - extra ELSE 0 END) * 100.0 / sum(hi)),
@@ -182,9 +211,8 @@ log "per pid (over 1 ms): $npids pids, $nin within 5% of the kernel's account ([
 done
 check_true "per pid: run-time-weighted distance from the kernel's account" "<= 5%" "$wdev%" \
 	awk -v d="$wdev" 'BEGIN { exit !(d <= 5) }' || true
-# (every pid within is issue 15's target, not met on this VM: in about one
-# run in four a tokio-rt-worker thread or a task it ran between is still
-# off by more, with no inferred edge to say so; printed above, not failed)
+check_eq "per pid: pids within 5% of the kernel's account, give or take commd's error bound" \
+	"$npids" "$nerr" || true
 
 got=$(q "$db" "select count(*) from sched where dur < 0")
 check_eq "sched rows with dur < 0" 0 "$got" || true
