@@ -443,10 +443,21 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 	if (!r->active || r->pid != pid || event_pid != pid) {
 		/* Another CPU updated pid's clock (a wakeup's preemption
 		 * check does, for the task running where it wakes one): a
-		 * sign of pid running on its CPU at ts. */
-		for (size_t i = 0; i < d->ncpus; i++)
-			if (d->cpus[i].active && d->cpus[i].pid == pid && (int)i != cpu)
-				d->cpus[i].clock_ts = ts;
+		 * sign of pid running on its CPU at ts. Where switches went
+		 * unrecorded the task may still be open on a CPU it left:
+		 * it runs on the one where its open slice began last (on a
+		 * tie, the lowest). */
+		struct running *at = NULL;
+
+		for (size_t i = 0; i < d->ncpus; i++) {
+			struct running *o = &d->cpus[i];
+
+			if (o->active && o->pid == pid && (int)i != cpu &&
+			    (!at || o->start > at->start))
+				at = o;
+		}
+		if (at)
+			at->clock_ts = ts;
 		return 0;
 	}
 	s = runtime <= ts ? ts - runtime : 0;

@@ -20,7 +20,9 @@
 #            A line from another pid means a switch nobody recorded: the
 #            open slice ends at the CPU's previous event line (or at a
 #            later sched_stat_runtime another CPU printed for its task
-#            while it ran here: it still ran then), a slice of
+#            while it ran here: it still ran then; such a line counts
+#            for the one CPU the task's open slice began on last, the
+#            lowest on a tie, not the CPU it was printed on), a slice of
 #            the line's pid starts at this line (named by the last comm
 #            any event gave that pid), the time between in no slice. The
 #            new task's first sched_stat_runtime line of its own on that
@@ -282,9 +284,14 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 	if (p > 0 && p == cpid) setname(p, t)
 	check_split(c, cpid, 0)
 	if (!(c in open) || opid[c] != p || cpid != p) {
-		# another CPU's update of p's clock: p ran where it runs
+		# another CPU's update of p's clock: p ran where it runs, the
+		# CPU its open slice began on last (on a tie, the lowest)
+		g = ""
 		for (x in open)
-			if (opid[x] == p && x != c) { rck_s[x] = ts_s; rck_f[x] = ts_f }
+			if (opid[x] == p && x != c && (g == "" || before(os[g], of[g], os[x], of[x]) ||
+			    (os[g] == os[x] && of[g] == of[x] && x + 0 < g + 0)))
+				g = x
+		if (g != "") { rck_s[g] = ts_s; rck_f[g] = ts_f }
 		return
 	}
 	# ts - r, kept as (s, f): r < 2^53 ns

@@ -408,6 +408,39 @@ static void remote_clock_end(void)
 	CHECK_INT(g.s[0].end_err, 8000);
 }
 
+/* Where switches went unrecorded a task may be open on two CPUs: pid 10
+ * switched in on CPU 0 at 1000, then seen on CPU 1 from 2000 (its switch
+ * there unrecorded, CPU 0's chain not told). CPU 2 updates its clock at
+ * 5000: it runs on CPU 1, where its open slice began last; CPU 0's slice
+ * still ends at its last event there (1000) when pid 11's event at 9000
+ * shows the switch, not at 5000. */
+static void remote_clock_latest(void)
+{
+	struct got g;
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 2000, 1, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_seen(d, 5000, 2, 12, 4, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 5000, 2, 12, 10, 1000), 0);
+	CHECK_INT(derive_seen(d, 9000, 0, 11, 3, 0, 1, NULL), 0);
+	CHECK_INT(derive_seen(d, 9500, 1, 13, 5, 0, 1, NULL), 0);
+	CHECK_INT(derive_finish(d, 10000), 0);
+	derive_free(d);
+	CHECK(g.n >= 2);
+	CHECK_INT(g.s[0].pid, 10);	/* CPU 0's */
+	CHECK_INT(g.s[0].cpu, 0);
+	CHECK_INT(g.s[0].dur, 0);
+	CHECK_INT(g.s[0].end_err, 8000);
+	for (int i = 1; i < g.n && i < MAX_SLICES; i++)
+		if (g.s[i].pid == 10 && g.s[i].cpu == 1) {	/* CPU 1's */
+			CHECK_INT(g.s[i].ts, 2000);
+			CHECK_INT(g.s[i].dur, 3000);
+			CHECK_INT(g.s[i].end_err, 4500);
+		}
+}
+
 int main(void)
 {
 	RUN(rename_inside);
@@ -418,6 +451,7 @@ int main(void)
 	RUN(restart);
 	RUN(no_restart);
 	RUN(remote_clock_end);
+	RUN(remote_clock_latest);
 	RUN(name_at_switch_out);
 	RUN(oldest_wakeup);
 	return check_done("test_derive");
