@@ -69,6 +69,10 @@ struct wake {			/* a pending wakeup of a pid */
 	int32_t ref_cpu, ref_kind;
 	int32_t tail_cpu;	/* + 1: the CPU whose switch's tail it is in */
 	struct off off;		/* its time off the CPUs so far */
+	uint64_t clock_ts;	/* its clock's last update from another CPU */
+	/* the first such update while no CPU had it running (0: none), and
+	 * where its clock had started then (ts - runtime) */
+	uint64_t rfirst_ts, rfirst_start;
 };
 
 struct derive {
@@ -295,6 +299,19 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 	begin_slice(r, ts, pid, hid, DERIVE_PRIO_UNKNOWN, (int64_t)(ts - lo));
 	r->gap_lo = lo;
 	w = wake_of(d, pid);
+	/* Another CPU updated its clock in the gap while no CPU had it
+	 * running: it ran (here: it is here now) from where that clock
+	 * started, or from the gap's start. A runtime of its own later
+	 * counts from a later update, so it does not move this again. */
+	if (w && w->rfirst_ts > lo && w->rfirst_ts <= ts) {
+		uint64_t s = w->rfirst_start > lo ? w->rfirst_start : lo;
+
+		r->start = s;
+		if (r->held && r->prev.pid == 0 && r->prev.ts <= s)
+			r->prev.dur = s - r->prev.ts;
+	}
+	if (w)
+		w->rfirst_ts = 0;
 	r->off = take_off(w);
 	if (w)
 		set_wake(d, pid, w, 0);
@@ -433,6 +450,7 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 {
 	struct running *r = cpu_state(d, cpu);
 	struct derive_slice *h;
+	struct wake *w;
 	uint64_t s, start, lo;
 
 	/* The task's own, on its CPU: the kernel's run time since its clock
@@ -449,6 +467,8 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		 * tie, the lowest). */
 		struct running *at = NULL;
 
+		if ((w = wake_of(d, pid)))
+			w->clock_ts = ts;
 		for (size_t i = 0; i < d->ncpus; i++) {
 			struct running *o = &d->cpus[i];
 
@@ -456,8 +476,14 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 			    (!at || o->start > at->start))
 				at = o;
 		}
-		if (at)
+		if (at) {
 			at->clock_ts = ts;
+		} else if (w && !w->rfirst_ts) {
+			/* running where no switch in was recorded: its
+			 * inferred start may use it (begin_inferred) */
+			w->rfirst_ts = ts;
+			w->rfirst_start = runtime <= ts ? ts - runtime : 0;
+		}
 		return 0;
 	}
 	s = runtime <= ts ? ts - runtime : 0;
@@ -491,6 +517,12 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 	start = h ? h->ts : r->start;
 	if (s < r->gap_lo)
 		s = r->gap_lo;
+	/* Every update of its clock restarts it, another CPU's too: it
+	 * did not start before the last (a slice of it elsewhere may end
+	 * there, derive_seen). */
+	w = wake_of(d, pid);
+	if (w && w->clock_ts > s && w->clock_ts <= ts)
+		s = w->clock_ts;
 	if (s < start) {
 		if (h) {
 			/* its time off the CPUs ended at the earlier start */
@@ -573,6 +605,8 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	 * same pid could begin one) */
 	w = wake_of(d, next_pid);
 	off = take_off(w);
+	if (w)
+		w->rfirst_ts = 0;	/* running here from a recorded switch */
 	if (r->active) {
 		if (r->pid == prev_pid) {
 			/* An inferred start had no prio: the switch-out says it. */

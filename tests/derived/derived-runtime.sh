@@ -117,8 +117,10 @@ CREATE INDEX temp.sq_cpu ON sq(cpu, ts);
 -- run time ends at the wakeup), next's first runtime of its own says
 -- where the clock stopped: it counts from there (nstart, before the
 -- switch); prev's tail runs from there.
--- x1: the time the first runtime of prev's own in the slice does not
--- count since the recorded switch-in, where its clock started (the rq
+-- x1: the time the slice's first runtime of prev (its own, or one
+-- another CPU printed for it: each restarts its clock, and table k
+-- counts what the later ones leave out) does not count since the
+-- recorded switch-in, where its clock started (the rq
 -- clock is updated at a switch: only a clock that stood still from
 -- before it starts earlier, and then the runtime is longer, not
 -- shorter); the same rule as excl between two runtimes of a run, for the
@@ -135,11 +137,9 @@ SELECT cpu, prev_pid AS pid, next_pid = 0 AND lr IS NOT NULL AS idle, lr, fts,
 	       (SELECT max(e.ts) FROM ev e WHERE e.target_pid = s.prev_pid
 		AND e.ts <= s.ts AND e.ts > p.ts) AS lr,
 	       (SELECT e.ts FROM ev e WHERE e.target_pid = s.prev_pid
-		AND e.pid = s.prev_pid AND e.ts <= s.ts AND e.ts > p.ts
-		ORDER BY e.ts LIMIT 1) AS fts,
+		AND e.ts <= s.ts AND e.ts > p.ts ORDER BY e.ts LIMIT 1) AS fts,
 	       (SELECT e.runtime FROM ev e WHERE e.target_pid = s.prev_pid
-		AND e.pid = s.prev_pid AND e.ts <= s.ts AND e.ts > p.ts
-		ORDER BY e.ts LIMIT 1) AS frt,
+		AND e.ts <= s.ts AND e.ts > p.ts ORDER BY e.ts LIMIT 1) AS frt,
 	       (SELECT e.ts - e.runtime FROM ev e WHERE e.target_pid = s.next_pid
 		AND e.pid = s.next_pid AND e.cpu = s.cpu AND e.ts > s.ts
 		AND e.ts < coalesce((SELECT min(b.ts) FROM sq b WHERE b.cpu = s.cpu
@@ -164,9 +164,10 @@ GROUP BY k.cpu ORDER BY k.cpu;
 -- its inferred edges lie in (start_err, end_err: where the events do
 -- not say when it was switched)
 CREATE TEMP TABLE pp AS
-SELECT pid, p.lo, p.hi, p.x + coalesce(t.t, 0) AS extra, s.d, s.e
+SELECT pid, p.lo, p.hi, p.x + coalesce(t.t, 0) AS extra, coalesce(s.d, 0) AS d,
+       coalesce(s.e, 0) AS e
 FROM (SELECT tp AS pid, sum(capped) AS lo, sum(raw) AS hi, sum(excl) AS x FROM k GROUP BY tp) p
-JOIN (SELECT pid, sum(dur) AS d,
+LEFT JOIN (SELECT pid, sum(dur) AS d,
 	     sum(coalesce(start_err, 0) + coalesce(end_err, 0)) AS e
       FROM sched WHERE pid > 0 GROUP BY pid) s USING (pid)
 LEFT JOIN (SELECT pid, sum(tx) AS t FROM tails GROUP BY pid) t USING (pid)

@@ -27,7 +27,8 @@
 #            any event gave that pid), the time between in no slice. The
 #            new task's first sched_stat_runtime line of its own on that
 #            CPU (pid= its pid) moves its start back to ts - runtime (not
-#            before the gap's start), and the old slice's end with it when
+#            before the gap's start, nor before the last
+#            sched_stat_runtime another CPU printed for it), and the old slice's end with it when
 #            the old slice is idle's (pid 0; a task's ends at its line).
 #            Its pending wakeup is dropped (its switch-in is not known).
 #            Not a line of a switch's tail: after a sched_switch, lines of
@@ -187,6 +188,7 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 		}
 	}
 	open[c] = 1; os[c] = ts_s; of[c] = ts_f; opid[c] = np; ocomm[c] = nc; olost[c] = 0
+	delete rf_s[np]; delete rf_f[np]; delete rs_s[np]; delete rs_f[np]
 	ounn[c] = 0; rck_s[c] = ""
 	oinf[c] = 0
 	for (x in tl) if (tl[x] == np) tl[x] = ""
@@ -251,6 +253,15 @@ function start_inferred(cpu, p, pfx, lo_s, lo_f,   x) {
 	ounn[cpu] = p > 0 && !(p in known)
 	oinf[cpu] = 1; glo_s[cpu] = lo_s; glo_f[cpu] = lo_f
 	if (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
+	# another CPU's update of its clock in the gap while no CPU had it
+	# running: it ran here from where that clock started (not before
+	# the gap); an idle slice before ends there too
+	if ((p in rf_s) && before(lo_s, lo_f, rf_s[p], rf_f[p])) {
+		os[cpu] = rs_s[p]; of[cpu] = rs_f[p]
+		if (before(os[cpu], of[cpu], lo_s, lo_f)) { os[cpu] = lo_s; of[cpu] = lo_f }
+		if (held[cpu] && hpid[cpu] == 0) { he_s[cpu] = os[cpu]; he_f[cpu] = of[cpu] }
+	}
+	delete rf_s[p]; delete rf_f[p]; delete rs_s[p]; delete rs_f[p]
 }
 
 # The open slice's start will not move any more: the held slice before
@@ -286,12 +297,21 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 	if (!(c in open) || opid[c] != p || cpid != p) {
 		# another CPU's update of p's clock: p ran where it runs, the
 		# CPU its open slice began on last (on a tie, the lowest)
+		lrk_s[p] = ts_s; lrk_f[p] = ts_f
 		g = ""
 		for (x in open)
 			if (opid[x] == p && x != c && (g == "" || before(os[g], of[g], os[x], of[x]) ||
 			    (os[g] == os[x] && of[g] == of[x] && x + 0 < g + 0)))
 				g = x
 		if (g != "") { rck_s[g] = ts_s; rck_f[g] = ts_f }
+		else if (p > 0 && !(p in rf_s)) {
+			# running where no switch in was recorded: the first
+			# such line, and where its clock started (ts - r)
+			rf_s[p] = ts_s; rf_f[p] = ts_f
+			s_s = ts_s - int(r / 1000000000); s_f = ts_f - r % 1000000000
+			if (s_f < 0) { s_f += 1000000000; s_s-- }
+			rs_s[p] = s_s; rs_f[p] = sprintf("%09d", s_f)
+		}
 		return
 	}
 	# ts - r, kept as (s, f): r < 2^53 ns
@@ -311,6 +331,8 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 		return
 	}
 	if (before(s_s, s_f, glo_s[c], glo_f[c])) { s_s = glo_s[c]; s_f = glo_f[c] }
+	# every update of its clock restarts it: not before the last
+	if ((p in lrk_s) && before(s_s, s_f, lrk_s[p], lrk_f[p])) { s_s = lrk_s[p]; s_f = lrk_f[p] }
 	if (hd[c] && before(s_s, s_f, ds[c], df[c])) {
 		ds[c] = s_s; df[c] = s_f
 		if (held[c] && hpid[c] == 0) { he_s[c] = s_s; he_f[c] = s_f }

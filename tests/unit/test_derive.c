@@ -433,12 +433,90 @@ static void remote_clock_latest(void)
 	CHECK_INT(g.s[0].cpu, 0);
 	CHECK_INT(g.s[0].dur, 0);
 	CHECK_INT(g.s[0].end_err, 8000);
-	for (int i = 1; i < g.n && i < MAX_SLICES; i++)
-		if (g.s[i].pid == 10 && g.s[i].cpu == 1) {	/* CPU 1's */
-			CHECK_INT(g.s[i].ts, 2000);
-			CHECK_INT(g.s[i].dur, 3000);
-			CHECK_INT(g.s[i].end_err, 4500);
+	{
+		int found = 0;
+
+		for (int i = 1; i < g.n && i < MAX_SLICES; i++)
+			if (g.s[i].pid == 10 && g.s[i].cpu == 1) {	/* CPU 1's */
+				found++;
+				CHECK_INT(g.s[i].ts, 2000);
+				CHECK_INT(g.s[i].dur, 3000);
+				CHECK_INT(g.s[i].end_err, 4500);
+			}
+		CHECK_INT(found, 1);
+	}
+
+	/* The update comes while pid 10 is open on CPU 0 only; its own
+	 * runtime on CPU 1 at 6000 then says 3000 ns: its clock cannot have
+	 * started before the update at 5000, which restarted it. Its slice
+	 * on CPU 1 starts at 5000, where CPU 0's ends: never two at once. */
+	d = start_10(&g);
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 1500, 1, 20, 6, 0, 1, NULL), 0);
+	CHECK_INT(derive_seen(d, 2000, 1, 20, 6, 0, 1, NULL), 0);
+	CHECK_INT(derive_seen(d, 5000, 2, 12, 4, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 5000, 2, 12, 10, 1000), 0);
+	CHECK_INT(derive_seen(d, 6000, 1, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 6000, 1, 10, 10, 3000), 0);
+	CHECK_INT(derive_seen(d, 9000, 0, 11, 3, 0, 1, NULL), 0);
+	CHECK_INT(derive_finish(d, 10000), 0);
+	derive_free(d);
+	{
+		int n0 = 0, n1 = 0;
+
+		for (int i = 0; i < g.n && i < MAX_SLICES; i++) {
+			if (g.s[i].pid != 10)
+				continue;
+			if (g.s[i].cpu == 0) {
+				n0++;
+				CHECK_INT(g.s[i].ts, 1000);
+				CHECK_INT(g.s[i].dur, 4000);
+			} else if (g.s[i].cpu == 1) {
+				n1++;
+				CHECK_INT(g.s[i].ts, 5000);
+			}
 		}
+		CHECK_INT(n0, 1);
+		CHECK_INT(n1, 1);
+	}
+}
+
+/* A task no CPU had running, whose clock another CPU updated (pid 30:
+ * CPU 0 at 4000, 2000 ns since its clock started): where it turns up
+ * next by inference (CPU 1 at 5000, its gap from 1500), it ran from
+ * 2000. An update from before the gap (at 1200, the second time) says
+ * nothing of it: its slice starts at its event. */
+static void remote_clock_start(void)
+{
+	struct got g;
+
+	for (int before_gap = 0; before_gap < 2; before_gap++) {
+		struct derive *d = start_10(&g);
+		int found = 0;
+
+		if (!d)
+			return;
+		if (before_gap) {
+			CHECK_INT(derive_runtime(d, 1200, 0, 10, 30, 200), 0);
+		}
+		CHECK_INT(derive_seen(d, 1500, 1, 20, 6, 0, 1, NULL), 0);
+		if (!before_gap) {
+			CHECK_INT(derive_seen(d, 4000, 0, 10, 1, 0, 1, NULL), 0);
+			CHECK_INT(derive_runtime(d, 4000, 0, 10, 30, 2000), 0);
+		}
+		CHECK_INT(derive_seen(d, 5000, 1, 30, 7, 0, 1, NULL), 0);
+		CHECK_INT(derive_finish(d, 6000), 0);
+		derive_free(d);
+		for (int i = 0; i < g.n && i < MAX_SLICES; i++)
+			if (g.s[i].pid == 30) {
+				found++;
+				CHECK_INT(g.s[i].cpu, 1);
+				CHECK_INT(g.s[i].ts, before_gap ? 5000 : 2000);
+				CHECK_INT(g.s[i].start_err, 3500);
+			}
+		CHECK_INT(found, 1);
+	}
 }
 
 int main(void)
@@ -452,6 +530,7 @@ int main(void)
 	RUN(no_restart);
 	RUN(remote_clock_end);
 	RUN(remote_clock_latest);
+	RUN(remote_clock_start);
 	RUN(name_at_switch_out);
 	RUN(oldest_wakeup);
 	return check_done("test_derive");

@@ -199,7 +199,7 @@ static void faults_live_batches_retry_and_lose_nothing(void)
 		struct tracedat *t = tracedat_open(trace, err, sizeof(err));
 		struct feed f = { 0 };
 		long got;
-		int retries = 0;
+		int retries = 0, ok;
 
 		/* A fresh database: no WAL of the round before either. */
 		unlink(db);
@@ -246,10 +246,11 @@ static void faults_live_batches_retry_and_lose_nothing(void)
 		got = count_rows(db);
 		if (expected < 0)
 			expected = got;
-		if (got != expected || !integrity_ok(db)) {
+		ok = integrity_ok(db);
+		if (got != expected || !ok) {
 			check_failures++;
-			fprintf(stderr, "live with allocation %ld failing: %ld rows (expected %ld)\n",
-				n, got, expected);
+			fprintf(stderr, "live with allocation %ld failing: %ld rows (expected %ld), "
+				"integrity %s\n", n, got, expected, ok ? "ok" : "not ok (above)");
 		}
 	}
 	fprintf(stderr, "live: %d rounds, %ld rows each\n", rounds, expected);
