@@ -458,6 +458,7 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 	 * switch-in starts it). */
 	if (!r)
 		return 0;
+	s = runtime <= ts ? ts - runtime : 0;	/* where the clock started */
 	if (!r->active || r->pid != pid || event_pid != pid) {
 		/* Another CPU updated pid's clock (a wakeup's preemption
 		 * check does, for the task running where it wakes one): a
@@ -482,11 +483,10 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 			/* running where no switch in was recorded: its
 			 * inferred start may use it (begin_inferred) */
 			w->rfirst_ts = ts;
-			w->rfirst_start = runtime <= ts ? ts - runtime : 0;
+			w->rfirst_start = s;
 		}
 		return 0;
 	}
-	s = runtime <= ts ? ts - runtime : 0;
 	if (!r->head_held && (r->start_err < 0 || r->placed)) {
 		/* A start already final: the clock started after the last
 		 * event here (or the slice's start) only if the task left

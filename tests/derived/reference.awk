@@ -294,6 +294,10 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 	t = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", t)
 	if (p > 0 && p == cpid) setname(p, t)
 	check_split(c, cpid, 0)
+	# ts - r (where the clock started), kept as (s, f): r < 2^53 ns
+	s_s = ts_s - int(r / 1000000000); s_f = ts_f - r % 1000000000
+	if (s_f < 0) { s_f += 1000000000; s_s-- }
+	s_f = sprintf("%09d", s_f)
 	if (!(c in open) || opid[c] != p || cpid != p) {
 		# another CPU's update of p's clock: p ran where it runs, the
 		# CPU its open slice began on last (on a tie, the lowest)
@@ -308,16 +312,10 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 			# running where no switch in was recorded: the first
 			# such line, and where its clock started (ts - r)
 			rf_s[p] = ts_s; rf_f[p] = ts_f
-			s_s = ts_s - int(r / 1000000000); s_f = ts_f - r % 1000000000
-			if (s_f < 0) { s_f += 1000000000; s_s-- }
-			rs_s[p] = s_s; rs_f[p] = sprintf("%09d", s_f)
+			rs_s[p] = s_s; rs_f[p] = s_f
 		}
 		return
 	}
-	# ts - r, kept as (s, f): r < 2^53 ns
-	s_s = ts_s - int(r / 1000000000); s_f = ts_f - r % 1000000000
-	if (s_f < 0) { s_f += 1000000000; s_s-- }
-	s_f = sprintf("%09d", s_f)
 	if (!oinf[c]) {
 		restart(c)
 		lo_s = pl_s; lo_f = pl_f
