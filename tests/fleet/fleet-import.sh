@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# fleet-import.sh - recorded traces shipped (`commd ship --once`) to a
+# ClickHouse cluster arrive whole (docs/fleet.md):
+#
+#  - a trace.dat import has no wall clock (no clock_map row): the rows'
+#    `time` is the ts in seconds, a number of a few hundred. ClickHouse
+#    18.16 reads a DateTime of fewer than 5 digits only while 19 bytes of
+#    its read buffer follow it, so where a buffer ended on one the insert
+#    failed ("Cannot parse datetime": none of sched-drops.dat's 5,472
+#    switches arrived, gzip'ed). Each table ClickHouse holds for the host
+#    equals its SQLite rows (fleet-compare.py), gzip'ed and plain, and
+#    `time` is the ts's second;
+#  - a gzip'ed body is several gzip members, a block of rows each, rows
+#    cut across members: the same rows arrive as sent plain.
+# Needs clickhouse-server, clickhouse-client and curl (no tracefs).
+. "$(dirname "$0")/../live/lib.sh"
+for t in clickhouse-server clickhouse-client curl; do
+	command -v "$t" > /dev/null || abort "fleet_import: $t" "installed (scripts/setup)" "missing"
+done
+. "$(dirname "$0")/clickhouse.sh"
+: "${TESTDATA:?TESTDATA not set}"
+
+chmod 0755 "$TMP"
+base=$((24000 + ($$ % 2000) * 10))
+H1=$base T1=$((base + 1)) H2=$((base + 4)) T2=$((base + 5))
+cleanup_ch() { ch_cluster_stop 2> /dev/null || true; }
+CLEANUP_HOOKS+=(cleanup_ch)
+ch_cluster_start "$TMP/ch" "$H1" "$T1" "$H2" "$T2" commd_import ||
+	abort "fleet_import: two ClickHouse servers start" "both answer /ping" \
+		"$(cat "$TMP"/ch/*/log/stdout 2>/dev/null | tail -n 5)"
+"$COMMD" clickhouse-schema --cluster commd_import > "$TMP/ddl.sql"
+for p in "$T1" "$T2"; do
+	clickhouse-client --port "$p" --multiquery < "$TMP/ddl.sql" 2> "$TMP/ddl.err" ||
+		abort "fleet_import: the schema applies on the server at port $p" "no error" \
+			"$(head -n 3 "$TMP/ddl.err")"
+done
+
+for f in sched-drops sched-v7; do
+	db=$TMP/$f.db
+	"$COMMD" import --no-progress "$TESTDATA/$f.dat" -o "$db" > /dev/null 2>&1 ||
+		abort "fleet_import: commd import $f.dat" "exit 0" "failed"
+	sqlite3 "$db" "UPDATE capture SET boot = 'imported'"
+	check_eq "fleet_import: $f.dat has no wall clock" 0 \
+		"$(sqlite3 "$db" "SELECT count(*) FROM clock_map")"
+	for gz in yes no; do
+		host=$f-$gz
+		"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+			--host-name "$host" --boot imported --gzip "$gz" --once > "$TMP/ship-$host" 2>&1 &&
+			rc=0 || rc=$?
+		check_eq "fleet_import: $host: commd ship --once exit status" 0 "$rc"
+		check_eq "fleet_import: $host: no insert failed" "" \
+			"$(grep -i "inserting\|cannot parse" "$TMP/ship-$host" | head -n 3)"
+		/usr/bin/python3 "$(dirname "$0")/fleet-compare.py" "$db" "$host" imported "$H1" \
+			> "$TMP/compare-$host" 2>&1 && rc=0 || rc=$?
+		log "$host: $(tr '\n' ';' < "$TMP/compare-$host")"
+		check_eq "fleet_import: $host: every table in ClickHouse equals SQLite (fleet-compare.py)" 0 "$rc"
+		check_eq "fleet_import: $host: every switch's time is its ts in seconds" \
+			"$(sqlite3 "$db" "SELECT count(*) FROM sched_switch") 0" \
+			"$(ch_query 1 "SELECT count(), countIf(toUInt32(time) != intDiv(ts, 1000000000))
+				FROM commd.sched_switch FINAL WHERE host = '$host'" | tr '\t' ' ')"
+	done
+done
+
+cleanup_ch
+for p in "$H1" "$T1" "$H2" "$T2"; do
+	check_eq "fleet_import: port $p free after the stop" "" "$(ss -Hltn "sport = :$p")"
+done
+finish
