@@ -122,6 +122,10 @@ COMMQ=${COMMQ:-$(dirname "$COMMD")/commq}
 "$COMMQ" -q --db "$old" -csv top --by process > "$TMPDIR_TEST/top.old"
 expect_same "after the migration, top --by process reads as the import's" \
 	"$TMPDIR_TEST/top.new" "$TMPDIR_TEST/top.old"
+# Schema 024: a switch's next_pid right after its key (a task's switches
+# are found by a scan that tests it on every row).
+check_eq "next_pid is ev_sched_switch's 4th column (schema 024)" 3 \
+	"$(q "$old" "select cid from pragma_table_info('ev_sched_switch') where name = 'next_pid'")"
 check_eq "integrity_check after the migration" ok "$(q "$old" "pragma integrity_check")"
 # A new database gets at once what the schema files leave (the snapshot
 # cmake/schema-snapshot.c takes of them at build time): the same objects,
