@@ -1,26 +1,20 @@
 /* store_rows.c — operations run on the connection: the row virtual tables (store_impl.h). */
 #include "store_impl.h"
 
-/* Every table's rows are made with their key (ts, cpu, n) and hid first
- * (but dv_sched's: ts, cpu, n, dur, hid; schema 010). A table whose
- * columns lie in another order in the file names them in that order
- * (cols); the others take the row as it comes. */
-static const struct {
-	const char *name;
-	int ncols;
-	const char *cols;
-} event_table[TABLE_COUNT] = {
+/* Every table's columns begin with its key (ts, cpu, n) and hid (but
+ * dv_sched's: ts, cpu, n, dur, hid, schema 010; ev_sched_switch's: ts,
+ * cpu, n, next_pid, hid, schema 024). A row is made in its table's order:
+ * `INSERT ... SELECT *` then puts each column where SQLite builds the
+ * record, with no copy. */
+static const struct { const char *name; int ncols; } event_table[TABLE_COUNT] = {
 	/* ... end_err, then off_dur, off_state, off_cpu, off_hid (018) */
 	[TABLE_SCHED] = { "dv_sched", 14 },
 	[TABLE_WAKEUP_LATENCY] = { "dv_wakeup_latency", 6 },
 	[DECODE_OTHER] = { "ev_other", 6 },
-	/* its own fields, then next_hid, slice_dur, slice_state,
-	 * wake_latency, off_dur, off_state, off_cpu, off_hid; in the file
-	 * next_pid comes after the key (schema 024) */
-	[DECODE_SCHED_SWITCH] = { "ev_sched_switch", 19,
-		"(ts, cpu, n, hid, prev_pid, prev_comm, prev_prio, prev_state, "
-		"next_pid, next_comm, next_prio, next_hid, slice_dur, slice_state, "
-		"wake_latency, off_dur, off_state, off_cpu, off_hid)" },
+	/* next_pid first (schema 024), then hid and its other fields,
+	 * then next_hid, slice_dur, slice_state, wake_latency, off_dur,
+	 * off_state, off_cpu, off_hid */
+	[DECODE_SCHED_SWITCH] = { "ev_sched_switch", 19 },
 	/* its own fields, then latency, run_cpu, run_hid */
 	[DECODE_SCHED_WAKEUP] = { "ev_sched_wakeup", 11 },
 	[DECODE_SCHED_WAKEUP_NEW] = { "ev_sched_wakeup_new", 11 },
@@ -137,11 +131,14 @@ static void event_row(struct row *r, const struct op *o, const struct batch *b,
 	}
 	switch (o->kind) {
 	case DECODE_SCHED_SWITCH:
-		v_opt(r, 4, o, DECODE_HAS_P0, o->p[0]);
-		v_id(r, 5, o->ids[0]);
-		v_opt(r, 6, o, DECODE_HAS_V0, o->v[0]);
-		v_opt(r, 7, o, DECODE_HAS_V1, o->v[1]);
-		v_opt(r, 8, o, DECODE_HAS_P1, o->p[1]);
+		/* In the file's order (a column list in the INSERT would
+		 * cost a copy of every column of every row). */
+		v_opt(r, 3, o, DECODE_HAS_P1, o->p[1]);
+		v_int(r, 4, o->hid);
+		v_opt(r, 5, o, DECODE_HAS_P0, o->p[0]);
+		v_id(r, 6, o->ids[0]);
+		v_opt(r, 7, o, DECODE_HAS_V0, o->v[0]);
+		v_opt(r, 8, o, DECODE_HAS_V1, o->v[1]);
 		v_id(r, 9, o->ids[1]);
 		v_opt(r, 10, o, DECODE_HAS_V2, o->v[2]);
 		v_id(r, 11, o->next_hid);
@@ -615,7 +612,7 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 /* An event table's INSERT, from its row source. */
 int st_prepare_insert(struct store *s, int kind)
 {
-	char name[32], sql[512];
+	char name[32], sql[256];
 
 	s->ncols[kind] = event_table[kind].ncols;
 	s->src[kind].s = s;
@@ -623,9 +620,8 @@ int st_prepare_insert(struct store *s, int kind)
 	snprintf(name, sizeof(name), "commd_rows_%d", kind);
 	if (sqlite3_create_module(s->db, name, &rows_module, &s->src[kind]) != SQLITE_OK)
 		return st_fail(s, "registering the row source");
-	snprintf(sql, sizeof(sql), "INSERT OR FAIL INTO %s %s SELECT * FROM %s",
-		 event_table[kind].name, event_table[kind].cols ? event_table[kind].cols : "",
-		 name);
+	snprintf(sql, sizeof(sql), "INSERT OR FAIL INTO %s SELECT * FROM %s",
+		 event_table[kind].name, name);
 	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
 			       &s->ins[kind], NULL) != SQLITE_OK)
 		return st_fail(s, "preparing insert");

@@ -7,8 +7,8 @@
 -- (ts, cpu, n), the scan `select count(*) from ev_sched_switch where
 -- next_pid = 15` of bench/bigtrace.sh's import (1,494,474 switches) went
 -- from 93.9 to 80.1 ms (hyperfine, 30 runs; 69 to 51 ms of user time).
--- The rows and their values are the same; the writer names its columns
--- (store_rows.c), so their order in the file is this file's alone.
+-- The rows and their values are the same; the writer makes each row in
+-- this order (store_rows.c).
 --
 -- The views read the table by name and are left as they are: with
 -- legacy_alter_table the RENAME below neither rewrites nor checks them,
