@@ -444,12 +444,6 @@ static void out_begin(struct out *o, struct evbuffer *body, struct shipper *sh)
 	}
 }
 
-/* The rest of the rows into the body. */
-static void out_end(struct out *o)
-{
-	out_flush(o);
-}
-
 /* The buffer back to sh, for the next batch (when out_begin lent it). */
 static void out_done(struct out *o, struct shipper *sh)
 {
@@ -861,7 +855,6 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 	if (per_cpu && cpu_col < 0) {
 		ship_warn(sh, "%s: no column cpu", tb->name);
 		sqlite3_finalize(st);
-		out_end(&o);
 		goto out;
 	}
 	/* a full batch ends where ts changes: the rest waits for the next */
@@ -922,7 +915,7 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 		out_mem(&o, "\n", 1);
 	}
 	sqlite3_finalize(st);
-	out_end(&o);
+	out_flush(&o);	/* the rest of the rows into the body */
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		ship_warn(sh, "%s: reading: %s", tb->name, sqlite3_errmsg(sh->db));
 		goto out;

@@ -82,7 +82,9 @@ if [ "$n" -ge 4 ]; then
 	# slower the busier the machine) may store too little to need a cut.
 	later=$("$COMMQ" --socket "$sock" -q -list -noheader "select count(*) from ev_sched_switch
 		where ts > ${maxts[$half]} and ts <= ${maxts[$((n - 1))]}")
-	if [ $((kept[half] + later)) -gt "${kept[$((n - 1))]}" ]; then
+	if ! [[ $later =~ ^[0-9]+$ ]]; then
+		fail "the rows stored in the second half (a count)" "a number" "$later"
+	elif [ $((kept[half] + later)) -gt "${kept[$((n - 1))]}" ]; then
 		check_true "the oldest kept ts moves forward (rows were cut in the second half)" \
 			"${mints[$((n - 1))]} > ${mints[$half]}" "${mints[$half]} -> ${mints[$((n - 1))]}" \
 			test "${mints[$((n - 1))]}" -gt "${mints[$half]}"
