@@ -202,37 +202,47 @@ read_num(const struct decode *d, const struct fld *f,
 	return true;
 }
 
-/* Finds the bytes of a char array or a __data_loc/__rel_loc string. */
-static bool read_str(const struct decode *d, const struct fld *f,
-		     const uint8_t *data, int size, struct decode_str *out)
+/* Where the bytes of a char array or a __data_loc/__rel_loc field are in
+ * the record, and how many the record gives it. */
+static bool field_bytes(const struct decode *d, const struct fld *f,
+			const uint8_t *data, int size, uint32_t *off, uint32_t *len)
 {
-	uint32_t off, len, loc;
+	uint32_t loc;
 
 	switch (f->kind) {
 	case F_ARRAY:
-		off = f->offset;
-		len = f->size;
+		*off = f->offset;
+		*len = f->size;
 		break;
 	case F_DATA_LOC:
 	case F_REL_LOC:
 		if (f->offset + 4 > size)
 			return false;
 		loc = (uint32_t)load(d, data + f->offset, 4, false);
-		off = loc & 0xffff;
-		len = loc >> 16;
+		*off = loc & 0xffff;
+		*len = loc >> 16;
 		if (f->kind == F_REL_LOC)
-			off += f->offset + f->size;
+			*off += f->offset + f->size;
 		break;
 	case F_TAIL:
 		if (f->offset > size)
 			return false;
-		off = f->offset;
-		len = (uint32_t)(size - f->offset);
+		*off = f->offset;
+		*len = (uint32_t)(size - f->offset);
 		break;
 	default:
 		return false;
 	}
-	if ((uint64_t)off + len > (uint64_t)size)
+	return (uint64_t)*off + *len <= (uint64_t)size;
+}
+
+/* Finds the bytes of a char array or a __data_loc/__rel_loc string. */
+static bool read_str(const struct decode *d, const struct fld *f,
+		     const uint8_t *data, int size, struct decode_str *out)
+{
+	uint32_t off, len;
+
+	if (!field_bytes(d, f, data, size, &off, &len))
 		return false;
 	out->s = (const char *)data + off;
 	out->len = (uint32_t)strnlen(out->s, len);
@@ -564,6 +574,68 @@ long decode_field_array(const struct decode *d, const struct decode_event *ev,
 	return n;
 }
 
+/* Whether the print format hands the field itself to a %s: REC->name,
+ * __get_str(name), or no argument parsed at all (nothing says otherwise).
+ * ftrace's raw_data reads its `char buf[]` only as (int)REC->buf[0]. */
+static bool printed_as_text(const struct tep_event *event, const struct tep_format_field *ff)
+{
+	const struct tep_print_arg *a = event->print_fmt.args;
+
+	if (!a)
+		return true;
+	for (; a; a = a->next)
+		if ((a->type == TEP_PRINT_FIELD && a->field.name && !strcmp(a->field.name, ff->name)) ||
+		    (a->type == TEP_PRINT_STRING && a->string.string &&
+		     !strcmp(a->string.string, ff->name)))
+			return true;
+	return false;
+}
+
+/* A char field is text, stored as a JSON string up to its first NUL, when
+ * it is a fixed array (comm[16]: after the NUL may lie what a longer name
+ * left), or when its event prints it as a string and nothing but zeros
+ * follows its first NUL. An array running to the record's end may end in
+ * up to 3 bytes of the ring buffer's rounding to 4, whatever they hold.
+ * Anything else is bytes (what trace_marker_raw got, a binary blob). */
+static bool text_field(const struct tep_event *event, const struct tep_format_field *ff,
+		       const struct fld *f, const uint8_t *p, uint32_t n)
+{
+	uint32_t k = (uint32_t)strnlen((const char *)p, n), end = n;
+
+	if (f->kind == F_ARRAY)
+		return (ff->flags & TEP_FIELD_IS_STRING) != 0;
+	if (!(ff->flags & TEP_FIELD_IS_STRING) || !printed_as_text(event, ff))
+		return false;
+	if (f->kind == F_TAIL)
+		end = n > 3 ? n - 3 : 0;
+	for (uint32_t i = k + 1; i < end; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* The bytes of a dynamic field that is not text: its elements when the
+ * type has a size that divides them, else byte by byte. */
+static void jarray(struct jbuf *j, const struct decode *d, const uint8_t *p, uint32_t n,
+		   const struct tep_format_field *ff, const struct fld *f)
+{
+	unsigned es = (unsigned)ff->elementsize;
+	bool is_signed = f->is_signed;
+
+	if ((ff->flags & TEP_FIELD_IS_STRING) || (es != 1 && es != 2 && es != 4 && es != 8) ||
+	    n % es) {
+		es = 1;		/* char, or a type of no such size: bytes */
+		is_signed = false;
+	}
+	jputc(j, '[');
+	for (uint32_t i = 0; i + es <= n; i += es) {
+		if (i)
+			jputc(j, ',');
+		jnum(j, (int64_t)load(d, p + i, es, is_signed), is_signed);
+	}
+	jputc(j, ']');
+}
+
 size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 			  char *buf, size_t len)
 {
@@ -575,6 +647,7 @@ size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 	for (ff = ev->event->format.fields; ff; ff = ff->next) {
 		struct fld f;
 		struct decode_str s;
+		uint32_t off, n32;
 		int64_t v;
 		long n;
 
@@ -584,13 +657,19 @@ size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 		first = false;
 		jstr(&j, ff->name, strlen(ff->name));
 		jputc(&j, ':');
-		if ((ff->flags & TEP_FIELD_IS_STRING) || f.kind == F_DATA_LOC ||
-		    f.kind == F_REL_LOC) {
-			if (read_str(d, &f, ev->data, ev->size, &s) &&
-			    (ff->flags & TEP_FIELD_IS_STRING))
+		if (((ff->flags & TEP_FIELD_IS_STRING) || f.kind == F_DATA_LOC ||
+		     f.kind == F_REL_LOC) && field_bytes(d, &f, ev->data, ev->size, &off, &n32)) {
+			const uint8_t *p = (const uint8_t *)ev->data + off;
+
+			if (text_field(ev->event, ff, &f, p, n32)) {
+				read_str(d, &f, ev->data, ev->size, &s);
 				jstr(&j, s.s, s.len);
-			else
-				jputs(&j, "null");	/* dynamic non-string array */
+			} else {
+				jarray(&j, d, p, n32, ff, &f);
+			}
+		} else if ((ff->flags & TEP_FIELD_IS_STRING) || f.kind == F_DATA_LOC ||
+			   f.kind == F_REL_LOC) {
+			jputs(&j, "null");	/* not in the record */
 		} else if (f.kind == F_NUM && read_num(d, &f, ev->data, ev->size, &v)) {
 			jnum(&j, v, f.is_signed);
 		} else if ((f.kind == F_ARRAY || f.kind == F_TAIL) &&

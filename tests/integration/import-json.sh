@@ -32,4 +32,28 @@ check_eq "kernel_stack rows whose caller[] length is not their size field" 0 \
 	"$(q "$db" "select count(*) from events where name = 'kernel_stack' and json_array_length(fields, '\$.caller') is not json_extract(fields, '\$.size')")" || true
 check_eq "the 2000 control bytes marker, whole" 2000 \
 	"$(q "$db" "select max(length(json_extract(fields, '\$.buf'))) - 1 from events where name = 'print'")" || true
+
+# Bytes that are not text: trace_marker_raw's payloads (ftrace raw_data,
+# `char buf[]`, which its format prints only as (int)REC->buf[0]) are a
+# JSON array of every byte, NULs included, as trace-cmd report prints them
+# ("# ID BYTES..."); a marker text with a NUL inside is bytes too, where
+# trace-cmd report shows it cut at the NUL.
+raw=$TESTDATA/cases/raw-marker.dat
+rdb=$TMPDIR_TEST/raw.db
+if import_ok "$raw" "$rdb"; then
+	want=$(trace-cmd report -t -i "$raw" 2> /dev/null |
+		sed -n 's/.* raw_data: *# *\([0-9a-f]*\)\(.*\)$/\1\2/p' | sed 's/ *$//')
+	got=$(python3 -c '
+import json, sqlite3, sys
+con = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+for (f,) in con.execute("select fields from events where name = \"raw_data\" order by ts"):
+    f = json.loads(f)
+    print(" ".join(["%x" % f["id"]] + ["%02x" % b for b in f["buf"]]))
+' "$rdb" 2>&1)
+	check_eq "raw-marker.dat: raw_data id and bytes vs trace-cmd report" "$want" "$got" || true
+	check_eq "raw-marker.dat: raw_data records" 6 "$(grep -c '' <<< "$want")" || true
+	check_eq "raw-marker.dat: marker texts: whole, and with a NUL inside as bytes" \
+		"\"text marker\\n\"|[0,110,117,108,32,102,105,114,115,116,10,0]|[105,110,0,115,105,100,101,10,0,0,0,0]" \
+		"$(q "$rdb" "select group_concat(json_quote(json_extract(fields, '\$.buf')), '|') from (select fields from events where name = 'print' order by ts)")" || true
+fi
 finish

@@ -69,6 +69,20 @@ static const char print_fmt[] =
 	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\n"
 	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
 
+/* ftrace's trace_marker_raw event: an id, then bytes, declared buf[]. */
+static const char raw_fmt[] =
+	"name: raw_data\nID: 19\nformat:\n" COMMON
+	"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\n"
+	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n";
+
+/* Dynamic arrays that are not strings (as dma_map_sg's and ipi's). */
+static const char dynarr_fmt[] =
+	"name: dynarr\nID: 8\nformat:\n" COMMON
+	"\tfield:__data_loc u64[] addrs;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc cpumask_t cpumask;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"%s\", __print_array(__get_dynamic_array(addrs), 1, 8)\n";
+
 /* ftrace's stack trace: declared caller[8], written as long as it is. */
 static const char stack_fmt[] =
 	"name: kernel_stack\nID: 4\nformat:\n" COMMON
@@ -322,6 +336,59 @@ static void decode_json_array_without_size_to_record_end(void)
 	tep_free(tep);
 }
 
+/* trace_marker_raw's payload is bytes, NULs and all, as many as the record
+ * holds (trace-cmd report prints them the same way, the rounding to 4
+ * included); a marker text with a NUL inside is bytes too, but the 3
+ * bytes of rounding after a text's NUL, whatever they hold, leave it a
+ * text. */
+static void decode_json_binary_char_arrays_as_bytes(void)
+{
+	const char *f[] = { raw_fmt, print_fmt, NULL }, *s[] = { "ftrace", "ftrace" };
+	struct tep_handle *tep = tep_with(f, s);
+	struct decode *d = decode_new(tep);
+	uint8_t rec[40] = { 0 };
+
+	put16(rec, 19);
+	put32(rec + 8, 0x12345678);
+	for (int i = 0; i < 8; i++)
+		rec[12 + i] = (uint8_t)i;
+	CHECK_STR(json_of(d, rec, 20), "{\"id\":305419896,\"buf\":[0,1,2,3,4,5,6,7]}");
+	/* All zeros are still bytes: one written, three of rounding. */
+	memset(rec + 12, 0, 8);
+	CHECK_STR(json_of(d, rec, 16), "{\"id\":305419896,\"buf\":[0,0,0,0]}");
+	CHECK_STR(json_of(d, rec, 12), "{\"id\":305419896,\"buf\":[]}");
+
+	memset(rec, 0, sizeof(rec));
+	put16(rec, 5);
+	memcpy(rec + 16, "a\0b\n", 5);
+	CHECK_STR(json_of(d, rec, 24), "{\"ip\":0,\"buf\":[97,0,98,10,0,0,0,0]}");
+	memcpy(rec + 16, "hi\n\0\x7f\x7f\x7f", 7);	/* stale rounding bytes */
+	CHECK_STR(json_of(d, rec, 23), "{\"ip\":0,\"buf\":\"hi\\n\"}");
+	decode_free(d);
+	tep_free(tep);
+}
+
+/* A __data_loc array of numbers gives its numbers; of a type whose size
+ * the format does not say (cpumask_t), its bytes. */
+static void decode_json_dynamic_arrays_not_strings(void)
+{
+	const char *f[] = { dynarr_fmt, NULL }, *s[] = { "test" };
+	struct tep_handle *tep = tep_with(f, s);
+	struct decode *d = decode_new(tep);
+	uint8_t rec[48] = { 0 };
+
+	put16(rec, 8);
+	put32(rec + 8, (16u << 16) | 16);
+	put32(rec + 12, (2u << 16) | 32);
+	put64(rec + 16, 0x1000);
+	put64(rec + 24, 0x2000);
+	rec[32] = 5;
+	rec[33] = 1;
+	CHECK_STR(json_of(d, rec, 36), "{\"addrs\":[4096,8192],\"cpumask\":[5,1]}");
+	decode_free(d);
+	tep_free(tep);
+}
+
 /* Text keeps its UTF-8; bytes that are no UTF-8 (a stray continuation
  * byte, 0xff, an overlong form, a surrogate, a cut sequence) and control
  * characters are escaped one by one; DEL is kept (JSON allows it). */
@@ -407,6 +474,8 @@ int main(void)
 	RUN(decode_other_event_as_json);
 	RUN(decode_json_larger_than_any_buffer);
 	RUN(decode_json_array_without_size_to_record_end);
+	RUN(decode_json_binary_char_arrays_as_bytes);
+	RUN(decode_json_dynamic_arrays_not_strings);
 	RUN(decode_json_utf8_kept_invalid_bytes_escaped);
 	RUN(decode_json_stack_as_long_as_written);
 	RUN(decode_json_last_array_not_grown_into_padding_or_data);
