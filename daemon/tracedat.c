@@ -435,8 +435,12 @@ int tracedat_buffer_ns(const struct tracedat *t, int i)
 	/* trace-cmd record --tsc2nsec saves TSC cycles and how to turn them
 	 * into nanoseconds (its TSC2NSEC option); libtracecmd then does, for
 	 * every buffer, whatever clock name the file gives (a version 6 file
-	 * names the top buffer's, `local`, for a buffer counting cycles). */
-	if (ns == 0 && (tracecmd_get_flags(t->handle) & TRACECMD_FL_IN_USECS_))
+	 * names the top buffer's, `local`, for a buffer counting cycles), and
+	 * says so with its flag. It also leaves that flag set for every clock
+	 * it prints as seconds, uptime among them: uptime counts jiffies, and
+	 * nothing turns them into nanoseconds. */
+	if (ns == 0 && (tracecmd_get_flags(t->handle) & TRACECMD_FL_IN_USECS_) &&
+	    !(clock && !strcmp(clock, "uptime")))
 		ns = 1;
 	return ns;
 }

@@ -2,7 +2,7 @@
 # import-clock.sh - the trace clock is stored (capture.clock) and said: a
 # file's clock is the one trace-cmd saved (`trace-cmd dump --options`,
 # TRACECLOCK's [bracketed] one) when it is the clock of the buffer read;
-# a clock that does not count nanoseconds (counter, x86-tsc here) gets
+# a clock that does not count nanoseconds (counter, x86-tsc, uptime) gets
 # one warning saying timestamps, durations and latencies are in its units;
 # a buffer whose CPU stats show the file's clock is not its own gets the
 # clock left empty and a warning; --buffer all over buffers counting
@@ -48,6 +48,20 @@ imported "clock-x86-tsc.dat" "$tsc" x86-tsc \
 if [ -f "$TMPDIR_TEST/clock.db" ]; then
 	check_eq "clock-x86-tsc.dat: sched_process_exec ts vs trace-cmd report -t" \
 		"$(trace-cmd report -t -i "$tsc" 2> /dev/null | sed -n 's/.*\] *\([0-9]*\): sched_process_exec:.*/\1/p' | tr '\n' ' ')" \
+		"$(q "$TMPDIR_TEST/clock.db" "select ts from sched_process_exec order by ts" | tr '\n' ' ')" || true
+fi
+
+# uptime counts jiffies (this kernel's HZ a second): libtracecmd leaves
+# its flag for timestamps in nanoseconds set for it, as for every clock it
+# prints as seconds, but converts nothing: one warning, and the jiffies as
+# they are (trace-cmd report -t prints them as if they were ns).
+up=$TESTDATA/cases/clock-uptime.dat
+check_eq "clock-uptime.dat: the clock trace-cmd saved" uptime "$(file_clock "$up")" || true
+imported "clock-uptime.dat" "$up" uptime \
+	"^commd: .*clock-uptime.dat: the trace clock 'uptime' counts jiffies, not nanoseconds: so do timestamps, durations and latencies$"
+if [ -f "$TMPDIR_TEST/clock.db" ]; then
+	check_eq "clock-uptime.dat: sched_process_exec ts vs trace-cmd report -t" \
+		"$(trace-cmd report -t -i "$up" 2> /dev/null | sed -n 's/.*\] *\([0-9]*\)\.\([0-9]*\): sched_process_exec:.*/\1\2/p' | awk '{ print $0 + 0 }' | tr '\n' ' ')" \
 		"$(q "$TMPDIR_TEST/clock.db" "select ts from sched_process_exec order by ts" | tr '\n' ' ')" || true
 fi
 
