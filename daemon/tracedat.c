@@ -26,6 +26,10 @@ const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
 const char *tracecmd_get_uname(struct tracecmd_input *handle);
+/* How an instance is named where its own name would be taken for the top
+ * buffer or for all of them (--buffer instances/top). */
+#define INSTANCE_PREFIX "instances/"
+
 /* Of its enum tracecmd_flags: the timestamps are nanoseconds. */
 #define TRACECMD_FL_IN_USECS_ (1 << 2)
 
@@ -33,6 +37,8 @@ struct buffer {
 	struct tracecmd_input *handle;
 	const char *name;		/* "top" or the instance's (owned by
 					 * libtracecmd) */
+	char *label;			/* "instances/NAME" for an instance
+					 * called top or all, else NULL */
 	int has_records;
 	int selected;
 	uint64_t records;		/* delivered so far */
@@ -312,6 +318,17 @@ struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen)
 		}
 		t->buf[t->nbuf++] = (struct buffer){ .handle = b,
 						     .name = name ? name : "?" };
+		if (!strcmp(t->buf[t->nbuf - 1].name, "top") ||
+		    !strcmp(t->buf[t->nbuf - 1].name, "all")) {
+			size_t len = strlen(INSTANCE_PREFIX) + strlen(t->buf[t->nbuf - 1].name) + 1;
+
+			if (!(t->buf[t->nbuf - 1].label = malloc(len))) {
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+			snprintf(t->buf[t->nbuf - 1].label, len, "%s%s", INSTANCE_PREFIX,
+				 t->buf[t->nbuf - 1].name);
+		}
 	}
 	for (int i = 0; i < t->nbuf; i++) {
 		t->buf[i].has_records = holds_records(t->buf[i].handle);
@@ -335,6 +352,7 @@ void tracedat_close(struct tracedat *t)
 		if (i)
 			tracecmd_close(t->buf[i].handle);
 		free(t->buf[i].dropped);
+		free(t->buf[i].label);
 	}
 	free(t->buf);
 	free(t->iter);
@@ -360,7 +378,9 @@ int tracedat_buffers(const struct tracedat *t)
 
 const char *tracedat_buffer_name(const struct tracedat *t, int i)
 {
-	return i >= 0 && i < t->nbuf ? t->buf[i].name : NULL;
+	if (i < 0 || i >= t->nbuf)
+		return NULL;
+	return t->buf[i].label ? t->buf[i].label : t->buf[i].name;
 }
 
 int tracedat_buffer_has_records(const struct tracedat *t, int i)
@@ -377,7 +397,13 @@ int tracedat_select(struct tracedat *t, const char *name)
 {
 	int found = -1;
 
-	/* "top" is the top buffer even beside an instance called so. */
+	/* "top" is the top buffer even beside an instance called so, which
+	 * is "instances/top"; any instance may be named that way. */
+	if (name && !strncmp(name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX))) {
+		for (int i = 1; found < 0 && i < t->nbuf; i++)
+			if (!strcmp(t->buf[i].name, name + strlen(INSTANCE_PREFIX)))
+				found = i;
+	}
 	for (int i = 0; name && found < 0 && i < t->nbuf; i++)
 		if (!strcmp(t->buf[i].name, name))
 			found = i;
@@ -462,7 +488,8 @@ int tracedat_dropped(const struct tracedat *t, tracedat_drop_fn fn, void *ctx)
 	for (int i = 0; !rc && i < t->nbuf; i++)
 		for (int cpu = 0; !rc && t->buf[i].selected && cpu < t->buf[i].ndropped; cpu++)
 			if (t->buf[i].dropped[cpu])
-				rc = fn(ctx, t->buf[i].name, cpu, t->buf[i].dropped[cpu]);
+				rc = fn(ctx, tracedat_buffer_name(t, i), cpu,
+					t->buf[i].dropped[cpu]);
 	return rc;
 }
 

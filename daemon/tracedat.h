@@ -35,7 +35,8 @@ struct tep_handle *tracedat_tep(struct tracedat *t);
 int tracedat_version(const struct tracedat *t);
 
 /* The file's buffers: 0 is the top one, named "top"; then the instances
- * in the file's order, by their names. */
+ * in the file's order, by their names ("instances/top", "instances/all"
+ * for instances called top or all). */
 int tracedat_buffers(const struct tracedat *t);
 const char *tracedat_buffer_name(const struct tracedat *t, int i);
 /* 1 when buffer i holds at least one record. */
@@ -43,8 +44,8 @@ int tracedat_buffer_has_records(const struct tracedat *t, int i);
 /* Records tracedat_iterate delivered from buffer i so far. */
 uint64_t tracedat_buffer_records(const struct tracedat *t, int i);
 
-/* From now on only the buffer called name is read ("top": the top one),
- * or every buffer when name is NULL. -1 when the file has no such buffer
+/* From now on only the buffer called name is read ("top": the top one;
+ * "instances/NAME": the instance NAME), or every buffer when name is NULL. -1 when the file has no such buffer
  * (the selection is then unchanged). */
 int tracedat_select(struct tracedat *t, const char *name);
 int tracedat_selected(const struct tracedat *t, int i);

@@ -7,7 +7,8 @@
 # them (every line), a missing name is refused with the names there are.
 # A file with one buffer holding records (the top one, or one instance
 # only) imports without the option. capture.buffer and the
-# buffer_records:NAME stats say what was read.
+# buffer_records:NAME stats say what was read. Instances called top or
+# all are instances/top and instances/all.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -76,6 +77,41 @@ if import_ok "$two" "$db" --buffer top; then
 		"$(sed 's/^commd: .*two-buffers.dat: //' "$TMPDIR_TEST/import.err")" || true
 	check_eq "--buffer top: capture.buffer, stats buffer_records:top" "top|0" \
 		"$(q "$db" "select buffer, (select value from stats where name = 'buffer_records:top') from capture")" || true
+fi
+
+# Instances called top and all (trace-cmd record -B top ... -B all ...):
+# those names are the top buffer's and the merge's, so commd calls them
+# instances/top and instances/all, and --buffer takes those names (any
+# instance's as instances/NAME); --buffer top is still the top buffer.
+names=$TESTDATA/cases/instance-names.dat
+rc=0
+"$COMMD" import "$names" -o "$TMPDIR_TEST/names.db" --no-progress 2> "$TMPDIR_TEST/err" || rc=$?
+check_eq "instance-names.dat, no --buffer: exit status" 1 "$rc" || true
+check_match "instance-names.dat, no --buffer: the message" \
+	"instance-names.dat: 2 buffers have records \((instances/all, instances/top|instances/top, instances/all)\): import one with --buffer NAME, or merge them with --buffer all$" \
+	"$(cat "$TMPDIR_TEST/err")" || true
+for b in top all; do
+	db=$TMPDIR_TEST/names-$b.db
+	import_ok "$names" "$db" --buffer "instances/$b" || continue
+	check_counts "$names" "$db" "instance-names.dat --buffer instances/$b" "$b"
+	check_eq "--buffer instances/$b: capture.buffer, stats buffer_records:instances/$b" \
+		"instances/$b|$(report_records "$names" "$b")" \
+		"$(q "$db" "select buffer, (select value from stats where name = 'buffer_records:instances/$b') from capture")" || true
+done
+rc=0
+"$COMMD" import "$names" -o "$TMPDIR_TEST/names-rb.db" --no-progress --buffer instances/rb_none \
+	2> "$TMPDIR_TEST/err" || rc=$?
+check_eq "--buffer instances/rb_none: exit status" 1 "$rc" || true
+check_match "--buffer instances/rb_none: the message" \
+	"no buffer 'instances/rb_none' in the file \(it has: top, instances/(top, instances/all|all, instances/top)\)$" \
+	"$(cat "$TMPDIR_TEST/err")" || true
+db=$TMPDIR_TEST/names-top.db
+if import_ok "$names" "$db" --buffer top; then
+	check_eq "instance-names.dat --buffer top (the top buffer): event rows" 0 "$(total_event_rows "$db")" || true
+fi
+db=$TMPDIR_TEST/names-merge.db
+if import_ok "$names" "$db" --buffer all; then
+	check_counts "$names" "$db" "instance-names.dat --buffer all"
 fi
 
 # One buffer with records: imported without --buffer, as before.
