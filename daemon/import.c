@@ -36,6 +36,7 @@ struct import {
 	int progress;
 	struct timespec start, last_draw;
 	int failed;
+	int not_ns;			/* the timestamps read are not all ns */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -241,6 +242,7 @@ static const char *capture_clock(struct import *im)
 			mixed = 1;
 		ns = n;
 	}
+	im->not_ns = mixed || ns == 0;
 	if (mixed) {
 		log_warning("%s: the buffers merged count time in different units "
 			    "(nanoseconds: %s; other: %s): their timestamps do not "
@@ -411,6 +413,15 @@ static int import_into(const struct import_opts *o, const char *tmp)
 		draw_progress(&im, 1);
 	if (file_drops(&im, capture))
 		goto store_fail;
+	/* trace-cmd record --date saves the time of day less the trace
+	 * clock's time in ns: added to jiffies, cycles or counts it is no
+	 * time of day at all. */
+	if (date_offset && im.not_ns) {
+		log_warning("%s: the file's time of day (record --date) is left out "
+			    "(no clock_map row): its timestamps are not nanoseconds",
+			    o->input);
+		date_offset = 0;
+	}
 	pipeline_finish(im.pipe, tracedat_cmdline, im.td);
 	if (pipeline_sync_names(im.pipe) ||
 	    pipeline_write_stats(im.pipe, capture) ||
@@ -516,17 +527,21 @@ static void relay_read(struct relay *r, int fd)
 /* Only commd's own lines reach the user, crash or not: libtracecmd
  * prints complaints of its own ("mmap: ...", "Can not mmap file, will
  * read instead") on files it then reads or rejects cleanly. */
-static void relay_flush(struct relay *r)
+static int relay_flush(struct relay *r)
 {
 	char *line, *save = NULL;
+	int n = 0;
 
 	if (r->held) {
 		for (line = strtok_r(r->held, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save))
-			if (!strncmp(line, "commd: ", 7) || !strncmp(line, "<", 1))
+			if (!strncmp(line, "commd: ", 7) || !strncmp(line, "<", 1)) {
 				fprintf(stderr, "%s\n", line);
+				n++;
+			}
 	}
 	free(r->held);
+	return n;
 }
 
 /* ASan reserves terabytes of address space for its shadow memory: with
@@ -607,7 +622,7 @@ int import_run(const struct import_opts *o)
 
 		child.drop_root = geteuid() == 0;
 		struct relay rl = { 0 };
-		int pfd[2];
+		int pfd[2], said;
 
 		/* The child's stderr comes through us: progress is passed on
 		 * as it comes, the rest when the child is done — only
@@ -648,7 +663,7 @@ int import_run(const struct import_opts *o)
 			if (interrupted)
 				kill(pid, SIGTERM);
 		}
-		relay_flush(&rl);
+		said = relay_flush(&rl);
 		if (WIFSIGNALED(status)) {
 			int sig = WTERMSIG(status);
 
@@ -663,6 +678,12 @@ int import_run(const struct import_opts *o)
 			rc = 1;
 		} else {
 			rc = WEXITSTATUS(status) ? 1 : 0;
+			/* An exit without a word of commd's: a sanitizer's
+			 * report of a library's fault, or a library's own
+			 * exit. */
+			if (rc && !said)
+				log_error("%s: corrupt trace.dat (the parser ended with "
+					  "exit status %d)", o->input, WEXITSTATUS(status));
 		}
 	}
 	if (rc == 0 && interrupted)

@@ -14,7 +14,9 @@
 #     offset, ts stays the trace clock (the file without --date has the
 #     same ts), and wall(ts) of every sched_switch is the time trace-cmd
 #     report prints for it (to its microsecond); without --date, no row,
-#     and wall() is NULL.
+#     and wall() is NULL;
+#  5. --date with a clock that does not count ns (x86-tsc): no clock_map
+#     row, and a warning.
 #
 # Needs root, tracefs, trace-cmd and python3 (FAILS without them).
 . "$(dirname "$0")/lib.sh"
@@ -125,5 +127,13 @@ for l in sys.stdin:
 check_eq "4. --date: sched_switch rows" "$(wc -l < "$TMP/tc.times")" "$(wc -l < "$TMP/commd.times")"
 check_eq "4. --date: wall(ts) = trace-cmd report's time, every switch (differing lines)" 0 \
 	"$(diff "$TMP/tc.times" "$TMP/commd.times" | grep -c '^[<>]' || true)"
+# 5. --date with a clock that does not count ns (x86-tsc: cycles): the
+# offset trace-cmd saved is ns, cycles plus it are no time of day, so no
+# clock_map row, and a warning says why.
+record tscdated "--date -C x86-tsc"
+check_eq "5. --date -C x86-tsc: no clock reading" 0 "$(q "$TMP/tscdated.db" "SELECT count(*) FROM clock_map")"
+check_match "5. --date -C x86-tsc: the warning" \
+	"tscdated.dat: the file's time of day \(record --date\) is left out \(no clock_map row\): its timestamps are not nanoseconds" \
+	"$(cat "$TMP/tscdated.err")"
 log "marker a: $(( (wa - a0) / 1000 )) µs after the reading before it; b: $(( (wb - b0) / 1000 )) µs; readings: $(q "$db" "SELECT count(*) FROM clock_map"), err ≤ $errmax ns; $(wc -l < "$TMP/tc.times") switches of the --date file match trace-cmd report"
 finish
