@@ -18,13 +18,7 @@ trap 'rm -rf "$work"' EXIT
 
 trace=${1:-}
 if [ -z "$trace" ]; then
-	(
-		. "$top/scripts/tracing-guard.sh"
-		trace-cmd record -q -d --no-filter -B "$instance" -b 65536 -e sched -e task \
-			-o "$work/trace.dat" perf bench sched messaging -g 20 -l 1000 \
-			>"$work/record.log" 2>&1 || true
-	)
-	[ -s "$work/trace.dat" ] || { cat "$work/record.log" >&2; exit 1; }
+	"$top/bench/messaging-trace.sh" "$work/trace.dat"
 	trace=$work/trace.dat
 fi
 
