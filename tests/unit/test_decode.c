@@ -167,6 +167,52 @@ static void decode_switch_fields_from_format(void)
 	tep_free(tep);
 }
 
+/* A trace.dat from a big-endian machine (s390x, ppc64) read here: every
+ * number of the record is swapped, the names are not. */
+static void decode_big_endian_file(void)
+{
+	const char *f[] = { switch16, irq_entry, NULL }, *s[] = { "sched", "irq" };
+	struct tep_handle *tep = tep_alloc();
+	struct decode *d;
+	struct decode_event ev;
+	uint8_t rec[64] = { 0 };
+
+	tep_set_file_bigendian(tep, TEP_BIG_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, 8);
+	for (int i = 0; f[i]; i++)
+		CHECK_INT(tep_parse_event(tep, f[i], strlen(f[i]), s[i]), 0);
+	d = decode_new(tep);
+	put16(rec, __builtin_bswap16(300));
+	put32(rec + 4, __builtin_bswap32(4242));
+	memcpy(rec + 8, "bash", 4);
+	put32(rec + 24, __builtin_bswap32(4242));
+	put32(rec + 28, __builtin_bswap32(120));
+	put64(rec + 32, __builtin_bswap64(0x402));	/* two bytes apart: swapped, not shifted */
+	memcpy(rec + 40, "kworker/0:1", 11);
+	put32(rec + 56, __builtin_bswap32(77));
+	put32(rec + 60, __builtin_bswap32(100));
+	CHECK_INT(decode_record(d, rec, sizeof(rec), 1, 1000, &ev), 0);
+	CHECK_INT(ev.kind, DECODE_SCHED_SWITCH);
+	CHECK_INT(ev.pid, 4242);
+	CHECK_INT(ev.p[0], 4242);
+	CHECK_INT(ev.p[1], 77);
+	CHECK_INT(ev.v[0], 120);
+	CHECK_INT(ev.v[1], 0x402);
+	CHECK_INT(ev.v[2], 100);
+	CHECK_INT(ev.c[1].len, 11);
+	CHECK(!memcmp(ev.c[1].s, "kworker/0:1", 11));
+
+	memset(rec, 0, sizeof(rec));
+	put16(rec, __builtin_bswap16(400));
+	put32(rec + 8, __builtin_bswap32((uint32_t)-5));
+	put32(rec + 12, __builtin_bswap32((8u << 16) | 16));
+	memcpy(rec + 16, "virtio0", 8);
+	CHECK_STR(json_of(d, rec, 24), "{\"irq\":-5,\"name\":\"virtio0\"}");
+	decode_free(d);
+	tep_free(tep);
+}
+
 static void decode_long_comm_width_64(void)
 {
 	const char *f[] = { switch64, NULL }, *s[] = { "sched" };
@@ -468,6 +514,7 @@ int main(void)
 {
 	RUN(decode_switch_fields_from_format);
 	RUN(decode_long_comm_width_64);
+	RUN(decode_big_endian_file);
 	RUN(decode_data_loc_comm);
 	RUN(decode_missing_field_is_absent);
 	RUN(decode_rejects_unknown_and_short);
