@@ -12,7 +12,8 @@
 #     restart is still open (end_ts NULL); no event stored twice (no two
 #     sched_switch rows with the same ts and cpu); the second capture's
 #     stats 'events' == its 'kernel_read_events'; every row of the second
-#     capture's events lies after the first capture's last event.
+#     capture's events lies after the first capture's last event; no
+#     runqueue_wait, preempt_wait or offcpu row spans the restart.
 #
 # Needs root and tracefs (FAILS without them) and perf.
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +30,14 @@ apid=$COMMD_PID
 perf bench sched messaging -g 10 -l 3000 > "$TMP/perf-bg.out" 2>&1 &
 perfpid=$!
 HELPER_PIDS+=("$perfpid")
+# Three spinners on the CPUs until after the restart: one is always
+# waiting, through the kill and the time commd is down.
+hogs=()
+for _ in 1 2 3; do
+	sh -c 'while :; do :; done' &
+	hogs+=("$!")
+	HELPER_PIDS+=("$!")
+done
 sleep 2.5	# two commits (1000 ms) into the load
 check_eq "first start: perf bench still running when commd is killed" running \
 	"$(_alive "$perfpid" && echo running || echo finished)"
@@ -79,6 +88,8 @@ bpid=$COMMD_PID
 check_eq "restart: instance $in while it runs" present "$(instance_state "$in")"
 check_eq "restart: $in/tracing_on" 1 "$(cat "$T/instances/$in/tracing_on" 2> /dev/null || echo missing)"
 perf_messaging "restart" -g 4 -l 200
+kill "${hogs[@]}" 2> /dev/null || true
+wait "${hogs[@]}" 2> /dev/null || true
 stop_commd "$bpid" TERM
 check_eq "restart: exit status after SIGTERM" 0 "$STOP_RC"
 [ "$LAST_OK" = 1 ] || sed 's/^/    stderr: /' "$TMP/b.err" >&2
@@ -113,5 +124,16 @@ check_eq "after the restart: second capture's stats 'events' vs its 'kernel_read
 	"$(stat "$db" kernel_read_events "$cap2")" "$(stat "$db" events "$cap2")"
 check_eq "after the restart: second capture's 'events' vs rows stored after the restart" \
 	"$(stat "$db" events "$cap2")" "$(event_rows "$db" "ts > $max1")"
+# No wait spans the restart (the first load ran on through it): what a
+# task did while nothing was captured is unknown, so no preempt_wait or
+# offcpu row has the second capture's start inside it, and a
+# runqueue_wait begun before has no end.
+s2=$(q "$db" "SELECT start_ts FROM capture WHERE id = $cap2")
+spans=$(q "$db" "SELECT count(*) FROM runqueue_wait WHERE ts < $s2 AND dur IS NULL")
+for v in runqueue_wait preempt_wait offcpu; do
+	check_eq "after the restart: $v rows with the second capture's start inside them" 0 \
+		"$(q "$db" "SELECT count(*) FROM $v WHERE ts < $s2 AND ts + dur >= $s2")"
+done
+log "runqueue_wait rows begun in the first capture with no end: $spans"
 log "first capture: $rows1 sched_switch rows; second: $rows2; second capture stored $(stat "$db" events "$cap2") events"
 finish
