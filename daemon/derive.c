@@ -24,6 +24,9 @@ struct running {		/* the open slice of a CPU */
 	uint64_t start;
 	int start_known;
 	int32_t pid, prio;	/* prio DERIVE_PRIO_UNKNOWN: not switched in */
+	int prio_late;		/* a rename split it: the part open now takes
+				 * the switch-out's prio (chrt, nice and
+				 * renice set it, then exec the program) */
 	uint32_t hid;		/* the task's row since start */
 	int lost;
 	int64_t start_err;	/* -1: a recorded switch or rename began it */
@@ -275,6 +278,7 @@ static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hi
 	r->pid = pid;
 	r->hid = hid;
 	r->prio = prio;
+	r->prio_late = 0;
 	r->lost = 0;
 	r->start_err = start_err;
 	r->placed = start_err < 0;
@@ -577,6 +581,7 @@ int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 		r->placed = 1;
 		r->lost = 0;
 		r->off.known = 0;	/* it follows the part before at once */
+		r->prio_late = 1;
 		if (hold) {
 			r->head = s;
 			r->head_held = 1;
@@ -609,8 +614,11 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 		w->rfirst_ts = 0;	/* running here from a recorded switch */
 	if (r->active) {
 		if (r->pid == prev_pid) {
-			/* An inferred start had no prio: the switch-out says it. */
-			if (r->prio == DERIVE_PRIO_UNKNOWN)
+			/* An inferred start had no prio, and a part begun at
+			 * a rename or an exec has the prio the task has now
+			 * rather than the one it was switched in with: the
+			 * switch-out says it. */
+			if (r->prio == DERIVE_PRIO_UNKNOWN || r->prio_late)
 				r->prio = prev_prio;
 			rc = close_slice(d, r, cpu, ts, prev_hid, prev_state);
 		} else {

@@ -83,6 +83,29 @@ static void rename_inside(void)
 	CHECK_INT(g.s[1].end_state, -1);	/* still running at the end */
 }
 
+/* `nice -n -20 prog`, `chrt -f 50 prog`: the wrapper, switched in at
+ * prio 120, sets the new priority and execs prog (a rename). The part
+ * before the exec keeps the switch-in's prio; prog's part takes the
+ * switch-out's (100 here), the priority it ran at. */
+static void rename_part_takes_switch_out_prio(void)
+{
+	struct got g;
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	CHECK_INT(derive_rename(d, 2000, 10, 2), 0);
+	CHECK_INT(derive_switch(d, 5000, 0, 10, 2, 100, 1, 0, 9, 120), 0);
+	CHECK_INT(derive_finish(d, 6000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 2);
+	CHECK_INT(g.s[0].hid, 1);
+	CHECK_INT(g.s[0].prio, 120);
+	CHECK_INT(g.s[1].hid, 2);
+	CHECK_INT(g.s[1].ts, 2000);
+	CHECK_INT(g.s[1].prio, 100);
+}
+
 /* The rename is the capture's last event: the new name's slice would
  * begin 1 ns after the end. It gives no row (it once gave a row of
  * duration 0 after the capture's end, which the shipper, sending a
@@ -522,6 +545,7 @@ static void remote_clock_start(void)
 int main(void)
 {
 	RUN(rename_inside);
+	RUN(rename_part_takes_switch_out_prio);
 	RUN(rename_last);
 	RUN(switch_last);
 	RUN(rename_inferred);
