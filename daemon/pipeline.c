@@ -577,6 +577,17 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		/* exec leaves the task its thread group's leader. */
 		if (ev.has & DECODE_HAS_P0)
 			resolve_set_tgid(r, ev.p[0], ev.p[0]);
+		/* A thread other than the leader that execs takes the
+		 * leader's pid (old_pid is its own): that tid is gone. It
+		 * ended before this event (the kernel changes the pid first,
+		 * then names the task, then loads the program), which is the
+		 * bound the trace gives. */
+		if ((ev.has & (DECODE_HAS_P0 | DECODE_HAS_P1)) == (DECODE_HAS_P0 | DECODE_HAS_P1) &&
+		    ev.p[1] > 0 && ev.p[1] != ev.p[0]) {
+			resolve_death(r, ev.p[1], ts, 0);
+			if (cgroups_exit(p->cg, ev.p[1], ts))
+				return -1;
+		}
 		break;
 	case DECODE_OTHER:
 	default:

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# import-thread-exec.sh - a thread other than its process's leader calls
+# exec: the kernel kills the other threads, gives the exec'ing thread the
+# leader's pid (sched_process_exec: pid the leader's, old_pid the
+# thread's own) and renames it. The thread's tid is gone from then on:
+# its comm_history row ends at the exec (the latest the trace shows it
+# can have existed), not at the end of the capture: no name holds for the
+# tid after it. The leader's pid is the leader's name until
+# its exit, then the program's from the rename on.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+dat=$TESTDATA/cases/thread-exec.dat
+db=$TMPDIR_TEST/thread-exec.db
+import_ok "$dat" "$db" || finish
+
+# The exec whose old_pid is not its pid, as trace-cmd report -t shows it.
+read -r exec_ts leader tid <<< "$(LC_ALL=C trace-cmd report -t -i "$dat" 2> /dev/null |
+	LC_ALL=C awk 'match($0, / [0-9]+\.[0-9]+: sched_process_exec: /) {
+		t = substr($0, RSTART + 1); sub(/:.*/, "", t); split(t, a, ".")
+		p = $0; sub(/.* pid=/, "", p); sub(/ .*/, "", p)
+		o = $0; sub(/.* old_pid=/, "", o); sub(/ .*/, "", o)
+		if (p != o) { print a[1] a[2], p, o; exit } }')"
+check_true "the fixture has an exec by a thread other than the leader" "an exec" "${tid:-none}" \
+	[ -n "${tid:-}" ]
+[ -n "${tid:-}" ] || finish
+check_eq "comm_history of tid $tid (the thread that exec'd): its row ends at the exec" \
+	"python3|$leader|$exec_ts" \
+	"$(q "$db" "select comm, tgid, end_ts from comm_history where pid = $tid")" || true
+check_eq "comm_history rows of tid $tid open after the exec" 0 \
+	"$(q "$db" "select count(*) from comm_history where pid = $tid and start_ts <= $exec_ts + 1000 and (end_ts is null or end_ts > $exec_ts + 1000)")" || true
+check_eq "comm_history of the leader $leader: python3 to its exit, then sleep from the rename" \
+	"python3 sleep" \
+	"$(q "$db" "select group_concat(comm, ' ') from (select comm from comm_history where pid = $leader and comm <> 'trace-cmd' order by start_ts)")" || true
+finish
