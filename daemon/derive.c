@@ -424,6 +424,16 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 		return 0;
 	}
 	r->in_tail = 0;
+	/* A thread that execs takes its leader's pid: the task running here
+	 * goes on under it, under its own name until the rename that
+	 * follows, not a switch nobody recorded. */
+	if (d->ops.took_pid && r->pid > 0 && pid > 0 && !r->restart &&
+	    d->ops.took_pid(d->ops.ctx, r->pid, pid)) {
+		r->pid = pid;
+		r->seen_before = r->last_ts;
+		r->last_ts = ts;
+		return 0;
+	}
 	/* A switch nobody recorded, somewhere between the old task's last
 	 * sign of running here and this event: its last event on this CPU,
 	 * or a later update of its clock from another CPU (a wakeup's

@@ -87,6 +87,9 @@ struct derive_ops {
 	/* The capture records sched_switch: a CPU's first event starts its
 	 * chain (else, without switches, no chain ever begins). */
 	int switches;
+	/* Whether the task running as pid running may now be seen as pid
+	 * seen (a thread that execs takes its leader's pid); NULL: never. */
+	int (*took_pid)(void *ctx, int32_t running, int32_t seen);
 };
 
 struct derive;

@@ -92,6 +92,15 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 	return store_slice(p->store, s);
 }
 
+/* derive's question when another pid than the running task's shows on a
+ * CPU: a thread of an exited leader takes its pid in exec. */
+static int took_pid(void *ctx, int32_t running, int32_t seen)
+{
+	struct pipeline *p = ctx;
+
+	return resolve_took_leader(p->resolve, running, seen);
+}
+
 /* A wakeup goes on the row of the event that began it, and its latency
  * on the switch that ended it too (thread_state reads it there): derive
  * ends a wakeup only in derive_switch, at the switch being stored. */
@@ -131,6 +140,7 @@ struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 		struct derive_ops ops = {
 			derived_slice, derived_wakeup, p,
 			tep_find_event_by_name(tep, "sched", "sched_switch") != NULL,
+			took_pid,
 		};
 
 		p->derive = derive_new(&ops);
@@ -584,6 +594,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		 * bound the trace gives. */
 		if ((ev.has & (DECODE_HAS_P0 | DECODE_HAS_P1)) == (DECODE_HAS_P0 | DECODE_HAS_P1) &&
 		    ev.p[1] > 0 && ev.p[1] != ev.p[0]) {
+			resolve_exec_leader(r, ev.p[0]);
 			resolve_death(r, ev.p[1], ts, 0);
 			if (cgroups_exit(p->cg, ev.p[1], ts))
 				return -1;

@@ -751,6 +751,28 @@ void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts)
 	}
 }
 
+int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader)
+{
+	struct resolve_entry *t, *l;
+	char *cached;
+
+	if (tid <= 0 || leader <= 0 || tid == leader ||
+	    !(t = entry(r, tid, &cached)) || t->state != E_ALIVE ||
+	    r->hot.rows[t->hid].tgid != leader)
+		return 0;
+	l = entry(r, leader, &cached);
+	return l && l->exited;
+}
+
+void resolve_exec_leader(struct resolve *r, int32_t pid)
+{
+	struct resolve_entry *e;
+	char *cached;
+
+	if (pid > 0 && (e = entry(r, pid, &cached)) && e->state == E_ALIVE)
+		e->exited = 0;
+}
+
 void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts)
 {
 	struct resolve_entry *e;

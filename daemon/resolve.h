@@ -216,6 +216,15 @@ void resolve_birth(struct resolve *r, int32_t pid, int32_t parent,
  * free of an earlier lifetime can arrive after the pid's reuse). */
 void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit);
 
+/* A thread other than its leader that execs takes the leader's pid
+ * (de_thread): the old leader exits first (sched_process_exit, group_dead
+ * false), then the thread runs on as the leader's pid. Whether tid, of
+ * leader's process, may have become leader: the leader exited.
+ * resolve_exec_leader: the exec came; pid's task lives again (its exit,
+ * later, is the program's). */
+int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader);
+void resolve_exec_leader(struct resolve *r, int32_t pid);
+
 /* pid called exit (sched_process_exit) at ts: its lifetime ends there (the
  * free, later, is a fact of its own), or at its last switch-out after it
  * (resolve_ran_dead). */
