@@ -806,7 +806,9 @@ static int capture_drain(struct capture *c)
 	if (commit(c) || store_commit(c->store) ||
 	    pipeline_write_stats(c->pipe, c->id) || final_stats(c) ||
 	    store_capture_end(c->store, c->id, pipeline_first_ts(c->pipe),
-			      pipeline_last_ts(c->pipe))) {
+			      pipeline_last_ts(c->pipe)) ||
+	    /* what is still open (cgroup memberships) ends with the capture */
+	    store_close_open_history(c->store, pipeline_last_ts(c->pipe))) {
 		log_error("%s: %s", o->db, store_errmsg(c->store));
 		return -1;
 	}

@@ -639,11 +639,16 @@ int store_close_open_history(struct store *s, uint64_t ts)
 
 	if (st_drain(s))
 		return -1;
-	/* The cgroups too: a new capture's snapshot says where tasks are. */
+	/* The cgroups too: a new capture's snapshot says where tasks are.
+	 * What is known ends with the last capture (its end_ts: its last
+	 * event when it was killed), not at ts: nothing was captured in
+	 * between. */
 	for (int i = 0; i < 2 && !rc; i++) {
 		if (sqlite3_prepare_v2(s->db, i ? "UPDATE cgroup_history SET end_ts = "
-				       "max(start_ts, ?) WHERE end_ts IS NULL" :
-				       "UPDATE comm_history SET end_ts = max(start_ts, ?)"
+				       "max(start_ts, min(?1, coalesce((SELECT max(end_ts) "
+				       "FROM capture), ?1))) WHERE end_ts IS NULL" :
+				       "UPDATE comm_history SET end_ts = max(start_ts, "
+				       "min(?1, coalesce((SELECT max(end_ts) FROM capture), ?1)))"
 				       " WHERE end_ts IS NULL", -1, &st, NULL) != SQLITE_OK)
 			return st_fail(s, "preparing history update");
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)ts);

@@ -129,8 +129,10 @@ int store_capture_events(struct store *s, int64_t id, const char *events);
  * at each one's last slice before the window). */
 int store_capture_cpus(struct store *s, int64_t id, int ncpus);
 
-/* A new capture continuing a database: the intervals the previous one
- * left open (it was killed) end at ts. Outside a batch. */
+/* The intervals still open (names a killed capture left, cgroup
+ * memberships) end at ts, or at the last capture's end when that is
+ * earlier: at a new capture's start, and at a clean stop. Outside a
+ * batch. */
 int store_close_open_history(struct store *s, uint64_t ts);
 
 /* How far the database's live captures reach: the latest start or end,

@@ -13,7 +13,9 @@
 #     sched_switch rows with the same ts and cpu); the second capture's
 #     stats 'events' == its 'kernel_read_events'; every row of the second
 #     capture's events lies after the first capture's last event; no
-#     runqueue_wait, preempt_wait or offcpu row spans the restart.
+#     runqueue_wait, preempt_wait or offcpu row spans the restart; names
+#     and cgroup memberships of the first capture end with it, and none
+#     is left open after the clean stop.
 #
 # Needs root and tracefs (FAILS without them) and perf.
 . "$(dirname "$0")/lib.sh"
@@ -135,5 +137,16 @@ for v in runqueue_wait preempt_wait offcpu; do
 		"$(q "$db" "SELECT count(*) FROM $v WHERE ts < $s2 AND ts + dur >= $s2")"
 done
 log "runqueue_wait rows begun in the first capture with no end: $spans"
+# Names and cgroup memberships known in the first capture end with it
+# (its last event), not at the second's start: nothing was captured in
+# between. After the clean stop nothing is left open.
+e1=$(q "$db" "SELECT end_ts FROM capture WHERE id < $cap2 ORDER BY id DESC LIMIT 1")
+for t in comm_history cgroup_history; do
+	check_eq "after the restart: $t rows of the first capture ending after its end" 0 \
+		"$(q "$db" "SELECT count(*) FROM $t WHERE start_ts <= $e1 AND end_ts > $e1")"
+	check_eq "after the clean stop: $t rows still open" 0 \
+		"$(q "$db" "SELECT count(*) FROM $t WHERE end_ts IS NULL")"
+done
+log "cgroup_history rows: $(q "$db" "SELECT count(*) FROM cgroup_history")"
 log "first capture: $rows1 sched_switch rows; second: $rows2; second capture stored $(stat "$db" events "$cap2") events"
 finish
