@@ -646,7 +646,6 @@ size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 	jputc(&j, '{');
 	for (ff = ev->event->format.fields; ff; ff = ff->next) {
 		struct fld f;
-		struct decode_str s;
 		uint32_t off, n32;
 		int64_t v;
 		long n;
@@ -657,19 +656,16 @@ size_t decode_fields_json(const struct decode *d, const struct decode_event *ev,
 		first = false;
 		jstr(&j, ff->name, strlen(ff->name));
 		jputc(&j, ':');
-		if (((ff->flags & TEP_FIELD_IS_STRING) || f.kind == F_DATA_LOC ||
-		     f.kind == F_REL_LOC) && field_bytes(d, &f, ev->data, ev->size, &off, &n32)) {
-			const uint8_t *p = (const uint8_t *)ev->data + off;
+		if ((ff->flags & TEP_FIELD_IS_STRING) || f.kind == F_DATA_LOC ||
+		    f.kind == F_REL_LOC) {
+			const uint8_t *p = (const uint8_t *)ev->data;
 
-			if (text_field(ev->event, ff, &f, p, n32)) {
-				read_str(d, &f, ev->data, ev->size, &s);
-				jstr(&j, s.s, s.len);
-			} else {
-				jarray(&j, d, p, n32, ff, &f);
-			}
-		} else if ((ff->flags & TEP_FIELD_IS_STRING) || f.kind == F_DATA_LOC ||
-			   f.kind == F_REL_LOC) {
-			jputs(&j, "null");	/* not in the record */
+			if (!field_bytes(d, &f, ev->data, ev->size, &off, &n32))
+				jputs(&j, "null");	/* not in the record */
+			else if (text_field(ev->event, ff, &f, p + off, n32))
+				jstr(&j, (const char *)p + off, n32);	/* to its NUL */
+			else
+				jarray(&j, d, p + off, n32, ff, &f);
 		} else if (f.kind == F_NUM && read_num(d, &f, ev->data, ev->size, &v)) {
 			jnum(&j, v, f.is_signed);
 		} else if ((f.kind == F_ARRAY || f.kind == F_TAIL) &&
