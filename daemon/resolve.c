@@ -60,8 +60,8 @@ struct resolve {
 	size_t npre, pre_cap;
 	bool pre_sorted;
 
-	uint64_t deferred_ts;	/* the saved_cmdlines seeds' time */
-	uint32_t ndeferred;	/* seeds deferred so far */
+	uint64_t deferred_ts;	/* the deferred seeds' time, when any */
+	bool deferred;
 };
 
 static uint32_t hash_bytes(const char *s, size_t len)
@@ -870,13 +870,13 @@ static void seed(struct resolve *r, int32_t pid, int32_t tgid,
 		return;
 	if (may_defer && src == RESOLVE_SRC_SAVED_CMDLINES &&
 	    tgid == RESOLVE_TGID_UNKNOWN && e->state == E_UNKNOWN && !e->hid &&
-	    !e->pending && len && (!r->ndeferred || r->deferred_ts == ts)) {
+	    !e->pending && len && (!r->deferred || r->deferred_ts == ts)) {
 		/* Kept in the cache slot until something speaks of pid. */
 		memset(cached, 0, r->hot.width);
 		memcpy(cached, comm, cut(r, len));
 		e->pending = PENDING_DEFERRED;
 		r->deferred_ts = ts;
-		r->ndeferred++;
+		r->deferred = true;
 		return;
 	}
 	if (e->state == E_ALIVE && e->comm_id) {
