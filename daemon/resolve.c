@@ -21,12 +21,8 @@ enum { E_UNKNOWN = 0, E_ALIVE = RESOLVE_ALIVE, E_DEAD };
 
 /* resolve_entry.pending: the next event that names the pid takes the
  * slow path, after a task_rename (to see the new name confirmed or a late
- * old one) or a saved_cmdlines seed (to see the trace confirm it).
- * PENDING_DEFERRED: a pid nothing has shown yet, with a saved_cmdlines
- * name waiting in its cache slot (resolve_seed): the seed is made when
- * something first speaks of the pid (entry()), so the kernel's cache of
- * thousands of dead pids costs no rows the trace never uses. */
-enum { PENDING_NONE = 0, PENDING_RENAME, PENDING_SNAPSHOT, PENDING_DEFERRED };
+ * old one) or a saved_cmdlines seed (to see the trace confirm it). */
+enum { PENDING_NONE = 0, PENDING_RENAME, PENDING_SNAPSHOT };
 
 /* The kernel emits task_rename before it copies the new name: an event
  * in between (an interrupt on that CPU, a wakeup from another) still
@@ -60,8 +56,6 @@ struct resolve {
 	size_t npre, pre_cap;
 	bool pre_sorted;
 
-	uint64_t deferred_ts;	/* the deferred seeds' time, when any */
-	bool deferred;
 };
 
 static uint32_t hash_bytes(const char *s, size_t len)
@@ -203,28 +197,19 @@ entry_slow(struct resolve *r, int32_t pid, char **comm)
 	return &r->hot.chunks[c]->e[off];
 }
 
-static void undefer(struct resolve *r, int32_t pid, struct resolve_entry *e,
-		    char *cached);
-
 /* The entry of a pid: one shift, one mask, two loads when its chunk
- * exists (negative pids land in the slow path through the cast). A
- * deferred saved_cmdlines seed is made first. */
+ * exists (negative pids land in the slow path through the cast). */
 static inline struct resolve_entry *entry(struct resolve *r, int32_t pid, char **comm)
 {
 	uint32_t c = (uint32_t)pid >> CHUNK_SHIFT, off;
 	struct resolve_chunk *ch;
-	struct resolve_entry *e;
 
 	if (__builtin_expect(c < r->hot.nchunks && (ch = r->hot.chunks[c]) != NULL, 1)) {
 		off = (uint32_t)pid & (CHUNK_SIZE - 1);
 		*comm = ch->comm + off * r->hot.width;
-		e = &ch->e[off];
-	} else if (!(e = entry_slow(r, pid, comm))) {
-		return NULL;
+		return &ch->e[off];
 	}
-	if (__builtin_expect(e->pending == PENDING_DEFERRED, 0))
-		undefer(r, pid, e, *comm);
-	return e;
+	return entry_slow(r, pid, comm);
 }
 
 /* Is the cached (zero-padded, width bytes) name the same as comm? When
@@ -856,9 +841,9 @@ void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit)
 	e->fresh = 0;
 }
 
-static void seed(struct resolve *r, int32_t pid, int32_t tgid,
-		 const char *comm, size_t len, uint64_t ts,
-		 enum resolve_source src, bool may_defer)
+void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
+		  const char *comm, size_t len, uint64_t ts,
+		  enum resolve_source src)
 {
 	struct resolve_entry *e;
 	char *cached;
@@ -868,17 +853,6 @@ static void seed(struct resolve *r, int32_t pid, int32_t tgid,
 	e = entry(r, pid, &cached);
 	if (!e)
 		return;
-	if (may_defer && src == RESOLVE_SRC_SAVED_CMDLINES &&
-	    tgid == RESOLVE_TGID_UNKNOWN && e->state == E_UNKNOWN && !e->hid &&
-	    !e->pending && len && (!r->deferred || r->deferred_ts == ts)) {
-		/* Kept in the cache slot until something speaks of pid. */
-		memset(cached, 0, r->hot.width);
-		memcpy(cached, comm, cut(r, len));
-		e->pending = PENDING_DEFERRED;
-		r->deferred_ts = ts;
-		r->deferred = true;
-		return;
-	}
 	if (e->state == E_ALIVE && e->comm_id) {
 		/* The trace's own name wins; a snapshot may still add the
 		 * tgid it did not know. */
@@ -896,28 +870,6 @@ static void seed(struct resolve *r, int32_t pid, int32_t tgid,
 	}
 	if (src == RESOLVE_SRC_SAVED_CMDLINES && e->state == E_ALIVE && e->comm_id)
 		e->pending = PENDING_SNAPSHOT;
-}
-
-void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
-		  const char *comm, size_t len, uint64_t ts,
-		  enum resolve_source src)
-{
-	seed(r, pid, tgid, comm, len, ts, src, true);
-}
-
-/* The seed resolve_seed deferred, made now: what it would have made then
- * (nothing has touched pid since). */
-static void undefer(struct resolve *r, int32_t pid, struct resolve_entry *e,
-		    char *cached)
-{
-	char name[256];
-	size_t len = strnlen(cached, r->hot.width);
-
-	memcpy(name, cached, len);
-	memset(cached, 0, r->hot.width);
-	e->pending = PENDING_NONE;
-	seed(r, pid, RESOLVE_TGID_UNKNOWN, name, len, r->deferred_ts,
-	     RESOLVE_SRC_SAVED_CMDLINES, false);
 }
 
 void resolve_name_unnamed(struct resolve *r,

@@ -450,59 +450,6 @@ static void resolve_child_seen_before_its_birth(void)
 	resolve_free(r);
 }
 
-/* The kernel's saved_cmdlines holds thousands of pids, most of them dead.
- * A seed from it makes no row until something speaks of its pid; then the
- * row is what the seed would have made at once: the cached name, from the
- * seed's time, with the cache as its source. */
-static void resolve_saved_cmdlines_rows_on_first_use(void)
-{
-	struct resolve *r = resolve_new(16);
-	const struct resolve_row *row;
-	const uint32_t *dirty;
-	uint32_t hid;
-
-	resolve_seed(r, 800, RESOLVE_TGID_UNKNOWN, "never-seen", 10, 5,
-		     RESOLVE_SRC_SAVED_CMDLINES);
-	resolve_seed(r, 801, RESOLVE_TGID_UNKNOWN, "a-name-cut-to-fifteen", 21, 5,
-		     RESOLVE_SRC_SAVED_CMDLINES);
-	resolve_seed(r, 802, RESOLVE_TGID_UNKNOWN, "born-again", 10, 5,
-		     RESOLVE_SRC_SAVED_CMDLINES);
-	resolve_seed(r, 803, RESOLVE_TGID_UNKNOWN, "renamed", 7, 5,
-		     RESOLVE_SRC_SAVED_CMDLINES);
-	CHECK_INT((int)resolve_row_count(r), 0);
-	CHECK_INT((int)resolve_dirty(r, &dirty), 0);
-	CHECK_INT((int)resolve_tasks_without_tgid(r), 0);
-
-	/* an event of the pid: its row is the seed's */
-	hid = resolve_hid(r, 801, 0, 100);
-	CHECK_INT((int)resolve_row_count(r), 1);
-	CHECK_STR(comm_of(r, hid), "a-name-cut-to-f");
-	row = resolve_row(r, hid);
-	CHECK_INT((int)row->start_ts, 5);
-	CHECK_INT(row->source, RESOLVE_SRC_SAVED_CMDLINES);
-	CHECK_INT(row->tgid, RESOLVE_TGID_UNKNOWN);
-	CHECK_INT((int)resolve_dirty(r, &dirty), 1);
-	/* asking whether it is named makes it too */
-	CHECK(resolve_is_named(r, 800));
-	CHECK_STR(comm_of(r, resolve_named_hid(r, 800)), "never-seen");
-	/* a birth of a seeded pid is a new task (the cached name was a dead
-	 * pid's), as when the seed was made at once */
-	resolve_birth(r, 802, 1, 0, 1, 200, RESOLVE_SRC_NEWTASK);
-	NAME(r, 802, "child", 201);
-	hid = resolve_hid(r, 802, 0, 202);
-	CHECK_STR(comm_of(r, hid), "child");
-	CHECK(resolve_row(r, hid)->start_ts >= 200);
-	/* the trace renames it: the seed's row ends there */
-	NAME(r, 803, "renamed", 300);
-	hid = resolve_hid(r, 803, 0, 301);
-	CHECK_INT(resolve_row(r, hid)->source, RESOLVE_SRC_SCHED_SWITCH);
-	NAME(r, 803, "other", 400);
-	CHECK_STR(comm_of(r, resolve_hid(r, 803, 0, 401)), "other");
-	CHECK_INT((int)resolve_row(r, hid)->end_ts, 400);
-	CHECK_INT((int)resolve_tasks_without_tgid(r), 1);	/* 803, confirmed */
-	resolve_free(r);
-}
-
 int main(void)
 {
 	RUN(resolve_lifetimes_and_parents);
@@ -529,6 +476,5 @@ int main(void)
 	RUN(resolve_width_64);
 	RUN(resolve_idle_is_per_cpu);
 	RUN(resolve_pre_snapshot_tgid);
-	RUN(resolve_saved_cmdlines_rows_on_first_use);
 	return check_done("test_resolve");
 }
