@@ -4,6 +4,7 @@
  * partial output — and a live store must retry the failed batch and lose
  * nothing once memory is back. Needs tests/data (TESTDATA). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,11 @@
 #include "tracedat.h"
 
 static sqlite3_mem_methods real;
+/* The store's writer thread allocates while the test's thread feeds and
+ * re-arms: the count is changed under a lock. Without it a decrement
+ * racing arm(-1) put a countdown back, and an allocation after the
+ * round (the row count's own) failed. */
+static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
 static long countdown = -1;	/* allocations left before failing; -1 never */
 static int persistent;		/* keep failing once failed */
 static long allocs;
@@ -25,15 +31,19 @@ static long allocs;
 /* 1 when this allocation is to fail (and counts it). */
 static int failing(void)
 {
+	int fail = 0;
+
+	pthread_mutex_lock(&arm_lock);
 	allocs++;
 	if (countdown == 0) {
 		if (!persistent)
 			countdown = -1;
-		return 1;
-	}
-	if (countdown > 0)
+		fail = 1;
+	} else if (countdown > 0) {
 		countdown--;
-	return 0;
+	}
+	pthread_mutex_unlock(&arm_lock);
+	return fail;
 }
 
 static void *fail_malloc(int n)
@@ -48,8 +58,10 @@ static void *fail_realloc(void *p, int n)
 
 static void arm(long n, int keep)
 {
+	pthread_mutex_lock(&arm_lock);
 	countdown = n;
 	persistent = keep;
+	pthread_mutex_unlock(&arm_lock);
 }
 
 static char dir[] = "/tmp/commd-faults.XXXXXX";
@@ -180,6 +192,9 @@ static long count_rows(const char *db)
 			       "(SELECT count(*) FROM ev_sched_wakeup)", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
+	else
+		fprintf(stderr, "counting the rows of %s: %s\n", db,
+			h ? sqlite3_errmsg(h) : "no handle");
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return n;
