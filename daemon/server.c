@@ -242,6 +242,11 @@ struct server {
 	struct worker *workers;	/* MAX_WORKERS, each with its connection */
 	pthread_t watchdog;
 	int watchdog_started;
+	/* The watchdog ticks only while a query runs (an idle server, the
+	 * daemon's usual state, wakes for nothing): running counts them. */
+	pthread_mutex_t wd_mu;
+	pthread_cond_t wd_cond;
+	int running;
 	int nthreads;		/* started, at most MAX_WORKERS */
 	int idle;		/* waiting for a job */
 	int queued;		/* jobs not yet taken */
@@ -669,6 +674,10 @@ static void run_job(struct worker *w, struct job *j)
 	pthread_mutex_lock(&w->mu);
 	w->conn = c;			/* the watchdog may interrupt it now */
 	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_lock(&w->srv->wd_mu);
+	if (!w->srv->running++)
+		pthread_cond_signal(&w->srv->wd_cond);
+	pthread_mutex_unlock(&w->srv->wd_mu);
 	proto_buf_reset(&c->out);
 	if (check_request(c, j))
 		return;
@@ -823,6 +832,11 @@ static void *worker_main(void *arg)
 			run_job(w, j);
 			mem_query_end();
 			pthread_mutex_lock(&w->mu);
+			if (w->conn) {
+				pthread_mutex_lock(&s->wd_mu);
+				s->running--;
+				pthread_mutex_unlock(&s->wd_mu);
+			}
 			w->conn = NULL;
 			pthread_mutex_unlock(&w->mu);
 			sqlite3_progress_handler(w->db, 0, NULL, NULL);
@@ -1160,8 +1174,14 @@ static void *watchdog_main(void *arg)
 	const struct timespec tick = { 0, 5000000 };
 
 	while (!stopping) {
-		uint64_t now = now_ns();
+		uint64_t now;
 		int n;
+
+		pthread_mutex_lock(&s->wd_mu);
+		while (!s->running && !stopping)
+			pthread_cond_wait(&s->wd_cond, &s->wd_mu);
+		pthread_mutex_unlock(&s->wd_mu);
+		now = now_ns();
 
 		pthread_mutex_lock(&s->lock);
 		n = s->nthreads;
@@ -1309,6 +1329,8 @@ int server_run(const struct server_opts *o)
 	}
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.work, NULL);
+	pthread_mutex_init(&s.wd_mu, NULL);
+	pthread_cond_init(&s.wd_cond, NULL);
 	s.base = event_base_new();
 	if (!s.base)
 		goto out;
@@ -1343,7 +1365,10 @@ out:
 		evconnlistener_free(s.listener);
 		s.listener = NULL;
 	}
+	pthread_mutex_lock(&s.wd_mu);
 	stopping = 1;
+	pthread_cond_broadcast(&s.wd_cond);
+	pthread_mutex_unlock(&s.wd_mu);
 	pthread_mutex_lock(&s.lock);
 	s.stop = 1;
 	pthread_cond_broadcast(&s.work);

@@ -30,9 +30,10 @@
 #   switches nobody recorded: docs/derived.md), per CPU and second,
 #   commd's busy time (busy_ms / 1000) is within 2% of the second of the
 #   kernel's. With the default events, a switch nobody recorded leaves
-#   time no event attributes (unknown; on this VM every idle exit on CPU1,
-#   where no switch out of swapper/1 is ever traced): there the kernel's
-#   busy share lies within 2% of [busy, busy + unknown].
+#   time no event attributes (unknown; on this VM the time after every
+#   switch into a task whose switch out is never traced: swapper/1 on
+#   some boots, the threads of PID 1 on others): there the kernel's busy
+#   share lies within 2% of [busy, busy + unknown].
 #
 # Also: the seconds' busy + idle + unknown make up the second; the sum of
 # util's busy over the seconds equals top --by cpu's busy for the same
