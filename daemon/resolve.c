@@ -21,8 +21,14 @@ enum { E_UNKNOWN = 0, E_ALIVE = RESOLVE_ALIVE, E_DEAD };
 
 /* resolve_entry.pending: the next event that names the pid takes the
  * slow path, after a task_rename (to see the new name confirmed or a late
- * old one) or a saved_cmdlines seed (to see the trace confirm it). */
-enum { PENDING_NONE = 0, PENDING_RENAME, PENDING_SNAPSHOT };
+ * old one) or a saved_cmdlines seed (to see the trace confirm it).
+ * PENDING_DEFERRED: a pid nothing has shown, with a saved_cmdlines name
+ * waiting in its cache slot (resolve_seed). The kernel's cache holds
+ * thousands of pids, nearly all dead: a name becomes a row only when an
+ * event of the pid that carries no name of it comes (hid_slow), from that
+ * event on. An event naming the pid, or its birth, makes the waiting name
+ * moot: it is dropped. Every other lookup sees an unknown pid. */
+enum { PENDING_NONE = 0, PENDING_RENAME, PENDING_SNAPSHOT, PENDING_DEFERRED };
 
 /* The kernel emits task_rename before it copies the new name: an event
  * in between (an interrupt on that CPU, a wakeup from another) still
@@ -56,6 +62,8 @@ struct resolve {
 	size_t npre, pre_cap;
 	bool pre_sorted;
 
+	uint64_t deferred_ts;	/* the waiting saved_cmdlines names' time */
+	bool deferring;		/* some were deferred at deferred_ts */
 };
 
 static uint32_t hash_bytes(const char *s, size_t len)
@@ -481,6 +489,11 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 	e = entry(r, pid, &cached);
 	if (!e)
 		return 0;
+	if (e->pending == PENDING_DEFERRED) {
+		/* The trace's own name: the waiting one is moot. */
+		e->pending = PENDING_NONE;
+		memset(cached, 0, r->hot.width);
+	}
 	/* The hot path: same lifetime, same name. The cached bytes are
 	 * zero-padded, so a name of len bytes matches when its bytes match
 	 * and the cache ends right there. */
@@ -577,6 +590,8 @@ uint32_t resolve_named_hid(struct resolve *r, int32_t pid)
 }
 
 static uint32_t hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts);
+static void undefer(struct resolve *r, int32_t pid, struct resolve_entry *e,
+		    char *cached, uint64_t ts);
 
 uint32_t resolve_hid(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 {
@@ -623,6 +638,8 @@ hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 		e = entry(r, pid, &cached);
 		if (!e)
 			return 0;
+		if (__builtin_expect(e->pending == PENDING_DEFERRED, 0))
+			undefer(r, pid, e, cached, ts);
 		if (e->state != E_ALIVE) {
 			e->hid = new_row(r, pid, first_tgid(r, e, pid), 0,
 					 RESOLVE_SRC_NONE, ts);
@@ -841,9 +858,9 @@ void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit)
 	e->fresh = 0;
 }
 
-void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
-		  const char *comm, size_t len, uint64_t ts,
-		  enum resolve_source src)
+static void seed(struct resolve *r, int32_t pid, int32_t tgid,
+		 const char *comm, size_t len, uint64_t ts,
+		 enum resolve_source src, bool may_defer)
 {
 	struct resolve_entry *e;
 	char *cached;
@@ -853,6 +870,17 @@ void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
 	e = entry(r, pid, &cached);
 	if (!e)
 		return;
+	if (may_defer && src == RESOLVE_SRC_SAVED_CMDLINES &&
+	    tgid == RESOLVE_TGID_UNKNOWN && e->state == E_UNKNOWN && !e->hid &&
+	    !e->pending && len && (!r->deferring || r->deferred_ts == ts)) {
+		/* Waits in the cache slot for an event of pid. */
+		memset(cached, 0, r->hot.width);
+		memcpy(cached, comm, cut(r, len));
+		e->pending = PENDING_DEFERRED;
+		r->deferred_ts = ts;
+		r->deferring = true;
+		return;
+	}
 	if (e->state == E_ALIVE && e->comm_id) {
 		/* The trace's own name wins; a snapshot may still add the
 		 * tgid it did not know. */
@@ -870,6 +898,31 @@ void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
 	}
 	if (src == RESOLVE_SRC_SAVED_CMDLINES && e->state == E_ALIVE && e->comm_id)
 		e->pending = PENDING_SNAPSHOT;
+}
+
+void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
+		  const char *comm, size_t len, uint64_t ts,
+		  enum resolve_source src)
+{
+	seed(r, pid, tgid, comm, len, ts, src, true);
+}
+
+/* An event of pid at ts that names no task: the waiting saved_cmdlines
+ * name names it, in a row from ts on (from the seeds' time if the event
+ * came before it). No event before this one spoke of pid, so the row
+ * adds nothing to time already stored. */
+static void undefer(struct resolve *r, int32_t pid, struct resolve_entry *e,
+		    char *cached, uint64_t ts)
+{
+	char name[256];		/* a width is at most 256 (resolve_new) */
+	size_t len = strnlen(cached, r->hot.width);
+
+	memcpy(name, cached, len);
+	memset(cached, 0, r->hot.width);
+	e->pending = PENDING_NONE;
+	seed(r, pid, RESOLVE_TGID_UNKNOWN, name, len,
+	     ts > r->deferred_ts ? ts : r->deferred_ts,
+	     RESOLVE_SRC_SAVED_CMDLINES, false);
 }
 
 void resolve_name_unnamed(struct resolve *r,

@@ -450,6 +450,76 @@ static void resolve_child_seen_before_its_birth(void)
 	resolve_free(r);
 }
 
+/* The kernel's saved_cmdlines holds thousands of pids, most of them dead.
+ * A seed from it makes no row until an event of its pid that names no task
+ * comes; the row then begins at that event (at the seeds' time if the
+ * event came before it), the cached name, the cache as its source. An
+ * event that names the pid, or its birth, drops the waiting name. */
+static void resolve_saved_cmdlines_rows_on_first_use(void)
+{
+	struct resolve *r = resolve_new(16);
+	const struct resolve_row *row;
+	const uint32_t *dirty;
+	uint32_t hid;
+
+	resolve_seed(r, 800, RESOLVE_TGID_UNKNOWN, "never-seen", 10, 50,
+		     RESOLVE_SRC_SAVED_CMDLINES);
+	resolve_seed(r, 801, RESOLVE_TGID_UNKNOWN, "a-name-cut-to-fifteen", 21, 50,
+		     RESOLVE_SRC_SAVED_CMDLINES);
+	resolve_seed(r, 802, RESOLVE_TGID_UNKNOWN, "born-again", 10, 50,
+		     RESOLVE_SRC_SAVED_CMDLINES);
+	resolve_seed(r, 803, RESOLVE_TGID_UNKNOWN, "renamed", 7, 50,
+		     RESOLVE_SRC_SAVED_CMDLINES);
+	resolve_seed(r, 804, RESOLVE_TGID_UNKNOWN, "early", 5, 50,
+		     RESOLVE_SRC_SAVED_CMDLINES);
+	CHECK_INT((int)resolve_row_count(r), 0);
+	CHECK_INT((int)resolve_dirty(r, &dirty), 0);
+
+	/* an event of the pid naming no task: the seed's name, from it on */
+	hid = resolve_hid(r, 801, 0, 100);
+	CHECK_INT((int)resolve_row_count(r), 1);
+	CHECK_STR(comm_of(r, hid), "a-name-cut-to-f");
+	row = resolve_row(r, hid);
+	CHECK_INT((int)row->start_ts, 100);
+	CHECK_INT(row->source, RESOLVE_SRC_SAVED_CMDLINES);
+	CHECK_INT(row->tgid, RESOLVE_TGID_UNKNOWN);
+	CHECK_INT((int)resolve_dirty(r, &dirty), 1);
+	CHECK_INT((int)resolve_hid(r, 801, 1, 150), (int)hid);
+	/* one from before the seeds were read: from their time */
+	hid = resolve_hid(r, 804, 0, 30);
+	CHECK_STR(comm_of(r, hid), "early");
+	CHECK_INT((int)resolve_row(r, hid)->start_ts, 50);
+	/* lookups make nothing */
+	CHECK(!resolve_is_named(r, 800));
+	CHECK_INT((int)resolve_named_hid(r, 800), 0);
+	CHECK_INT((int)resolve_row_count(r), 2);
+	/* a birth: a new task, the cached name was a dead pid's */
+	resolve_birth(r, 802, 1, 0, 1, 200, RESOLVE_SRC_NEWTASK);
+	NAME(r, 802, "child", 201);
+	hid = resolve_hid(r, 802, 0, 202);
+	CHECK_STR(comm_of(r, hid), "child");
+	CHECK_INT((int)resolve_row(r, hid)->start_ts, 200);
+	CHECK_INT((int)resolve_row_count(r), 3);
+	/* the trace names it, the same or another way: its own row only */
+	NAME(r, 803, "renamed", 300);
+	hid = resolve_hid(r, 803, 0, 301);
+	CHECK_STR(comm_of(r, hid), "renamed");
+	CHECK_INT(resolve_row(r, hid)->source, RESOLVE_SRC_SCHED_SWITCH);
+	CHECK_INT((int)resolve_row(r, hid)->start_ts, 300);
+	NAME(r, 800, "other", 400);
+	CHECK_STR(comm_of(r, resolve_hid(r, 800, 0, 401)), "other");
+	CHECK_INT((int)resolve_row_count(r), 5);
+	for (uint32_t h = 1; h <= resolve_row_count(r); h++) {
+		const char *c = comm_of(r, h);
+
+		CHECK(strcmp(c, "never-seen") && strcmp(c, "born-again"));
+	}
+	/* 800 and 803, named by the trace, no tgid; 801 and 804 are names
+	 * the cache held, not tasks; 802 was born with its tgid */
+	CHECK_INT((int)resolve_tasks_without_tgid(r), 2);
+	resolve_free(r);
+}
+
 int main(void)
 {
 	RUN(resolve_lifetimes_and_parents);
@@ -476,5 +546,6 @@ int main(void)
 	RUN(resolve_width_64);
 	RUN(resolve_idle_is_per_cpu);
 	RUN(resolve_pre_snapshot_tgid);
+	RUN(resolve_saved_cmdlines_rows_on_first_use);
 	return check_done("test_resolve");
 }
