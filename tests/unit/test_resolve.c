@@ -500,6 +500,18 @@ static void resolve_saved_cmdlines_rows_on_first_use(void)
 	CHECK_STR(comm_of(r, hid), "child");
 	CHECK_INT((int)resolve_row(r, hid)->start_ts, 200);
 	CHECK_INT((int)resolve_row_count(r), 3);
+	/* a new task's nameless event stamped just before its birth (the
+	 * clocks of two CPUs): the cached name was a dead task's, not its */
+	resolve_seed(r, 805, RESOLVE_TGID_UNKNOWN, "deadtask", 8, 50,
+		     RESOLVE_SRC_SAVED_CMDLINES);
+	hid = resolve_hid(r, 805, 1, 1000);
+	resolve_birth(r, 805, 1, 0, 1, 1001, RESOLVE_SRC_NEWTASK);
+	NAME(r, 805, "child2", 1002);
+	CHECK_INT((int)resolve_hid(r, 805, 0, 1003), (int)hid);
+	CHECK_STR(comm_of(r, hid), "child2");
+	CHECK_INT((int)resolve_row(r, hid)->start_ts, 1000);
+	CHECK_INT(resolve_row(r, hid)->source, RESOLVE_SRC_SCHED_SWITCH);
+	CHECK_INT((int)resolve_row_count(r), 4);
 	/* the trace names it, the same or another way: its own row only */
 	NAME(r, 803, "renamed", 300);
 	hid = resolve_hid(r, 803, 0, 301);
@@ -508,14 +520,15 @@ static void resolve_saved_cmdlines_rows_on_first_use(void)
 	CHECK_INT((int)resolve_row(r, hid)->start_ts, 300);
 	NAME(r, 800, "other", 400);
 	CHECK_STR(comm_of(r, resolve_hid(r, 800, 0, 401)), "other");
-	CHECK_INT((int)resolve_row_count(r), 5);
+	CHECK_INT((int)resolve_row_count(r), 6);
 	for (uint32_t h = 1; h <= resolve_row_count(r); h++) {
 		const char *c = comm_of(r, h);
 
-		CHECK(strcmp(c, "never-seen") && strcmp(c, "born-again"));
+		CHECK(strcmp(c, "never-seen") && strcmp(c, "born-again") &&
+		      strcmp(c, "deadtask"));
 	}
 	/* 800 and 803, named by the trace, no tgid; 801 and 804 are names
-	 * the cache held, not tasks; 802 was born with its tgid */
+	 * the cache held, not tasks; 802 and 805 were born with their tgid */
 	CHECK_INT((int)resolve_tasks_without_tgid(r), 2);
 	resolve_free(r);
 }
