@@ -126,6 +126,15 @@ run_commd_fg() {
 	return 0
 }
 
+# events_plus EVENT: commd's default events (as check-config prints them)
+# and EVENT, for --events.
+events_plus() {
+	local d
+	d=$(env -u COMMD_EVENTS "$COMMD" check-config /dev/null | sed -n 's/^events = //p')
+	[ -n "$d" ] || abort "commd's default events" "an 'events = ' line from check-config" "none"
+	printf '%s,%s' "$d" "$1"
+}
+
 # q DB SQL: one query through the sqlite3 shell, read-only, '|' separated.
 q() {
 	sqlite3 -readonly -batch -noheader "$1" "$2"

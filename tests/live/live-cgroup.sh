@@ -45,7 +45,7 @@ chmod 0755 "$TMP"
 in=$(inst cg)
 db=$TMP/cg.db
 start_ready "capture" "$TMP/commd.err" "$db" "$in" --commit-ms 200 \
-	--events "$(printf '%s,sched:sched_stat_runtime' "sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,sched:sched_process_free,sched:sched_migrate_task")"
+	--events "$(events_plus sched:sched_stat_runtime)"
 
 # spin CGROUP: a busy loop that first puts itself into CGROUP.
 spin() {

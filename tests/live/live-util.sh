@@ -176,6 +176,5 @@ round() {	# round NAME MODE EVENTS: one capture, its comparison
 }
 
 round default bounds ""
-round runtime exact "$(printf '%s,sched:sched_stat_runtime' \
-	"sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_waking,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,sched:sched_process_free,sched:sched_migrate_task")"
+round runtime exact "$(events_plus sched:sched_stat_runtime)"
 finish
