@@ -679,22 +679,24 @@ static int adopt_birth(struct resolve *r, struct resolve_entry *e,
 	uint32_t life = cur->life;
 	struct resolve_row *first = &r->hot.rows[life];
 
-	if (first->source == RESOLVE_SRC_SAVED_CMDLINES && e->hid == life &&
-	    e->pending == PENDING_SNAPSHOT && !e->exited && !first->born &&
-	    first->start_ts + BIRTH_SKEW_NS >= ts) {
-		/* An event of the new task came just before its birth and
-		 * took the name saved_cmdlines held for the pid's dead task
-		 * (undefer): the lifetime is the new task's, not yet named. */
+	/* A saved_cmdlines name the trace never confirmed, alone in the
+	 * lifetime: a dead pid's. Just before a birth (an event of the new
+	 * task stamped before it, undefer) the lifetime is the new task's,
+	 * without that name; earlier it is the dead task's. */
+	bool stale = first->source == RESOLVE_SRC_SAVED_CMDLINES &&
+		     e->hid == life && e->pending == PENDING_SNAPSHOT;
+
+	if (e->exited || first->born ||
+	    (first->source == RESOLVE_SRC_SAVED_CMDLINES && !stale) ||
+	    first->start_ts + (first->source == RESOLVE_SRC_PROC ? SNAPSHOT_BIRTH_NS
+								  : BIRTH_SKEW_NS) < ts)
+		return 0;
+	if (stale) {
 		first->comm_id = 0;
 		first->source = RESOLVE_SRC_NONE;
 		e->comm_id = 0;
 		e->pending = PENDING_NONE;
 	}
-	if (e->exited || first->born ||
-	    first->source == RESOLVE_SRC_SAVED_CMDLINES ||	/* a dead pid's */
-	    first->start_ts + (first->source == RESOLVE_SRC_PROC ? SNAPSHOT_BIRTH_NS
-								  : BIRTH_SKEW_NS) < ts)
-		return 0;
 	for (uint32_t hid = life; hid <= e->hid; hid++) {
 		struct resolve_row *row = &r->hot.rows[hid];
 
