@@ -228,7 +228,7 @@ struct store *store_open(const char *path, enum store_mode mode,
 		goto fail;
 	s->retain = mode == STORE_LIVE;
 	if (s->retain)
-		st_load_max_wake(s);
+		st_load_retention(s);
 	snprintf(s->wal_path, sizeof(s->wal_path), "%s-wal", path);
 	if (pthread_create(&s->writer, NULL, st_writer_main, s) == 0)
 		s->threaded = 1;	/* else: write in the caller, slower */

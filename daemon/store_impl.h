@@ -191,6 +191,7 @@ struct store {
 	uint64_t trim_checked;		/* ms_now() of the last size check */
 	int64_t trim_target;		/* rows before this ts are to go */
 	int trim_pending;		/* some may be left */
+	int64_t trim_saved;		/* retention_target_ts as in stats, or INT64_MIN */
 	uint64_t ckpt_checked;		/* time() of the last WAL check */
 	int ckpt_over;			/* the last check left it past its limit */
 	char wal_path[4096];
@@ -217,7 +218,7 @@ int st_fail(struct store *s, const char *what);
 int st_flush_events(struct store *s, const struct batch *b);
 void st_free_batch(struct batch *b);
 void st_forget_keys(struct store *s);
-void st_load_max_wake(struct store *s);
+void st_load_retention(struct store *s);
 struct op *st_new_op(struct store *s, enum op_kind kind);
 int st_prepare_insert(struct store *s, int kind);
 int st_run_op(struct store *s, const struct op *o, const struct batch *b);

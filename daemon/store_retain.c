@@ -24,20 +24,34 @@ int st_set_db_stat(struct store *s, const char *name, int64_t value)
  * kept in stats, written in the transaction that first stores a longer
  * one, so that a restart on the same database keeps the bound. */
 
-void st_load_max_wake(struct store *s)
+/* A cut that did not finish (commd killed inside it) left its target in
+ * stats (retention_target_ts): its first chunks may have taken a sparse
+ * table's rows up to it already, so the next start goes on to it, and
+ * the cutoff it writes is never before what was deleted. */
+void st_load_retention(struct store *s)
 {
-	int ok;
+	int ok, ok_cut;
 	int64_t v = one_int(s, "SELECT max(value) FROM stats WHERE name = 'max_wake_latency'"
 			    " AND capture IS NULL", 0, &ok);
+	int64_t cut;
 
 	if (ok) {
 		s->max_wake_latency = s->wake_saved = v;
-		return;
+	} else {
+		/* A database from before the row: its switches say, once (a scan). */
+		v = one_int(s, "SELECT max(latency) FROM dv_wakeup_latency", 0, &ok);
+		s->max_wake_latency = ok && v > 0 ? v : 0;
+		s->wake_saved = -1;
 	}
-	/* A database from before the row: its switches say, once (a scan). */
-	v = one_int(s, "SELECT max(latency) FROM dv_wakeup_latency", 0, &ok);
-	s->max_wake_latency = ok && v > 0 ? v : 0;
-	s->wake_saved = -1;
+	v = one_int(s, "SELECT max(value) FROM stats WHERE name = 'retention_target_ts'"
+		    " AND capture IS NULL", 0, &ok);
+	cut = one_int(s, "SELECT max(value) FROM stats WHERE name = 'retention_cutoff_ts'"
+		      " AND capture IS NULL", 0, &ok_cut);
+	s->trim_saved = ok ? v : INT64_MIN;
+	if (ok && (!ok_cut || v > cut)) {
+		s->trim_target = v;
+		s->trim_pending = 1;
+	}
 }
 
 /* Runs one operation on the connection (writer thread, or the caller
@@ -55,7 +69,9 @@ void st_load_max_wake(struct store *s)
  * every kept row lose their rows too (a kept row's interval always
  * contains its time, or starts after it: it never ends before it).
  * Freed pages are reused, so the file stops growing; the last cutoff is
- * in stats (retention_cutoff_ts). Checked after commits (at most every
+ * in stats (retention_cutoff_ts); while a cut is under way its target is
+ * there too (retention_target_ts), for a start after a kill to finish it
+ * (st_load_retention). Checked after commits (at most every
  * TRIM_CHECK_MS: a few cheap queries), by the writer itself. */
 static const char *const trimmed_tables[] = {
 	"ev_sched_switch", "ev_sched_wakeup", "ev_sched_wakeup_new",
@@ -145,6 +161,8 @@ static int trim_chunk(struct store *s, int64_t cutoff)
 
 	if (st_exec(s, "BEGIN"))
 		return -1;
+	if (cutoff != s->trim_saved && st_set_db_stat(s, "retention_target_ts", cutoff))
+		goto fail;
 	for (int i = 0; trimmed_tables[i]; i++) {
 		int64_t lo, upto;
 
@@ -172,6 +190,7 @@ static int trim_chunk(struct store *s, int64_t cutoff)
 	}
 	if (st_exec(s, "COMMIT"))
 		goto fail;
+	s->trim_saved = cutoff;
 	return done;
 fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -208,8 +227,11 @@ static void trim_finish(struct store *s, int64_t cutoff)
 		 "max(m.ts) FROM clock_map m WHERE m.capture = clock_map.capture"
 		 " AND m.ts <= %lld)", (long long)first);
 	if (st_exec(s, sql) || st_set_db_stat(s, "retention_cutoff_ts", cutoff) ||
+	    st_exec(s, "DELETE FROM stats WHERE name = 'retention_target_ts' AND "
+		    "capture IS NULL") ||
 	    st_exec(s, "COMMIT"))
 		goto fail;
+	s->trim_saved = INT64_MIN;
 	return;
 fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
