@@ -314,8 +314,21 @@ int losswarn_print(const struct losswarn_found *f)
 	return 0;
 }
 
+/* The tables a CPU's last recorded event before a loss is looked for in
+ * (each a step back through its time key). */
+static const char *const gap_tables[] = {
+	"ev_sched_switch", "ev_sched_waking", "ev_sched_wakeup",
+	"ev_sched_wakeup_new", "ev_sched_migrate_task", "ev_sched_process_fork",
+	"ev_sched_process_exec", "ev_sched_process_exit", "ev_sched_process_free",
+	"ev_task_rename", "ev_task_newtask", "ev_sched_stat_runtime", "ev_other",
+};
+
 /* Looks up the losses with ts in [lo, hi] (SQL expressions; NULL: no
- * bound): their warning into f->loss. */
+ * bound): their warning into f->loss. A loss is stamped at the first
+ * event after it: the events it took came before, back to the CPU's
+ * last recorded one. So a CPU's first loss after hi counts too when that
+ * CPU's last event before it is before hi: the gap lies across hi (and
+ * the window may lie inside it). */
 static void check(const char *lo, const char *hi, report_run_fn *run,
 		  void *ctx, struct losswarn_found *f)
 {
@@ -328,8 +341,17 @@ static void check(const char *lo, const char *hi, report_run_fn *run,
 		    " WHERE ts IS NOT NULL");
 	if (lo)
 		sbuf_printf(&sql, " AND ts >= %s", lo);
-	if (hi)
-		sbuf_printf(&sql, " AND ts <= %s", hi);
+	if (hi) {
+		sbuf_printf(&sql, " AND (ts <= %s OR (ts = (SELECT min(m.ts) FROM "
+			    "lost_events m WHERE m.cpu = lost_events.cpu AND m.ts > %s)"
+			    " AND %s > (SELECT coalesce(max(x), 0) FROM (", hi, hi, hi);
+		for (size_t i = 0; i < sizeof(gap_tables) / sizeof(*gap_tables); i++)
+			sbuf_printf(&sql, "%sSELECT * FROM (SELECT e.ts AS x FROM %s e"
+				    " WHERE e.ts < lost_events.ts AND e.cpu = "
+				    "lost_events.cpu ORDER BY e.ts DESC LIMIT 1)",
+				    i ? " UNION ALL " : "", gap_tables[i]);
+		sbuf_printf(&sql, "))))");
+	}
 	sbuf_printf(&sql, ")\n"
 		    "SELECT (SELECT group_concat(cpu, ',') FROM (SELECT DISTINCT"
 		    " cpu FROM l WHERE cpu IS NOT NULL ORDER BY cpu)),\n"

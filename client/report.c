@@ -676,7 +676,9 @@ static void runq_sql(struct sbuf *b, const struct report_args *a)
 /* latency --by pid|comm: per task (or comm), as perf sched latency does
  * it: run time and slices in the window, and the waits that begin in it
  * (a wakeup's latency; with --preempt also the time from a slice left
- * runnable to the task's next one, found among the window's slices):
+ * runnable to the task's next one, found among the window's slices, or
+ * for a wait that outlasts the window by a step forward through the time
+ * key from its end, as far as the task's next slice):
  * count, average, maximum and when the longest began. A task's name is
  * its name at its last slice (or wakeup) in the window. */
 static void latency_by_sql(struct sbuf *b, const struct report_args *a)
@@ -692,13 +694,26 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 		sbuf_printf(b, "\n"
 "      UNION ALL\n"
 "      SELECT q.pid, q.comm, q.ts, q.d FROM (\n"
-"        SELECT pid, comm, ts + dur AS ts, end_state, lost,\n"
-"               lead(ts) OVER (PARTITION BY pid ORDER BY ts) - (ts + dur) AS d\n"
-"        FROM ws WHERE pid > 0) q\n"
-"      WHERE q.end_state & 255 = 0 AND q.lost = 0 AND q.d IS NOT NULL\n"
-"        AND q.ts >= " W_LO " AND q.ts < " W_HI "\n"
+"        SELECT p.pid, p.comm, p.ts, coalesce(p.nx,\n"
+"               (SELECT min(x) FROM (\n"
+"                  SELECT * FROM (SELECT e.ts AS x FROM ev_sched_switch e\n"
+"                    WHERE e.ts >= " W_HI " AND e.next_pid = p.pid\n"
+"                      AND e.slice_dur IS NOT NULL ORDER BY e.ts LIMIT 1)\n"
+"                  UNION ALL\n"
+"                  SELECT * FROM (SELECT v.ts FROM dv_sched v\n"
+"                    WHERE v.ts >= " W_HI " AND v.hid IN (SELECT h.id\n"
+"                      FROM comm_history h WHERE h.pid = p.pid)\n"
+"                    ORDER BY v.ts LIMIT 1)))) - p.ts AS d\n"
+"        FROM (SELECT pid, comm, ts + dur AS ts, end_state, lost,\n"
+"                     lead(ts) OVER (PARTITION BY pid ORDER BY ts) AS nx\n"
+"              FROM ws WHERE pid > 0) p\n"
+"        WHERE p.end_state & 255 = 0 AND p.lost = 0\n"
+"          AND p.ts >= " W_LO " AND p.ts < " W_HI ") q\n"
+"      WHERE q.d IS NOT NULL\n"
 "        AND NOT EXISTS (SELECT 1 FROM lost_events l\n"
 "                        WHERE l.ts > q.ts AND l.ts <= q.ts + q.d)\n"
+"        AND NOT EXISTS (SELECT 1 FROM capture c\n"
+"                        WHERE c.start_ts > q.ts AND c.start_ts <= q.ts + q.d)\n"
 "        AND NOT EXISTS (SELECT 1 FROM comm_history b WHERE b.pid = q.pid\n"
 "                        AND b.source IN ('task_newtask', 'sched_process_fork')\n"
 "                        AND b.start_ts > q.ts AND b.start_ts <= q.ts + q.d)");
@@ -978,10 +993,12 @@ static void lost_sql(struct sbuf *b)
 "      GROUP BY cpu),\n"
 "x AS (SELECT cpu, count(*) AS n FROM sched WHERE lost GROUP BY cpu),\n"
 /* Chain breaks: switches nobody recorded, which the CPU's events show
- * (an inferred edge), and the time they leave in no slice. */
+ * (an inferred edge), and the time they leave in no slice. Of slices
+ * that start and end at once (zero-length ones at one ts), the one a
+ * break ends goes last: the gap follows it, not the other. */
 "g AS (SELECT cpu, end_err,\n"
-"             lead(ts) OVER (PARTITION BY cpu ORDER BY ts, dur) - (ts + dur)"
-" AS gap\n"
+"             lead(ts) OVER (PARTITION BY cpu ORDER BY ts, dur,\n"
+"                            end_err IS NOT NULL) - (ts + dur) AS gap\n"
 "      FROM sched),\n"
 "b AS (SELECT cpu, count(*) AS breaks, sum(max(coalesce(gap, 0), 0)) AS gap\n"
 "      FROM g WHERE end_err IS NOT NULL GROUP BY cpu),\n"

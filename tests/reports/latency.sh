@@ -201,4 +201,22 @@ for mode in -column -csv; do
 		"$(grep -cF "$PCT" "$T/server.log")"
 done
 
+# latency --by pid --preempt: the waits that begin in the window, a
+# wakeup's (wakeup_latency) or a preemption's (preempt_wait), however far
+# past --to the wait ends; windows across sched-v7, each cutting waits
+DB=$T/sched-v7.db
+read -r first last <<<"$(ref "$DB" "select min(ts) || ' ' || max(ts) from sched")"
+cut=0
+for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	lo=$((first + (last - first) * k / 13)) hi=$((first + (last - first) * k / 13 + 200000))
+	want=$(ref "$DB" "select (select count(*) from wakeup_latency where ts >= $lo and ts < $hi)
+		+ (select count(*) from preempt_wait where ts >= $lo and ts < $hi)")
+	cut=$((cut + $(ref "$DB" "select count(*) from preempt_wait
+		where ts >= $lo and ts < $hi and ts + dur >= $hi")))
+	commq_ok "latency_preempt $k" --db "$DB" -q -csv -noheader latency --by pid --preempt \
+		--from "$lo" --to "$hi"
+	expect_eq "latency --by pid --preempt [$lo, $hi): waits" "$want" \
+		"$(awk -F, '{ n += $5 } END { print n + 0 }' "$T/got")"
+done
+[[ $cut -gt 0 ]] || fail "latency_preempt: no window cuts a preemption wait ($cut)"
 finish

@@ -64,6 +64,17 @@ sorted_cpus() {
 all_cpus=$(sorted_cpus "$DROPS")
 expect_eq fixture_cpus "0,1" "$all_cpus"
 first_loss=$(ref "$DROPS" "select min(ts) from lost_events")
+# A loss is stamped at the first event after it: what it took came after
+# its CPU's last recorded event before it, where its gap begins.
+gap_sql=""
+for t in ev_sched_switch ev_sched_waking ev_sched_wakeup ev_sched_wakeup_new \
+	ev_sched_migrate_task ev_sched_process_fork ev_sched_process_exec \
+	ev_sched_process_exit ev_sched_process_free ev_task_rename ev_task_newtask \
+	ev_sched_stat_runtime ev_other; do
+	gap_sql+="${gap_sql:+ union all }select ts, cpu from $t"
+done
+first_gap=$(ref "$DROPS" "select max(e.ts) from ($gap_sql) e, lost_events l
+	where l.ts = $first_loss and e.cpu = l.cpu and e.ts < l.ts")
 last_loss=$(ref "$DROPS" "select max(ts) from lost_events")
 base=$(ref "$DROPS" "select min(start_ts) from capture")
 
@@ -91,10 +102,16 @@ run_checks() {
 	warns "$how json" "$all_cpus" "${on[@]}" -json \
 		"select cpu, count(*) from events group by cpu"
 
-	# rows all before the first loss: nothing; rows around a loss: the
-	# CPUs of the losses between their first and last ts
+	# rows all before the first loss's gap: nothing; rows in the gap
+	# (before the loss's stamp, after its CPU's last event): its CPU;
+	# rows around a loss: the CPUs of the losses between their first
+	# and last ts
 	silent "$how before losses" "${on[@]}" \
-		"select ts, cpu, prev_comm from sched_switch where ts < $first_loss order by ts"
+		"select ts, cpu, prev_comm from sched_switch where ts <= $first_gap order by ts"
+	warns "$how in the first gap" \
+		"$(ref "$DROPS" "select cpu from lost_events where ts = $first_loss")" "${on[@]}" \
+		"select ts, cpu, prev_comm from sched_switch where ts > $first_gap
+			and ts < $first_loss order by ts"
 	local lo=$((first_loss - 2000000)) hi=$((first_loss + 2000000))
 	local win
 	win=$(ref "$DROPS" "select min(ts) || ' ' || max(ts) from sched_switch
@@ -106,7 +123,7 @@ run_checks() {
 		"select * from sched_waking where ts > $last_loss"
 	# start_ts/end_ts count as times too; a slice ends at ts + dur
 	silent "$how end_ts before losses" "${on[@]}" \
-		"select ts as start_ts, ts + 1 as end_ts from sched_wakeup where ts < $first_loss - 1000"
+		"select ts as start_ts, ts + 1 as end_ts from sched_wakeup where ts < $first_gap - 1000"
 	local slice="select ts, dur from sched where ts < $first_loss
 		and ts + dur >= $first_loss order by ts desc, cpu limit 1"
 	local span
@@ -140,7 +157,11 @@ run_checks() {
 	silent "$how top after the losses" "${on[@]}" top --from "$((last_loss + 1))"
 	warns "$how latency" "$all_cpus" "${on[@]}" latency --to "$((last_loss + 1))"
 	silent "$how latency before the losses" "${on[@]}" -csv latency \
-		--to "$((first_loss - 1))"
+		--to "$((first_gap - 1))"
+	# a window inside a gap: no loss is stamped in it, yet it warns
+	warns "$how top inside the first gap" \
+		"$(ref "$DROPS" "select cpu from lost_events where ts = $first_loss")" "${on[@]}" \
+		top --by cpu --from "$((first_gap + 1))" --to "$((first_loss - 1))"
 	warns "$how history" "$all_cpus" "${on[@]}" history \
 		"$(ref "$DROPS" "select pid from comm_history where start_ts < $first_loss
 			and end_ts > $last_loss and pid > 0 limit 1")"

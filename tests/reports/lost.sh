@@ -9,6 +9,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 import sched-drops
 import sched-v7
+import other-events
 
 # expected DB — the report's rows, from lost_events, sched and stats.
 expected() {
@@ -19,9 +20,10 @@ expected() {
 			where name in ('kernel_dropped_events', 'kernel_overrun')
 			and cpu >= 0"
 		# chain breaks: an inferred end, and the time to the CPU's
-		# next slice
+		# next slice (of zero-length slices at one ts, the one a
+		# break ends is followed by the gap)
 		ref -csv "$1" "select 'B', cpu, ts, dur, end_err is not null from sched
-			order by cpu, ts, dur" |
+			order by cpu, ts, dur, end_err is not null" |
 			awk -F, '$2 == pc && pb { g = $3 - pe; print "B," pc "," (g > 0 ? g : 0) }
 				{ pc = $2; pe = $3 + $4; pb = $5 }
 				END { if (pb) print "B," pc ",0" }'
@@ -87,6 +89,17 @@ expected "$T/sched-v7.db" >"$T/expected"
 commq_ok lost_none --db "$T/sched-v7.db" -csv lost
 expect_same lost_none "$T/expected" "$T/got"
 expect_eq lost_none_all "all,0,0,0,," "$(tail -n 1 "$T/got" | cut -d, -f1-6)"
+
+# other-events.dat: CPU1's chain breaks at every idle exit, two of them
+# at zero-length slices sharing their ts with another; the time they
+# leave unknown is CPU1's unknown time in top --by cpu (CPU1's first
+# event is the capture's first), whichever order the view gives the two
+expected "$T/other-events.db" >"$T/expected"
+commq_ok lost_breaks --db "$T/other-events.db" -csv lost
+expect_same lost_breaks "$T/expected" "$T/got"
+breaks=$(awk -F, '$1 == 1 { print $11 }' "$T/got")
+commq_ok lost_breaks_top --db "$T/other-events.db" -q -csv top --by cpu
+expect_eq lost_breaks_as_top "$(awk -F, '$1 == 1 { print $4 }' "$T/got")" "$breaks"
 
 # a live capture's kernel counters (commd writes them at the end), one
 # CPU with counters only
