@@ -802,6 +802,9 @@ static int capture_drain(struct capture *c)
 		log_error("%s", n == -1 ? err : store_errmsg(c->store));
 		return -1;
 	}
+	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++)
+		if (!live_cpu_online(cpu))
+			pipeline_cpu_gone(c->pipe, cpu);
 	pipeline_finish(c->pipe, c->proc_is_hosts ? seed_proc_comm : NULL, NULL);
 	if (commit(c) || store_commit(c->store) ||
 	    pipeline_write_stats(c->pipe, c->id) || final_stats(c) ||

@@ -56,6 +56,7 @@ struct running {		/* the open slice of a CPU */
 	 * tlb_flush: the idle loop's own events (timer_base_idle,
 	 * tick_stop, ...) after it mean a switch back to idle nobody
 	 * recorded, as some kernels do not. */
+	int gone;		/* offline at the end (derive_cpu_gone) */
 	int in_tail;		/* TAIL_TASK, TAIL_IDLE or 0 */
 	int32_t tail_pid;
 	struct off off;		/* the task's, just before this slice */
@@ -741,6 +742,14 @@ int derive_lost(struct derive *d, int cpu, uint64_t ts)
 	return rc;
 }
 
+void derive_cpu_gone(struct derive *d, int cpu)
+{
+	struct running *r = cpu_state(d, cpu);
+
+	if (r)
+		r->gone = 1;
+}
+
 int derive_finish(struct derive *d, uint64_t ts)
 {
 	int rc = 0;
@@ -753,6 +762,23 @@ int derive_finish(struct derive *d, uint64_t ts)
 
 		if (r->active && (rc = restart_slice(d, r, cpu)))
 			break;
+		/* A CPU taken offline: its last task did not run on to the
+		 * end; the slice ends at its last sign of running, the rest
+		 * is unknown (end_err). */
+		if (r->active && r->gone && r->start <= ts) {
+			uint64_t lo = r->last_ts > r->start ? r->last_ts : r->start;
+			struct derive_slice s;
+
+			if (r->clock_ts > lo && r->clock_ts <= ts)
+				lo = r->clock_ts;
+			if (lo > ts)
+				lo = ts;
+			s = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(ts - lo));
+			r->active = 0;
+			if (!(rc = flush_held(d, r)))
+				rc = emit(d, &s);
+			continue;
+		}
 		/* A slice that begins after the end (a rename's new name
 		 * holds from the nanosecond after its event, and that event
 		 * was the capture's last) has nothing traced in it: no row,

@@ -170,8 +170,12 @@ int derive_lost(struct derive *d, int cpu, uint64_t ts);
  * switched in), 0 when none: its wakeup_latency row is not stored yet. */
 uint64_t derive_oldest_wakeup(const struct derive *d);
 
+/* CPU cpu is offline at the end of a live capture: derive_finish ends
+ * its open slice at its last sign of running, not at the end. */
+void derive_cpu_gone(struct derive *d, int cpu);
+
 /* End of the capture at ts: the open slices close there (one that
- * begins after ts gives no row). */
+ * begins after ts gives no row), but a gone CPU's (derive_cpu_gone). */
 int derive_finish(struct derive *d, uint64_t ts);
 
 #endif

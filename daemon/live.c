@@ -613,7 +613,14 @@ int live_check(struct live *l, char *what, size_t len)
 
 int live_wait(struct live *l, int timeout_ms)
 {
-	int n = poll(l->pfds, (nfds_t)l->ncpus, pages_more(l->pages) ? 0 : timeout_ms);
+	int n;
+
+	/* A CPU without a buffer yet is read again at each pass (the
+	 * caller's timeout bounds the wait), not polled: poll would say
+	 * POLLERR at once, every time. */
+	for (int i = 0; i < l->ncpus; i++)
+		l->pfds[i].fd = pages_absent(l->pages, i) ? -1 : pages_fd(l->pages, i);
+	n = poll(l->pfds, (nfds_t)l->ncpus, pages_more(l->pages) ? 0 : timeout_ms);
 
 	/* A debugger attaching can leak the kernel's internal restart codes
 	 * (ERESTART_RESTARTBLOCK, 516) out of poll: a wait cut short, like
@@ -654,6 +661,21 @@ void live_set_offset(struct live *l, uint64_t offset)
 {
 	l->offset = offset;
 	l->trace_now = 0;
+}
+
+bool live_cpu_online(int cpu)
+{
+	char path[64];
+	FILE *f;
+	int c;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	c = fgetc(f);
+	fclose(f);
+	return c != '0';
 }
 
 int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)

@@ -11,6 +11,7 @@
 #define COMMD_LIVE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tracedat.h"	/* tracedat_record_fn: one record callback type */
@@ -83,6 +84,10 @@ uint64_t live_trace_now(struct live *l);
 const char *live_clock(const struct live *l);
 
 int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out);
+
+/* Whether CPU cpu is online now (sysfs; a CPU that cannot be taken
+ * offline has no such file: online). */
+bool live_cpu_online(int cpu);
 
 /* From now on every trace clock time this capture gives (its records',
  * live_trace_now, the stats' now_ts, live_clock_pair) is the clock's

@@ -27,6 +27,8 @@ struct cpu {
 	int cut;			/* a page was cut short (corrupt): the
 					 * next page's first event says so */
 	uint64_t watermark;		/* no later event can come before this */
+	int absent;			/* no buffer yet: offline when the
+					 * instance was made (ENODEV) */
 };
 
 
@@ -260,10 +262,18 @@ static int cpu_drain(struct pages *l, struct cpu *c, int max, char *err,
 			page_put(l, p);
 			if (n == 0 || errno == EAGAIN || errno == EINTR)
 				break;
+			/* A CPU that was offline when the instance was made
+			 * has no buffer until it comes online (the kernel
+			 * makes it then): nothing to read yet, not a failure. */
+			if (errno == ENODEV) {
+				c->absent = 1;
+				break;
+			}
 			snprintf(err, errlen, "reading trace_pipe_raw: %s", strerror(errno));
 			return -1;
 		}
 		pages++;
+		c->absent = 0;
 		p->len = (int)n;
 		if ((size_t)n < l->subbuf)
 			memset(p->data + n, 0, l->subbuf - (size_t)n);
@@ -380,6 +390,11 @@ int pages_add_cpu(struct pages *l, int cpu, int fd)
 int pages_fd(const struct pages *l, int cpu)
 {
 	return l && cpu >= 0 && cpu < l->ncpus ? l->cpus[cpu].fd : -1;
+}
+
+int pages_absent(const struct pages *l, int cpu)
+{
+	return l && cpu >= 0 && cpu < l->ncpus && l->cpus[cpu].absent;
 }
 
 int pages_more(const struct pages *l)

@@ -41,6 +41,11 @@ int pages_fd(const struct pages *p, int cpu);
 long pages_read(struct pages *p, uint64_t now, int final,
 		tracedat_record_fn fn, void *ctx, char *err, size_t errlen);
 
+/* CPU cpu had no buffer at its last read (offline since before the
+ * instance was made: ENODEV until it comes online); its descriptor is
+ * always ready with POLLERR then, and is left out of a poll. */
+int pages_absent(const struct pages *p, int cpu);
+
 /* The last read stopped short: pages remain to be read now. */
 int pages_more(const struct pages *p);
 

@@ -753,6 +753,12 @@ int pipeline_sync_names(struct pipeline *p)
 	return store_sync_names(p->store, p->resolve);
 }
 
+void pipeline_cpu_gone(struct pipeline *p, int cpu)
+{
+	if (p->derive)
+		derive_cpu_gone(p->derive, cpu);
+}
+
 void pipeline_finish(struct pipeline *p,
 		     const char *(*lookup)(void *ctx, int32_t pid), void *ctx)
 {

@@ -39,6 +39,9 @@ int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count);
 int pipeline_store_states(struct pipeline *p, int64_t capture);
 int pipeline_sync_names(struct pipeline *p);
 
+/* CPU cpu is offline at the end of a live capture (before pipeline_finish). */
+void pipeline_cpu_gone(struct pipeline *p, int cpu);
+
 /* End of a finite source: names what is still unnamed from a snapshot
  * (lookup may be NULL), closes every interval at the last event. */
 void pipeline_finish(struct pipeline *p,
