@@ -562,6 +562,11 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 			ev.p[0] = ev.pid;
 			ev.has |= DECODE_HAS_P0;
 		}
+		/* A rename by a pid whose task exited: the exec of a thread
+		 * that took its leader's pid (the kernel swaps the pids, then
+		 * names the task). Its old name is that thread's. */
+		if (ev.p[0] == ev.pid)
+			resolve_took_pid(r, ev.pid, ts);
 		/* The old name is the lifetime's name so far only if nothing
 		 * named it yet; otherwise it names nobody new. */
 		if (resolve_is_named(r, ev.p[0]))

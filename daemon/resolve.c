@@ -794,6 +794,36 @@ int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader)
 	return l && l->exited;
 }
 
+int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
+{
+	struct resolve_entry *e;
+	struct resolve_row *row;
+	char *cached;
+	int32_t tgid;
+	uint64_t start = ts;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    !e->exited || !e->hid)
+		return 0;
+	row = &r->hot.rows[e->hid];
+	if (row->end_ts == RESOLVE_OPEN)
+		return 0;	/* taken already */
+	/* The leader's row ends at its last sign (its exit, or a switch
+	 * out after it): the thread runs under its pid from there. */
+	if (row->end_ts < ts)
+		start = row->end_ts;
+	tgid = row->tgid;
+	e->hid = new_row(r, pid, tgid == RESOLVE_TGID_UNKNOWN ? pid : tgid, 0,
+			 RESOLVE_SRC_NONE, start);
+	e->comm_id = 0;
+	e->fresh = 0;
+	e->pending = 0;
+	/* exited stays until the exec (resolve_exec_leader): until then the
+	 * pid is the exited leader's for resolve_took_leader */
+	memset(cached, 0, r->hot.width);
+	return e->hid != 0;
+}
+
 void resolve_exec_leader(struct resolve *r, int32_t pid)
 {
 	struct resolve_entry *e;

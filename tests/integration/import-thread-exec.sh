@@ -5,9 +5,12 @@
 # thread's own) and renames it. The thread's tid is gone from then on:
 # its comm_history row ends at the exec (the latest the trace shows it
 # can have existed), not at the end of the capture: no name holds for the
-# tid after it. The leader's pid is the leader's name until
-# its exit, then the program's from the rename on. The task's run goes on
-# across the pid change: no switch was missed.
+# tid after it. The leader's pid is the leader's name until its exit, then
+# the thread's (a lifetime of its own, named by the rename's oldcomm:
+# python3 here too) from the leader's end, then the program's from the
+# rename on; the rename event itself is the thread's (comm_at is not
+# NULL there). The task's run goes on across the pid change: no switch
+# was missed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,9 +33,14 @@ check_eq "comm_history of tid $tid (the thread that exec'd): its row ends at the
 	"$(q "$db" "select comm, tgid, end_ts from comm_history where pid = $tid")" || true
 check_eq "comm_history rows of tid $tid open after the exec" 0 \
 	"$(q "$db" "select count(*) from comm_history where pid = $tid and start_ts <= $exec_ts + 1000 and (end_ts is null or end_ts > $exec_ts + 1000)")" || true
-check_eq "comm_history of the leader $leader: python3 to its exit, then sleep from the rename" \
-	"python3 sleep" \
+check_eq "comm_history of the leader $leader: python3 to its exit, the thread's python3, then sleep from the rename" \
+	"python3 python3 sleep" \
 	"$(q "$db" "select group_concat(comm, ' ') from (select comm from comm_history where pid = $leader and comm <> 'trace-cmd' order by start_ts)")" || true
+check_eq "the rename at the exec is named the thread's, as comm_history has it at its ts" \
+	"python3 python3" \
+	"$(q "$db" "select r.comm || ' ' || coalesce((select h.comm from comm_history h
+		where h.pid = r.target_pid and h.start_ts <= r.ts and h.end_ts > r.ts), 'none')
+		from task_rename r where r.target_pid = $leader and r.newcomm = 'sleep'")" || true
 # The CPU never stops running the task: the thread's slice ends where the
 # leader pid's first slice under the program's name begins (the rename,
 # its ns after), on the same CPU, with no edge inferred and no time in no
