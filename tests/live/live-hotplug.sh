@@ -44,6 +44,19 @@ online=/sys/devices/system/cpu/cpu$cpu/online
 _cpu_back() { echo 1 > "$online" 2> /dev/null || true; }
 CLEANUP_HOOKS=(_cpu_back "${CLEANUP_HOOKS[@]}")
 
+# pinned_then_stop NAME LABEL LOOPS: a marker called NAME pinned to the
+# CPU (taskset) beside perf bench sched messaging (LABEL, LOOPS loops),
+# then commd is stopped (SIGTERM). Sets marker.
+pinned_then_stop() {
+	marker=$(sleeper_copy "$1")
+	taskset -c "$cpu" "$marker" 0.2 &
+	HELPER_PIDS+=("$!")
+	perf_messaging "$2" -g 2 -l "$3"
+	wait "${HELPER_PIDS[-1]}" || true
+	sleep 0.5
+	stop_commd "$COMMD_PID" TERM
+}
+
 in=$(inst 1)
 db=$TMP/hp.db
 start_ready "hotplug" "$TMP/commd.err" "$db" "$in" --commit-ms 200
@@ -58,14 +71,8 @@ check_true "commd still running with cpu$cpu offline" running \
 
 echo 1 > "$online"
 check_eq "cpu$cpu online again" 1 "$(cat "$online")"
-marker=$(sleeper_copy hp-marker)
-taskset -c "$cpu" "$marker" 0.2 &
-HELPER_PIDS+=("$!")
-perf_messaging "cpu$cpu back" -g 2 -l 100
-wait "${HELPER_PIDS[-1]}" || true
-sleep 0.5
+pinned_then_stop hp-marker "cpu$cpu back" 100
 
-stop_commd "$COMMD_PID" TERM
 check_eq "exit status after SIGTERM" 0 "$STOP_RC"
 check_eq "instance removed" absent "$(instance_state "$in")"
 check_eq "stored events equal the kernel's read events" \
@@ -90,13 +97,7 @@ check_true "commd running, cpu$cpu offline since before its start" running \
 	_alive "$COMMD_PID"
 echo 1 > "$online"
 sleep 0.2
-marker=$(sleeper_copy hp-start)
-taskset -c "$cpu" "$marker" 0.2 &
-HELPER_PIDS+=("$!")
-perf_messaging "cpu$cpu online after the start" -g 2 -l 50
-wait "${HELPER_PIDS[-1]}" || true
-sleep 0.5
-stop_commd "$COMMD_PID" TERM
+pinned_then_stop hp-start "cpu$cpu online after the start" 50
 check_eq "started with cpu$cpu offline: exit status after SIGTERM" 0 "$STOP_RC"
 check_eq "started with cpu$cpu offline: stored events equal the kernel's read events" \
 	"$(stat "$db" kernel_read_events)" "$(stat "$db" events)"
