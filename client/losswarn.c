@@ -342,15 +342,21 @@ static void check(const char *lo, const char *hi, report_run_fn *run,
 	if (lo)
 		sbuf_printf(&sql, " AND ts >= %s", lo);
 	if (hi) {
-		sbuf_printf(&sql, " AND (ts <= %s OR (ts = (SELECT min(m.ts) FROM "
-			    "lost_events m WHERE m.cpu = lost_events.cpu AND m.ts > %s)"
-			    " AND %s > (SELECT coalesce(max(x), 0) FROM (", hi, hi, hi);
+		/* Per CPU, its first loss after hi, when the CPU's last
+		 * event before it (a step back through each table's time
+		 * key) is before hi. */
+		sbuf_printf(&sql, " AND ts <= %s\n"
+			    "  UNION ALL SELECT f.cpu, f.ts, f.count FROM (SELECT cpu, min(ts)"
+			    " AS ts FROM lost_events WHERE ts > %s GROUP BY cpu) n\n"
+			    "  JOIN lost_events f ON f.ts = n.ts AND f.cpu IS n.cpu\n"
+			    "  WHERE %s > (SELECT coalesce(max(x), 0) FROM (", hi, hi, hi);
 		for (size_t i = 0; i < sizeof(gap_tables) / sizeof(*gap_tables); i++)
 			sbuf_printf(&sql, "%sSELECT * FROM (SELECT e.ts AS x FROM %s e"
-				    " WHERE e.ts < lost_events.ts AND e.cpu = "
-				    "lost_events.cpu ORDER BY e.ts DESC LIMIT 1)",
-				    i ? " UNION ALL " : "", gap_tables[i]);
-		sbuf_printf(&sql, "))))");
+				    " WHERE e.ts < f.ts AND e.cpu = f.cpu ORDER BY e.ts"
+				    " DESC LIMIT 1)", i ? " UNION ALL " : "", gap_tables[i]);
+		sbuf_printf(&sql, "))");
+		if (lo)
+			sbuf_printf(&sql, " AND f.ts >= %s", lo);
 	}
 	sbuf_printf(&sql, ")\n"
 		    "SELECT (SELECT group_concat(cpu, ',') FROM (SELECT DISTINCT"
