@@ -215,11 +215,8 @@ void report_window_rows_cte(struct sbuf *b)
 /* After WITH w: per CPU of the window, its busy (tasks), idle (pid 0) and
  * unknown ns (in no slice: before the CPU's first event, a switch nobody
  * recorded, a loss), out of the window's part of the captures (a capture
- * still running ends, per CPU, at its last stored slice, or with none in
- * the window at the latest any CPU's ends, as in util), its slices and
- * tasks: cu(cpu, busy, idle, unknown, span, slices, tasks). Every CPU of
- * the capture has a row: one with no slice in the window is unknown for
- * all of it. */
+ * still running ends, per CPU, at its last stored slice), its slices and
+ * tasks: cu(cpu, busy, idle, unknown, span, slices, tasks). */
 void report_capture_window_cte(struct sbuf *b)
 {
 	sbuf_printf(b, ",\n"
@@ -246,16 +243,12 @@ void report_cpu_use_cte(struct sbuf *b)
 "              max(e) AS e, count(*) AS slices,\n"
 "              count(DISTINCT nullif(pid, 0)) AS tasks\n"
 "       FROM cs GROUP BY cpu),\n"
-"cu AS (SELECT c.cpu, coalesce(cg.busy, 0) AS busy, coalesce(cg.idle, 0) AS idle,\n"
-"              coalesce(max(0, coalesce(cw.hi, min(cw.whi,\n"
-"                  coalesce(cg.e, (SELECT max(e) FROM cg)))) - cw.lo), 0) AS span,\n"
-"              coalesce(cg.slices, 0) AS slices, coalesce(cg.tasks, 0) AS tasks,\n"
-"              cg.cpu IS NOT NULL AS seen\n"
-"       FROM (SELECT cpu FROM wc UNION SELECT cpu FROM cg) c\n"
-"       LEFT JOIN cg USING (cpu), cw),\n"
+"cu AS (SELECT cg.cpu, cg.busy, cg.idle,\n"
+"              max(0, coalesce(cw.hi, min(cw.whi, cg.e)) - cw.lo) AS span,\n"
+"              cg.slices, cg.tasks\n"
+"       FROM cg, cw),\n"
 "cpu_use AS (SELECT cpu, busy, idle, max(0, span - busy - idle) AS unknown,\n"
-"                   max(span, busy + idle) AS span, slices, tasks FROM cu\n"
-"            WHERE seen OR span > 0)");
+"                   max(span, busy + idle) AS span, slices, tasks FROM cu)");
 }
 
 /* The time table's slices (duration column dur) cover in the window,
@@ -274,8 +267,8 @@ void report_unknown_total_cte(struct sbuf *b)
 	 * it starts the next), so a CPU's slices in the window add up to
 	 * at most its span there, and its latest-starting slice ends last:
 	 * its end is a step back from hi through the time key, not a sort
-	 * of the window by CPU. A CPU with no slice ending after lo spans
-	 * the window as in cpu_use: unknown all through. */
+	 * of the window by CPU. A CPU with no slice ending after lo has no
+	 * span, as in cpu_use. */
 	report_capture_window_cte(b);
 	sbuf_printf(b, ",\n"
 "ce AS (SELECT wc.cpu, max(coalesce(\n"
@@ -288,9 +281,8 @@ void report_unknown_total_cte(struct sbuf *b)
 "            AND d.cpu = wc.cpu ORDER BY d.ts DESC LIMIT 1), 0)) AS e\n"
 "       FROM wc),\n"
 "unknown_total AS (SELECT\n"
-"         (SELECT sum(max(0, coalesce(cw.hi, min(cw.whi, CASE WHEN ce.e > " W_LO "\n"
-"                  THEN ce.e ELSE (SELECT max(e) FROM ce) END)) - cw.lo))\n"
-"          FROM ce, cw) AS span,\n"
+"         (SELECT sum(max(0, coalesce(cw.hi, min(cw.whi, ce.e)) - cw.lo))\n"
+"          FROM ce, cw WHERE ce.e > " W_LO ") AS span,\n"
 "         " KNOWN("ev_sched_switch", "slice_dur", " AND slice_dur IS NOT NULL") "\n"
 "         + " KNOWN("dv_sched", "dur", "") " AS known)");
 }

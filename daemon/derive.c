@@ -71,6 +71,7 @@ struct wake {			/* a pending wakeup of a pid */
 	uint32_t waker_hid;
 	uint64_t ref;		/* the waking's (derive_waking_ref) */
 	int32_t ref_cpu, ref_kind;
+	int open_pair;		/* a waking began it: its sched_wakeup may follow */
 	int32_t tail_cpu;	/* + 1: the CPU whose switch's tail it is in */
 	struct off off;		/* its time off the CPUs so far */
 	uint64_t clock_ts;	/* its clock's last update from another CPU */
@@ -669,12 +670,26 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 }
 
 int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
-		  int32_t waker_pid, uint32_t waker_hid)
+		  enum derive_wake_kind kind, int32_t waker_pid, uint32_t waker_hid)
 {
 	struct wake *w = wake_of(d, pid);
 
-	if (!w || w->ts)
-		return 0;	/* only the first waking since it last ran */
+	if (!w)
+		return 0;
+	if (w->ts) {
+		/* Only the first waking since it last ran counts: the
+		 * sched_wakeup after a sched_waking is the same wakeup. Any
+		 * other is a new one: the kernel wakes only a task that is
+		 * asleep (a new one only once), so it ran and slept again
+		 * where nothing was traced (a CPU a cpumask left out). The
+		 * first never ends; its time off the CPUs is not known. */
+		if (kind == DERIVE_WAKEUP && w->open_pair) {
+			w->open_pair = 0;
+			return 0;
+		}
+		w->off.known = 0;
+	}
+	w->open_pair = kind == DERIVE_WAKING;
 	set_wake(d, pid, w, ts ? ts : 1);
 	w->waker_pid = waker_pid;
 	w->waker_hid = waker_hid;

@@ -108,10 +108,13 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 void derive_switch_ref(struct derive *d, int cpu, uint64_t ref);
 
 /* A waking of pid by waker (waking events, or wakeup/wakeup_new when the
- * trace has no waking). Only the first since pid last ran counts: returns
- * 1 when this one does. */
+ * trace has no waking; kind the event's). Only the first since pid last
+ * ran counts (a waking's sched_wakeup is the same wakeup), or any later
+ * but that pair (the task ran unseen in between): returns 1 when this
+ * one does. */
+enum derive_wake_kind { DERIVE_WAKING, DERIVE_WAKEUP, DERIVE_WAKEUP_NEW };
 int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
-		  int32_t waker_pid, uint32_t waker_hid);
+		  enum derive_wake_kind kind, int32_t waker_pid, uint32_t waker_hid);
 
 /* pid was woken (sched_wakeup, sched_wakeup_new: it is off its last CPU;
  * a waking may come before that). */

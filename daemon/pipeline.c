@@ -455,7 +455,9 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 		if (ev->kind != DECODE_SCHED_WAKING)
 			derive_woken(p->derive, ev->p[0]);
 		p->took_waking = derive_waking(p->derive, ev->ts, ev->p[0],
-					       ev->pid, hid);
+					       ev->kind == DECODE_SCHED_WAKING ? DERIVE_WAKING :
+					       ev->kind == DECODE_SCHED_WAKEUP ? DERIVE_WAKEUP :
+					       DERIVE_WAKEUP_NEW, ev->pid, hid);
 		return 0;
 	case DECODE_SCHED_PROCESS_FORK:
 		if (ev->has & DECODE_HAS_P1)

@@ -69,7 +69,9 @@
 #            whose part began before that ts splits there, as at a rename;
 #            at a switch-out only when the name began before the switch.
 #   wakeup:  the first sched_waking / sched_wakeup / sched_wakeup_new of a
-#            pid (> 0) since it last switched in or out starts a wakeup; the
+#            pid (> 0) since it last switched in or out starts a wakeup; a
+#            later one but the waking's own sched_wakeup starts it again
+#            (the pid ran and slept unseen: its gap is forgotten); the
 #            sched_switch with next_pid = pid ends it (latency = switch ts -
 #            waking ts, cpu = the switch's CPU); a switch-out of the pid
 #            first cancels it; a DROPPED line (any CPU) cancels every pending
@@ -446,7 +448,16 @@ function do_waking(key, tail,   x, p) {
 	check_split(c, cpid, 0)
 	# a wakeup (not a waking: it may come while p still switches out)
 	if (ev != "sched_waking") for (x in tl) if (tl[x] == p) tl[x] = ""
-	if (p > 0 && !(p in pend_s)) { pend_s[p] = ts_s; pend_f[p] = ts_f; pend_w[p] = cpid }
+	if (p <= 0) return
+	if (p in pend_s) {
+		# a waking's own sched_wakeup: the same wakeup
+		if (ev == "sched_wakeup" && pend_pair[p]) { pend_pair[p] = 0; return }
+		# any other: the pid ran and slept again unseen (the kernel
+		# wakes only a task asleep); its time off is not known
+		if (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
+	}
+	pend_s[p] = ts_s; pend_f[p] = ts_f; pend_w[p] = cpid
+	pend_pair[p] = ev == "sched_waking"
 }
 
 END {
