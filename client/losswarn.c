@@ -327,8 +327,8 @@ static const char *const gap_tables[] = {
  * bound): their warning into f->loss. A loss is stamped at the first
  * event after it: the events it took came before, back to the CPU's
  * last recorded one. So a CPU's first loss after hi counts too when that
- * CPU's last event before it is before hi: the gap lies across hi (and
- * the window may lie inside it). */
+ * CPU has no event from hi to it: the gap lies across hi (and the window
+ * may lie inside it). */
 static void check(const char *lo, const char *hi, report_run_fn *run,
 		  void *ctx, struct losswarn_found *f)
 {
@@ -349,12 +349,15 @@ static void check(const char *lo, const char *hi, report_run_fn *run,
 			    "  UNION ALL SELECT f.cpu, f.ts, f.count FROM (SELECT cpu, min(ts)"
 			    " AS ts FROM lost_events WHERE ts > %s GROUP BY cpu) n\n"
 			    "  JOIN lost_events f ON f.ts = n.ts AND f.cpu IS n.cpu\n"
-			    "  WHERE %s > (SELECT coalesce(max(x), 0) FROM (", hi, hi, hi);
+			    "  WHERE NOT EXISTS (", hi, hi);
+		/* no event of the CPU in [hi, the loss): a step forward from
+		 * hi through each table's time key, as far as the CPU's
+		 * first event (or the loss) */
 		for (size_t i = 0; i < sizeof(gap_tables) / sizeof(*gap_tables); i++)
-			sbuf_printf(&sql, "%sSELECT * FROM (SELECT e.ts AS x FROM %s e"
-				    " WHERE e.ts < f.ts AND e.cpu = f.cpu ORDER BY e.ts"
-				    " DESC LIMIT 1)", i ? " UNION ALL " : "", gap_tables[i]);
-		sbuf_printf(&sql, "))");
+			sbuf_printf(&sql, "%sSELECT 1 FROM %s e WHERE e.ts >= %s AND"
+				    " e.ts < f.ts AND e.cpu = f.cpu", i ? " UNION ALL " : "",
+				    gap_tables[i], hi);
+		sbuf_printf(&sql, ")");
 		if (lo)
 			sbuf_printf(&sql, " AND f.ts >= %s", lo);
 	}

@@ -681,6 +681,11 @@ static void runq_sql(struct sbuf *b, const struct report_args *a)
  * key from its end, as far as the task's next slice):
  * count, average, maximum and when the longest began. A task's name is
  * its name at its last slice (or wakeup) in the window. */
+/* The end of the capture a wait beginning at p.ts is in (a capture still
+ * running: none). */
+#define CAP_END "(SELECT coalesce(min(c.end_ts), 9223372036854775807)\n" \
+	"                FROM capture c WHERE c.end_ts >= p.ts)"
+
 static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 {
 	bool by_pid = a->by == REPORT_BY_PID;
@@ -688,27 +693,34 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 	report_window_cte(b, a);
 	sbuf_printf(b, ",\n"
 "r AS (SELECT s.pid, s.comm, s.ts, " CLIPPED " AS t\n"
-"      FROM ws s WHERE " IN_WINDOW " AND s.pid > 0),\n"
+"      FROM ws s WHERE " IN_WINDOW " AND s.pid > 0)");
+	/* A wait past hi ends at the task's next slice, a step forward
+	 * through the time key from hi, no further than the end of the
+	 * wait's capture; each looked up once (materialized). */
+	if (a->preempt)
+		sbuf_printf(b, ",\n"
+"pw AS MATERIALIZED (\n"
+"  SELECT p.pid, p.comm, p.ts, coalesce(p.nx,\n"
+"         (SELECT min(x) FROM (\n"
+"            SELECT * FROM (SELECT e.ts AS x FROM ev_sched_switch e\n"
+"              WHERE e.ts >= " W_HI " AND e.ts <= " CAP_END " AND e.next_pid = p.pid\n"
+"                AND e.slice_dur IS NOT NULL ORDER BY e.ts LIMIT 1)\n"
+"            UNION ALL\n"
+"            SELECT * FROM (SELECT v.ts FROM dv_sched v\n"
+"              WHERE v.ts >= " W_HI " AND v.ts <= " CAP_END " AND v.hid IN (SELECT h.id\n"
+"                FROM comm_history h WHERE h.pid = p.pid)\n"
+"              ORDER BY v.ts LIMIT 1)))) - p.ts AS d\n"
+"  FROM (SELECT pid, comm, ts + dur AS ts, end_state, lost,\n"
+"               lead(ts) OVER (PARTITION BY pid ORDER BY ts) AS nx\n"
+"        FROM ws WHERE pid > 0) p\n"
+"  WHERE p.end_state & 255 = 0 AND p.lost = 0\n"
+"    AND p.ts >= " W_LO " AND p.ts < " W_HI ")");
+	sbuf_printf(b, ",\n"
 "d AS (SELECT pid, comm, ts, latency AS d FROM wl");
 	if (a->preempt)
 		sbuf_printf(b, "\n"
 "      UNION ALL\n"
-"      SELECT q.pid, q.comm, q.ts, q.d FROM (\n"
-"        SELECT p.pid, p.comm, p.ts, coalesce(p.nx,\n"
-"               (SELECT min(x) FROM (\n"
-"                  SELECT * FROM (SELECT e.ts AS x FROM ev_sched_switch e\n"
-"                    WHERE e.ts >= " W_HI " AND e.next_pid = p.pid\n"
-"                      AND e.slice_dur IS NOT NULL ORDER BY e.ts LIMIT 1)\n"
-"                  UNION ALL\n"
-"                  SELECT * FROM (SELECT v.ts FROM dv_sched v\n"
-"                    WHERE v.ts >= " W_HI " AND v.hid IN (SELECT h.id\n"
-"                      FROM comm_history h WHERE h.pid = p.pid)\n"
-"                    ORDER BY v.ts LIMIT 1)))) - p.ts AS d\n"
-"        FROM (SELECT pid, comm, ts + dur AS ts, end_state, lost,\n"
-"                     lead(ts) OVER (PARTITION BY pid ORDER BY ts) AS nx\n"
-"              FROM ws WHERE pid > 0) p\n"
-"        WHERE p.end_state & 255 = 0 AND p.lost = 0\n"
-"          AND p.ts >= " W_LO " AND p.ts < " W_HI ") q\n"
+"      SELECT q.pid, q.comm, q.ts, q.d FROM pw q\n"
 "      WHERE q.d IS NOT NULL\n"
 "        AND NOT EXISTS (SELECT 1 FROM lost_events l\n"
 "                        WHERE l.ts > q.ts AND l.ts <= q.ts + q.d)\n"

@@ -800,7 +800,6 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
 	struct resolve_row *row;
 	char *cached;
 	int32_t tgid;
-	uint64_t start = ts;
 
 	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
 	    !e->exited || !e->hid)
@@ -808,13 +807,12 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
 	row = &r->hot.rows[e->hid];
 	if (row->end_ts == RESOLVE_OPEN)
 		return 0;	/* taken already */
-	/* The leader's row ends at its last sign (its exit, or a switch
-	 * out after it): the thread runs under its pid from there. */
-	if (row->end_ts < ts)
-		start = row->end_ts;
+	/* From the rename: the pids change hands in de_thread, just before
+	 * it, but the leader may have exited long before (pthread_exit),
+	 * and until the swap the thread ran under its own tid. */
 	tgid = row->tgid;
 	e->hid = new_row(r, pid, tgid == RESOLVE_TGID_UNKNOWN ? pid : tgid, 0,
-			 RESOLVE_SRC_NONE, start);
+			 RESOLVE_SRC_NONE, ts);
 	e->comm_id = 0;
 	e->fresh = 0;
 	e->pending = 0;

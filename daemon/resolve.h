@@ -227,9 +227,8 @@ void resolve_exec_leader(struct resolve *r, int32_t pid);
 
 /* pid, whose lifetime ended with its exit, renames itself at ts: only a
  * thread that took the exited leader's pid (de_thread, before exec's
- * task_rename) can. A lifetime of that thread under pid begins where
- * the leader's row ended (ts at the latest), unnamed: the rename's old
- * name names it. 1 when it did. */
+ * task_rename) can. A lifetime of that thread under pid begins at ts,
+ * unnamed: the rename's old name names it. 1 when it did. */
 int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts);
 
 /* pid called exit (sched_process_exit) at ts: its lifetime ends there (the

@@ -281,7 +281,8 @@ void st_trim(struct store *s)
 	int64_t first = 0, last = 0;
 	int r;
 
-	if (!max_bytes && !max_age)
+	/* (a cut a kill left unfinished goes on with no limit set) */
+	if (!max_bytes && !max_age && !s->trim_pending)
 		return;
 	if (!s->trim_pending && now < s->trim_checked + TRIM_CHECK_MS)
 		return;

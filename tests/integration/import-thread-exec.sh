@@ -7,8 +7,7 @@
 # can have existed), not at the end of the capture: no name holds for the
 # tid after it. The leader's pid is the leader's name until its exit, then
 # the thread's (a lifetime of its own, named by the rename's oldcomm:
-# python3 here too) from the leader's end, then the program's from the
-# rename on; the rename event itself is the thread's (comm_at is not
+# python3 here too) at the rename, then the program's from the ns after; the rename event itself is the thread's (comm_at is not
 # NULL there). The task's run goes on across the pid change: no switch
 # was missed.
 set -euo pipefail

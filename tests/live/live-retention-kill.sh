@@ -15,8 +15,8 @@
 #     The killed cut's target is in stats (retention_target_ts): its first
 #     chunk may already have cut a sparse table (a few hundred forks) up to
 #     it;
-#  3. restarted once more, with no limit that would cut now (the default
-#     --max-db-mb), until the cut is finished (retention_cutoff_ts
+#  3. restarted once more, with no limit at all (--max-db-mb 0), until
+#     the cut is finished (retention_cutoff_ts
 #     written), SIGTERM: exit 0, integrity_check ok, the cutoff is the
 #     killed cut's target, every row of the backlog at or after it is
 #     kept, none before it; every kept row has its comm_history row; a
@@ -110,7 +110,7 @@ check_eq "the oldest rows went first: every table keeps all its rows from its ol
 	"$(kept_rows "$copy")" "$(kept_rows "$db")"
 
 # --- 3. the next start finishes the cut ---------------------------------------
-start_ready "second restart, no limit that cuts" "$TMP/c.err" "$db" "$in" --commit-ms 200
+start_ready "second restart, no limit (--max-db-mb 0)" "$TMP/c.err" "$db" "$in" --max-db-mb 0 --commit-ms 200
 cutoff=
 for ((i = 0; i < 600; i++)); do
 	cutoff=$(q "$db" "select value from stats where name = 'retention_cutoff_ts'" 2> /dev/null || true)

@@ -178,21 +178,4 @@ for by in comm process thread cpu; do
 	expect_same "top_socket_same_as_file $by" "$T/file" "$T/got"
 done
 
-# a window before one CPU's first slice: that CPU still has its row, all
-# of the window unknown, and the warning names it (sched-v7: CPU0's first
-# event comes 0.28 ms after the capture's start)
-DB=$T/sched-v7.db
-read -r lo late <<<"$(ref "$DB" "select (select min(start_ts) from capture) || ' ' ||
-	(select max(f) from (select min(ts) as f from sched group by cpu))")"
-cpus=$(ref "$DB" "select max(cpus) from capture")
-hi=$(( (lo + late) / 2 ))
-commq_ok top_cpu_without_slices --db "$DB" -csv -noheader top --by cpu --from "$lo" --to "$hi"
-expect_eq "top --by cpu before a CPU's first slice: a row each CPU" "$cpus" "$(wc -l < "$T/got")"
-expect_eq "top --by cpu before a CPU's first slice: that CPU's unknown_ms" \
-	"$(awk -v n=$((hi - lo)) 'BEGIN { printf "%.3f", n / 1e6 }') 0.0 0.0" \
-	"$(awk -F, -v c="$(ref "$DB" "select cpu from sched group by cpu order by min(ts) desc limit 1")" \
-		'$1 == c { printf "%.3f %s %s", $4, $2, $3 }' "$T/got")"
-grep -q "time in the window is unknown" "$T/err" ||
-	fail "top --by cpu before a CPU's first slice: no warning ($(cat "$T/err"))"
-
 finish
