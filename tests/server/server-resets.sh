@@ -9,7 +9,7 @@
 #     several frames, with SO_LINGER 0, before the answer even starts;
 #     capture keeps committing meanwhile;
 #  3. afterwards its fd count is back to the baseline, its VmRSS within
-#     32 MiB of it (not in an ASan build: the quarantine); 200 more: the fd
+#     32 MiB of it (an ASan build's quarantine made 16 MiB); 200 more: the fd
 #     count back again, VmRSS up by less than 32 MiB; the server answers at
 #     once, is the same process, and is idle (no thread left spinning on a
 #     dead connection);
@@ -23,6 +23,16 @@
 . "$(dirname "$0")/safety-lib.sh"
 
 need_live
+# An ASan build keeps freed memory in its quarantine (256 MiB by default):
+# the first rounds fill it, and how far the second still grows then
+# depends on how the allocator's size classes were reached (39 MiB of 200
+# clients in 2 of 3 runs, the build before this change too). A small one
+# (its own setting, kept for this test's commd and query server) fills in
+# the warm-up, and the second round's growth is the server's own again.
+deps=$(ldd "$COMMD" 2> /dev/null || true)
+if grep -q libasan <<< "$deps"; then
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16"
+fi
 start_ready 1
 serve=$SERVE_PID
 small_load
@@ -86,14 +96,9 @@ fds1=$(settled "$fds0")
 rss1=$(rss "$serve")
 log "after 200 resets: $fds1 fds, VmRSS $rss1 kB, $(find "/proc/$serve/task" -mindepth 1 -maxdepth 1 | wc -l) threads"
 check_eq "the query server's open fds are back to the baseline" "$fds0" "$fds1"
-# (ASan keeps freed memory in its quarantine, 256 MiB: there the check is
-# LeakSanitizer's at the end, and that a second round adds nothing.)
-deps=$(ldd "$COMMD" 2> /dev/null || true)
-if grep -q libasan <<< "$deps"; then
-	log "an ASan build: VmRSS $rss0 -> $rss1 kB (the quarantine), not compared with the baseline"
-else
-	check_true "the query server's VmRSS is near the baseline" "< $rss0 + 32768 kB" "$rss1 kB" [ "$rss1" -lt $((rss0 + 32768)) ]
-fi
+# (in an ASan build too: its quarantine is 16 MiB here, above; the check
+# there is also LeakSanitizer's at the end)
+check_true "the query server's VmRSS is near the baseline" "< $rss0 + 32768 kB" "$rss1 kB" [ "$rss1" -lt $((rss0 + 32768)) ]
 n0=$(switches)
 round again 200
 fds2=$(settled "$fds0")
