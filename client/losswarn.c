@@ -314,8 +314,8 @@ int losswarn_print(const struct losswarn_found *f)
 	return 0;
 }
 
-/* The tables a CPU's last recorded event before a loss is looked for in
- * (each a step back through its time key). */
+/* The tables a CPU's events are looked for in, between hi and a loss
+ * after it (each a step forward through its time key). */
 static const char *const gap_tables[] = {
 	"ev_sched_switch", "ev_sched_waking", "ev_sched_wakeup",
 	"ev_sched_wakeup_new", "ev_sched_migrate_task", "ev_sched_process_fork",
@@ -342,9 +342,7 @@ static void check(const char *lo, const char *hi, report_run_fn *run,
 	if (lo)
 		sbuf_printf(&sql, " AND ts >= %s", lo);
 	if (hi) {
-		/* Per CPU, its first loss after hi, when the CPU's last
-		 * event before it (a step back through each table's time
-		 * key) is before hi. */
+		/* Per CPU, its first loss after hi */
 		sbuf_printf(&sql, " AND ts <= %s\n"
 			    "  UNION ALL SELECT f.cpu, f.ts, f.count FROM (SELECT cpu, min(ts)"
 			    " AS ts FROM lost_events WHERE ts > %s GROUP BY cpu) n\n"

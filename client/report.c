@@ -673,6 +673,11 @@ static void runq_sql(struct sbuf *b, const struct report_args *a)
 "FROM x ORDER BY cpu;\n");
 }
 
+/* The end of the capture a wait beginning at p.ts is in (a capture still
+ * running: none). */
+#define CAP_END "(SELECT coalesce(min(c.end_ts), 9223372036854775807)\n" \
+	"                FROM capture c WHERE c.end_ts >= p.ts)"
+
 /* latency --by pid|comm: per task (or comm), as perf sched latency does
  * it: run time and slices in the window, and the waits that begin in it
  * (a wakeup's latency; with --preempt also the time from a slice left
@@ -681,11 +686,6 @@ static void runq_sql(struct sbuf *b, const struct report_args *a)
  * key from its end, as far as the task's next slice):
  * count, average, maximum and when the longest began. A task's name is
  * its name at its last slice (or wakeup) in the window. */
-/* The end of the capture a wait beginning at p.ts is in (a capture still
- * running: none). */
-#define CAP_END "(SELECT coalesce(min(c.end_ts), 9223372036854775807)\n" \
-	"                FROM capture c WHERE c.end_ts >= p.ts)"
-
 static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 {
 	bool by_pid = a->by == REPORT_BY_PID;

@@ -352,6 +352,19 @@ static int restart_slice(struct derive *d, struct running *r, int cpu)
 	return 0;
 }
 
+/* The open slice's task's last sign of running on its CPU, no later than
+ * ts: its last event there, or a later update of its clock from another
+ * CPU (a wakeup's preemption check there updates the clock of the task
+ * running here: it still ran then). */
+static uint64_t last_sign(const struct running *r, uint64_t ts)
+{
+	uint64_t lo = r->last_ts > r->start ? r->last_ts : r->start;
+
+	if (r->clock_ts > lo && r->clock_ts <= ts)
+		lo = r->clock_ts;
+	return lo > ts ? ts : lo;
+}
+
 void derive_switching(struct derive *d, int cpu, int32_t prev_pid)
 {
 	struct running *r = cpu_state(d, cpu);
@@ -437,15 +450,8 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 		return 0;
 	}
 	/* A switch nobody recorded, somewhere between the old task's last
-	 * sign of running here and this event: its last event on this CPU,
-	 * or a later update of its clock from another CPU (a wakeup's
-	 * preemption check there updates the clock of the task running
-	 * here: it still ran then). */
-	lo = r->last_ts > r->start ? r->last_ts : r->start;
-	if (r->clock_ts > lo && r->clock_ts <= ts)
-		lo = r->clock_ts;
-	if (lo > ts)
-		lo = ts;
+	 * sign of running here and this event. */
+	lo = last_sign(r, ts);
 	rc = flush_held(d, r);
 	r->prev = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(ts - lo));
 	r->held = 1;
@@ -781,14 +787,10 @@ int derive_finish(struct derive *d, uint64_t ts)
 		 * end; the slice ends at its last sign of running, the rest
 		 * is unknown (end_err). */
 		if (r->active && r->gone && r->start <= ts) {
-			uint64_t lo = r->last_ts > r->start ? r->last_ts : r->start;
-			struct derive_slice s;
+			uint64_t lo = last_sign(r, ts);
+			struct derive_slice s = open_slice(r, cpu, lo, r->hid, -1,
+							   (int64_t)(ts - lo));
 
-			if (r->clock_ts > lo && r->clock_ts <= ts)
-				lo = r->clock_ts;
-			if (lo > ts)
-				lo = ts;
-			s = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(ts - lo));
 			r->active = 0;
 			if (!(rc = flush_held(d, r)))
 				rc = emit(d, &s);
