@@ -382,6 +382,16 @@ void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
 		r->ref = ref;
 }
 
+/* The row a slice derive_seen begins by inference takes (see struct
+ * derive_run); the caller learns that it began. */
+static uint32_t begun_hid(uint32_t hid, struct derive_run *run)
+{
+	if (!run)
+		return hid;
+	run->began = 1;
+	return run->begin_hid ? run->begin_hid : hid;
+}
+
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid,
 		int switch_mm, int own, struct derive_run *run)
 {
@@ -400,7 +410,7 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 		 * from somewhere after the capture's start (or the loss
 		 * before this event) on. */
 		lo = d->first_ts > r->last_ts ? d->first_ts : r->last_ts;
-		begin_inferred(d, r, ts, pid, hid, lo);
+		begin_inferred(d, r, ts, pid, begun_hid(hid, run), lo);
 		return 0;
 	}
 	if (r->active && r->restart) {
@@ -455,7 +465,7 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	rc = flush_held(d, r);
 	r->prev = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(ts - lo));
 	r->held = 1;
-	begin_inferred(d, r, ts, pid, hid, lo);
+	begin_inferred(d, r, ts, pid, begun_hid(hid, run), lo);
 	return rc;
 }
 
@@ -569,45 +579,51 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 {
-	for (int cpu = 0; (size_t)cpu < d->ncpus; cpu++) {
-		struct running *r = &d->cpus[cpu];
-		struct derive_slice s;
-		int rc, hold;
-
-		if (!r->active || r->pid != pid)
-			continue;
-		if ((rc = restart_slice(d, r, cpu)))
-			return rc;
-		if (r->hid == hid)
-			return 0;
-		if (ts <= r->start) {	/* named so from its start */
-			r->hid = hid;
-			return 0;
-		}
-		/* A start by inference not yet placed: the part before is
-		 * held, as the slice before it, until sched_stat_runtime
-		 * places it (or nothing will: the next edge, a loss, the
-		 * end). A second rename before that finds it final. */
-		hold = r->start_err >= 0 && !r->placed && !r->head_held;
-		if (!hold && (rc = flush_held(d, r)))
-			return rc;
-		s = open_slice(r, cpu, ts, r->hid, -1, -1);
-		r->start = ts;
-		r->hid = hid;
-		r->ref = 0;	/* the next part begins at no switch */
-		r->start_err = -1;
-		r->placed = 1;
-		r->lost = 0;
-		r->off.known = 0;	/* it follows the part before at once */
-		r->prio_late = 1;
-		if (hold) {
-			r->head = s;
-			r->head_held = 1;
-			return 0;
-		}
-		return emit(d, &s);
-	}
+	for (int cpu = 0; (size_t)cpu < d->ncpus; cpu++)
+		if (d->cpus[cpu].active && d->cpus[cpu].pid == pid)
+			return derive_rename_on(d, cpu, ts, pid, hid);
 	return 0;
+}
+
+int derive_rename_on(struct derive *d, int cpu, uint64_t ts, int32_t pid,
+		     uint32_t hid)
+{
+	struct running *r = cpu_state(d, cpu);
+	struct derive_slice s;
+	int rc, hold;
+
+	if (!r || !r->active || r->pid != pid)
+		return 0;
+	if ((rc = restart_slice(d, r, cpu)))
+		return rc;
+	if (r->hid == hid)
+		return 0;
+	if (ts <= r->start) {	/* named so from its start */
+		r->hid = hid;
+		return 0;
+	}
+	/* A start by inference not yet placed: the part before is
+	 * held, as the slice before it, until sched_stat_runtime
+	 * places it (or nothing will: the next edge, a loss, the
+	 * end). A second rename before that finds it final. */
+	hold = r->start_err >= 0 && !r->placed && !r->head_held;
+	if (!hold && (rc = flush_held(d, r)))
+		return rc;
+	s = open_slice(r, cpu, ts, r->hid, -1, -1);
+	r->start = ts;
+	r->hid = hid;
+	r->ref = 0;	/* the next part begins at no switch */
+	r->start_err = -1;
+	r->placed = 1;
+	r->lost = 0;
+	r->off.known = 0;	/* it follows the part before at once */
+	r->prio_late = 1;
+	if (hold) {
+		r->head = s;
+		r->head_held = 1;
+		return 0;
+	}
+	return emit(d, &s);
 }
 
 int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,

@@ -126,10 +126,16 @@ void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
 		       int kind);
 
 /* The slice a task runs under another row than its event's (run->hid,
- * 0 when none; start: where the slice or its last part began). */
+ * 0 when none; start: where the slice or its last part began). In:
+ * begin_hid, when not 0, the row a slice derive_seen begins by inference
+ * at this event takes (the task's row before the event: a name the event
+ * itself first shows begins at its ts, and the slice's start may still
+ * move back before it); out: began, whether it began one. */
 struct derive_run {
 	uint32_t hid;
 	uint64_t start;
+	uint32_t begin_hid;
+	int began;
 };
 
 /* Any event: on cpu at ts from task pid (its common_pid), whose comm row
@@ -162,6 +168,10 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 /* pid has a new name from ts on (row hid): a slice it is running splits
  * there. Returns a callback's non-zero result. */
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid);
+
+/* The same for pid's slice on cpu only (the one an event there began). */
+int derive_rename_on(struct derive *d, int cpu, uint64_t ts, int32_t pid,
+		     uint32_t hid);
 
 /* pid is a new task (fork, task_newtask): its time off the CPUs begins
  * nowhere before this. */

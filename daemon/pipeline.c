@@ -46,6 +46,10 @@ struct pipeline {
 	int32_t rename_pid;
 	uint32_t rename_hid;
 	uint64_t rename_ts;
+	/* The row of a sched_stat_runtime's own task before the event
+	 * named it (0: none, or not such an event): a slice the event
+	 * begins by inference takes it (derive_event). */
+	uint32_t pre_hid;
 	char *json;		/* an ev_other row's fields, grown to fit */
 	size_t json_cap;
 	/* cgroup_history: the tasks' cgroups, and the event types that
@@ -398,14 +402,20 @@ static int own_event(const struct decode_event *ev)
  * than hid, its row now: a new name was seen (in a field of this event or
  * of another about it) with no task_rename or exec to split at. The slice
  * splits where comm_history begins the name, so that each part has the
- * name valid over it. A name first shown by a switch-out does not split:
- * its row begins at that switch, after the slice (derive_switch). A row
- * that begins before the slice's part (an event just after a rename that
- * still showed the old name) renames nothing. */
+ * name valid over it; at each name it had between, too (another CPU's
+ * events showed them while no event of its own came here). A name first
+ * shown by a switch-out does not split: its row begins at that switch,
+ * after the slice (derive_switch). A row that begins before the slice's
+ * part (an event just after a rename that still showed the old name)
+ * renames nothing. */
+#define RENAMED_MAX 16		/* names between that split the slice */
 static int derive_renamed(struct pipeline *p, const struct decode_event *ev,
 			  uint32_t hid, const struct derive_run *run)
 {
-	const struct resolve_row *was, *now;
+	const struct resolve_row *was, *now, *row;
+	uint32_t split[RENAMED_MAX];
+	size_t n = 0;
+	int rc;
 
 	if (!hid || ev->pid <= 0)
 		return 0;
@@ -414,7 +424,18 @@ static int derive_renamed(struct pipeline *p, const struct decode_event *ev,
 	if (!was || !now || was->life != now->life || now->start_ts <= run->start ||
 	    (ev->kind == DECODE_SCHED_SWITCH && now->start_ts >= ev->ts))
 		return 0;
-	return derive_rename(p->derive, now->start_ts, ev->pid, hid);
+	/* newest first, back to the slice's row or its part's start */
+	for (uint32_t h = hid; h && h != run->hid && n < RENAMED_MAX; h = row->prev) {
+		if (!(row = resolve_row(p->resolve, h)) || row->start_ts <= run->start)
+			break;
+		split[n++] = h;
+	}
+	while (n--)
+		if ((rc = derive_rename_on(p->derive, ev->cpu,
+					   resolve_row(p->resolve, split[n])->start_ts,
+					   ev->pid, split[n])))
+			return rc;
+	return 0;
 }
 
 /* Feeds the derived tables: switches make slices and end wakeups, the
@@ -423,9 +444,18 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 			uint32_t hid)
 {
 	const unsigned sw = DECODE_HAS_P0 | DECODE_HAS_P1;
-	struct derive_run run = { 0, 0 };
+	struct derive_run run = { 0, 0, 0, 0 };
+	const struct resolve_row *pre, *now;
 	int rc;
 
+	/* A sched_stat_runtime whose comm is a name its task had not shown
+	 * yet begins that name at its ts; a slice it begins by inference
+	 * is the task's under the name before until the run time places
+	 * its start, then splits there (derive_rename_on, below). */
+	if (p->pre_hid && p->pre_hid != hid && (pre = resolve_row(p->resolve, p->pre_hid)) &&
+	    (now = resolve_row(p->resolve, hid)) && pre->life == now->life &&
+	    now->start_ts == ev->ts)
+		run.begin_hid = p->pre_hid;
 	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid,
 			      ev->switch_mm, own_event(ev), &run)))
 		return rc;
@@ -469,9 +499,12 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 		return 0;
 	case DECODE_SCHED_STAT_RUNTIME:
 		if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_V0)) ==
-		    (DECODE_HAS_P0 | DECODE_HAS_V0) && ev->v[0] >= 0)
-			return derive_runtime(p->derive, ev->ts, ev->cpu, ev->pid,
-					      ev->p[0], (uint64_t)ev->v[0]);
+		    (DECODE_HAS_P0 | DECODE_HAS_V0) && ev->v[0] >= 0 &&
+		    (rc = derive_runtime(p->derive, ev->ts, ev->cpu, ev->pid,
+					 ev->p[0], (uint64_t)ev->v[0])))
+			return rc;
+		if (run.began && run.begin_hid)
+			return derive_rename_on(p->derive, ev->cpu, ev->ts, ev->pid, hid);
 		return 0;
 	default:
 		return 0;
@@ -525,11 +558,14 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 				return -1;
 		}
 		break;
+	case DECODE_SCHED_STAT_RUNTIME:
+		if (p->derive && (ev.has & DECODE_HAS_P0) && ev.p[0] == ev.pid)
+			p->pre_hid = resolve_named_hid(r, ev.pid);
+		/* fall through */
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_MIGRATE_TASK:
-	case DECODE_SCHED_STAT_RUNTIME:
 		ids[0] = name(p, &ev, 0, 0, kind_source[ev.kind], &hid);
 		break;
 	case DECODE_SCHED_PROCESS_FREE:
@@ -631,6 +667,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		p->next_hid = resolve_hid_fast(r, ev.p[1], cpu, ts);
 	if (p->derive && derive_event(p, &ev, hid))
 		return -1;
+	p->pre_hid = 0;
 	if (store_event(p->store, &ev, hid, p->next_hid, ids, type, json, json_len))
 		return -1;
 	/* Where the slice a switch begins, and the wakeup a waking begins,

@@ -552,6 +552,7 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 		if (hid) {
 			r->hot.rows[hid].life = old.life;
 			r->hot.rows[hid].parent = old.parent;
+			r->hot.rows[hid].prev = e->hid;
 		}
 		e->hid = hid;
 		r->updates++;

@@ -57,6 +57,8 @@ struct resolve_row {
 				 * when it starts one) */
 	int32_t parent;		/* the task whose fork made the lifetime,
 				 * 0 when no fork showed it */
+	uint32_t prev;		/* the lifetime's row before this one (0:
+				 * this is its first) */
 };
 
 struct resolve;

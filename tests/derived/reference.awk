@@ -61,13 +61,18 @@
 #            first such rename only; a second finds it final).
 #   new name: a line that gives a pid a name other than the one an
 #            earlier line gave it (a switch's prev_comm or next_comm, a
-#            sched_stat_runtime's comm for its own task, a waking's or
-#            wakeup's comm) begins that name at its ts, but for the old
-#            name again within 10 ms of a task_rename and before a line
-#            showed the new one (the rename moved, commd's resolve.c).
+#            sched_stat_runtime's comm, of its own task or printed by
+#            another CPU, a waking's or wakeup's comm) begins that name
+#            at its ts, but for the old name again within 10 ms of a
+#            task_rename and before a line showed the new one (the
+#            rename moved, commd's resolve.c).
 #            At the next line of that pid on the CPU it runs on, a slice
-#            whose part began before that ts splits there, as at a rename;
-#            at a switch-out only when the name began before the switch.
+#            whose part began before that ts splits there, as at a rename,
+#            and at every name begun between (other CPUs' lines showed
+#            them); at a switch-out only at names begun before the
+#            switch. The sched_stat_runtime line that places an inferred
+#            start is such a next line after the placing: a name it
+#            showed first splits the slice at its ts.
 #   wakeup:  the first sched_waking / sched_wakeup / sched_wakeup_new of a
 #            pid (> 0) since it last switched in or out starts a wakeup; a
 #            later one but the waking's own sched_wakeup starts it again
@@ -190,6 +195,7 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 		}
 	}
 	open[c] = 1; os[c] = ts_s; of[c] = ts_f; opid[c] = np; ocomm[c] = nc; olost[c] = 0
+	forget_names(np)
 	delete rf_s[np]; delete rf_f[np]; delete rs_s[np]; delete rs_f[np]
 	ounn[c] = 0; rck_s[c] = ""
 	oinf[c] = 0
@@ -294,7 +300,7 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 	x = substr(rest, RSTART + 5); p = x + 0
 	x = substr(x, index(x, "runtime=") + 8); r = x + 0
 	t = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", t)
-	if (p > 0 && p == cpid) setname(p, t)
+	if (p > 0) setname(p, t)
 	check_split(c, cpid, 0)
 	# ts - r (where the clock started), kept as (s, f): r < 2^53 ns
 	s_s = ts_s - int(r / 1000000000); s_f = ts_f - r % 1000000000
@@ -341,6 +347,8 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 		if (held[c] && hpid[c] == 0) { he_s[c] = s_s; he_f[c] = s_f }
 	}
 	final_start(c)
+	# a name this line showed first, now inside the slice: it splits
+	check_split(c, p, 0)
 }
 
 # The held restart of cpu's task (see restart above) happens.
@@ -411,7 +419,7 @@ function setname(p, n,   x) {
 		    dur(rn_s[p], rn_f[p], ts_s, ts_f) < 10000000)
 			return		# a late old name: the rename moved
 		delete rn_s[p]
-		nst_s[p] = ts_s; nst_f[p] = ts_f
+		x = ++nl[p]; nl_s[p, x] = ts_s; nl_f[p, x] = ts_f; nl_n[p, x] = n
 	} else if (p in known)
 		delete rn_s[p]		# the new name confirmed
 	else
@@ -420,18 +428,25 @@ function setname(p, n,   x) {
 	known[p] = n
 }
 
-# A line of p on cpu: p's slice there, under an older name than the one
-# a line began for it since the slice (or its part) began, splits where
-# that name began (at a switch-out, only if before the switch).
-function check_split(cpu, p, sw) {
-	if (p <= 0 || !(cpu in open) || opid[cpu] != p || !(p in nst_s) ||
-	    !(p in known) || ocomm[cpu] == known[p])
+# A line of p on cpu: p's slice there splits where each name a line
+# began for it since the slice (or its part) began (at a switch-out, only
+# the names begun before the switch), oldest first.
+function check_split(cpu, p, sw,   i) {
+	if (p <= 0 || !(cpu in open) || opid[cpu] != p || !(p in nl))
 		return
-	if (!before(os[cpu], of[cpu], nst_s[p], nst_f[p]))
-		return
-	if (sw && !before(nst_s[p], nst_f[p], ts_s, ts_f))
-		return
-	split_at(cpu, p, ocomm[cpu], known[p], nst_s[p], nst_f[p])
+	for (i = 1; i <= nl[p]; i++) {
+		if (!before(os[cpu], of[cpu], nl_s[p, i], nl_f[p, i]) || ocomm[cpu] == nl_n[p, i])
+			continue
+		if (sw && !before(nl_s[p, i], nl_f[p, i], ts_s, ts_f))
+			continue
+		split_at(cpu, p, ocomm[cpu], nl_n[p, i], nl_s[p, i], nl_f[p, i])
+	}
+}
+
+# The names begun for p before a switch in of it split nothing any more.
+function forget_names(p,   i) {
+	for (i = 1; i <= nl[p]; i++) { delete nl_s[p, i]; delete nl_f[p, i]; delete nl_n[p, i] }
+	delete nl[p]
 }
 
 function born(p) {

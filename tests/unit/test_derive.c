@@ -191,7 +191,7 @@ static void name_at_switch_out(void)
 {
 	struct got g;
 	struct derive *d = start_10(&g);
-	struct derive_run run = { 0, 0 };
+	struct derive_run run = { 0, 0, 0, 0 };
 
 	if (!d)
 		return;
@@ -215,6 +215,39 @@ static void name_at_switch_out(void)
 	CHECK_INT(g.s[2].hid, 2);
 	CHECK_INT(g.s[2].off_dur, 1000);
 	CHECK_INT(g.s[2].off_hid, 2);
+}
+
+/* A switch nobody recorded, found by pid 11's own sched_stat_runtime at
+ * 6000, whose comm is a name no event showed before (row 4 from 6000; row
+ * 3 before). The slice begins under row 3 (begin_hid), the runtime of
+ * 4500 ns places its start at 1500, and the rename at the event splits it
+ * there: 1500-6000 under the old name, the rest under the new one (it
+ * was all row 4's, though the name began at 6000). */
+static void name_at_inferring_runtime(void)
+{
+	struct got g;
+	struct derive *d = start_10(&g);
+	struct derive_run run = { 0, 0, 3, 0 };
+
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 1200, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_seen(d, 6000, 0, 11, 4, 0, 1, &run), 0);
+	CHECK_INT(run.began, 1);
+	CHECK_INT(derive_runtime(d, 6000, 0, 11, 11, 4500), 0);
+	CHECK_INT(derive_rename_on(d, 0, 6000, 11, 4), 0);
+	CHECK_INT(derive_finish(d, 7000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 3);
+	CHECK_INT(g.s[0].pid, 10);
+	CHECK_INT(g.s[0].dur, 200);
+	CHECK_INT(g.s[1].pid, 11);
+	CHECK_INT(g.s[1].ts, 1500);
+	CHECK_INT(g.s[1].dur, 4500);
+	CHECK_INT(g.s[1].hid, 3);
+	CHECK_INT(g.s[2].ts, 6000);
+	CHECK_INT(g.s[2].dur, 1000);
+	CHECK_INT(g.s[2].hid, 4);
 }
 
 /* The oldest wakeup still pending (the shipper holds wakeup_latency back
@@ -602,6 +635,7 @@ int main(void)
 	RUN(remote_clock_latest);
 	RUN(remote_clock_start);
 	RUN(name_at_switch_out);
+	RUN(name_at_inferring_runtime);
 	RUN(oldest_wakeup);
 	RUN(rewaking);
 	return check_done("test_derive");
