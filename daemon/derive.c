@@ -511,11 +511,18 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		}
 		if (at) {
 			at->clock_ts = ts;
-		} else if (w && !w->rfirst_ts) {
+		} else if (w) {
 			/* running where no switch in was recorded: its
 			 * inferred start may use it (begin_inferred) */
-			w->rfirst_ts = ts;
-			w->rfirst_start = s;
+			if (!w->rfirst_ts) {
+				w->rfirst_ts = ts;
+				w->rfirst_start = s;
+			}
+			/* and a wakeup pending ended there, unseen (a CPU
+			 * a cpumask left out: the switch that would end it
+			 * is never traced) */
+			if (w->ts)
+				set_wake(d, pid, w, 0);
 		}
 		return 0;
 	}

@@ -544,10 +544,12 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	case DECODE_SCHED_SWITCH:
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_SCHED_SWITCH, &hid);
 		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_SCHED_SWITCH, &hid);
-		/* A dying task's last switch-out (X, Z) ends its lifetime. */
-		if ((ev.has & (DECODE_HAS_V1 | DECODE_HAS_P0)) ==
-		    (DECODE_HAS_V1 | DECODE_HAS_P0) && (ev.v[1] & 0x30) &&
-		    !(ev.v[1] & ~(int64_t)0xff))
+		/* A task that called exit still runs until its last
+		 * switch-out (X, Z), and may be preempted on the way (R):
+		 * each switch-out after the exit moves the lifetime's end
+		 * there (the last one traced is the end: with the CPU it
+		 * died on left out, the one before). */
+		if (ev.has & DECODE_HAS_P0)
 			resolve_ran_dead(r, ev.p[0], ts);
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:

@@ -238,8 +238,8 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts);
  * (resolve_ran_dead). */
 void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts);
 
-/* A switch-out of pid at ts after its exit (it still ran, dying): its
- * lifetime ends there. */
+/* A switch-out of pid at ts after its exit (it still ran, dying; any
+ * state: it may be preempted before its last): its lifetime ends there. */
 void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts);
 
 /* task_rename at ts: the new name holds from ts + 1 (the event itself

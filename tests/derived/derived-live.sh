@@ -99,6 +99,23 @@ check_cpu_time "$db" "$TMPDIR_TEST/tail" "tail trace"
 check_latency "$db" "$TMPDIR_TEST/tail" "tail trace"
 log "tail trace: $tail_events events in switch tails, $REF_SWITCHES switches, $REF_BREAKS inferred, $(q "$db" "select count(*) from sched where start_err is not null") slices begun by inference"
 
+# One CPU of two traced (trace-cmd record -M 1): tasks run, are woken to
+# and die on CPU 1 where nothing is seen. A dying task preempted on CPU 0
+# after its exit and moved to CPU 1 to die: its lifetime ends at its
+# last switch-out on CPU 0, not at its exit, or its slice there outlived
+# its name (3 rows of one recording). A task woken and run on CPU 1 that
+# only another CPU's sched_stat_runtime shows running: its wait ended
+# unseen, not at its switch in on CPU 0 hundreds of ms later.
+dat=$TMPDIR_TEST/mask.dat
+RECORD_ARGS="-M 1" record_fresh derived "$dat" perf bench sched messaging -g 2 -l 20
+db=$TMPDIR_TEST/mask.db
+import_ok "$dat" "$db" || finish
+check_eq "cpumask trace: CPUs with events" 0 "$(q "$db" "select group_concat(distinct cpu) from sched_switch")" || true
+reference "$dat" "$TMPDIR_TEST/mask" "cpumask trace" || finish
+check_cpu_time "$db" "$TMPDIR_TEST/mask" "cpumask trace"
+check_latency "$db" "$TMPDIR_TEST/mask" "cpumask trace"
+log "cpumask trace: $REF_SWITCHES switches, $(wc -l < "$TMPDIR_TEST/mask.wakeups") wakeup latencies (max $(q "$db" "select max(latency) from wakeup_latency") ns)"
+
 # New names with no task_rename or exec to say when: namer (tests/naming)
 # renames itself, forks children that rename and exec, and renames four
 # times in one busy run, recorded without task and exec events. A name is

@@ -79,8 +79,10 @@
 #            (the pid ran and slept unseen: its gap is forgotten); the
 #            sched_switch with next_pid = pid ends it (latency = switch ts -
 #            waking ts, cpu = the switch's CPU); a switch-out of the pid
-#            first cancels it; a DROPPED line (any CPU) cancels every pending
-#            wakeup.
+#            first cancels it, and so does a sched_stat_runtime of the pid
+#            another CPU printed while no CPU has it open (it runs where no
+#            switch in was recorded); a DROPPED line (any CPU) cancels
+#            every pending wakeup.
 # Timestamps are kept as (seconds, nanoseconds) so that no ns value needs
 # more than a double's 53 bits.
 #
@@ -316,11 +318,15 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 			    (os[g] == os[x] && of[g] == of[x] && x + 0 < g + 0)))
 				g = x
 		if (g != "") { rck_s[g] = ts_s; rck_f[g] = ts_f }
-		else if (p > 0 && !(p in rf_s)) {
+		else if (p > 0) {
 			# running where no switch in was recorded: the first
 			# such line, and where its clock started (ts - r)
-			rf_s[p] = ts_s; rf_f[p] = ts_f
-			rs_s[p] = s_s; rs_f[p] = s_f
+			if (!(p in rf_s)) {
+				rf_s[p] = ts_s; rf_f[p] = ts_f
+				rs_s[p] = s_s; rs_f[p] = s_f
+			}
+			# a pending wakeup ended there, unseen
+			if (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
 		}
 		return
 	}

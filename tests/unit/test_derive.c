@@ -621,6 +621,40 @@ static void remote_clock_start(void)
 	}
 }
 
+/* A woken task runs where no switch was traced (a CPU a cpumask left
+ * out): another CPU's sched_stat_runtime of it, while no CPU here has it
+ * running, ends its pending wakeup unseen. Its later switch in on CPU 0
+ * ends no wait (it was 327 ms of "latency" on a -M recording). */
+static void woken_runs_unseen(void)
+{
+	struct got g = { .n = 0 };
+	struct derive_ops ops = { .slice = on_slice, .wakeup = on_wakeup, .ctx = &g,
+				  .switches = 1 };
+	struct derive *d = derive_new(&ops);
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	nwoke = 0;
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0, NULL), 0);
+	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
+	CHECK_INT(derive_waking(d, 2000, 20, KIND_WAKING, 10, 1), 1);
+	CHECK_INT(derive_oldest_wakeup(d), 2000);
+	/* CPU 0's pid 10 updates pid 20's clock: 20 runs elsewhere */
+	CHECK_INT(derive_seen(d, 3000, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 3000, 0, 10, 20, 800), 0);
+	CHECK_INT(derive_oldest_wakeup(d), 0);
+	CHECK_INT(derive_switch(d, 9000, 0, 10, 1, 120, 1, 20, 2, 120), 0);
+	CHECK_INT(nwoke, 0);
+	/* woken while it runs here (about to sleep): a remote update is a
+	 * sign of it running here, no more */
+	CHECK_INT(derive_waking(d, 9500, 20, KIND_WAKING, 30, 3), 1);
+	CHECK_INT(derive_runtime(d, 9600, 1, 30, 20, 100), 0);
+	CHECK_INT(derive_oldest_wakeup(d), 9500);
+	CHECK_INT(derive_finish(d, 10000), 0);
+	derive_free(d);
+}
+
 int main(void)
 {
 	RUN(rename_inside);
@@ -638,5 +672,6 @@ int main(void)
 	RUN(name_at_inferring_runtime);
 	RUN(oldest_wakeup);
 	RUN(rewaking);
+	RUN(woken_runs_unseen);
 	return check_done("test_derive");
 }
