@@ -57,6 +57,7 @@ struct running {		/* the open slice of a CPU */
 	 * tick_stop, ...) after it mean a switch back to idle nobody
 	 * recorded, as some kernels do not. */
 	int gone;		/* offline at the end (derive_cpu_gone) */
+	int untraced;		/* never traced (derive_untraced) */
 	int in_tail;		/* TAIL_TASK, TAIL_IDLE or 0 */
 	int32_t tail_pid;
 	struct off off;		/* the task's, just before this slice */
@@ -72,6 +73,8 @@ struct wake {			/* a pending wakeup of a pid */
 	uint64_t ref;		/* the waking's (derive_waking_ref) */
 	int32_t ref_cpu, ref_kind;
 	int open_pair;		/* a waking began it: its sched_wakeup may follow */
+	int from_untraced;	/* that waking's task last ran on a CPU not
+				 * traced (derive_waking_cpu) */
 	int32_t tail_cpu;	/* + 1: the CPU whose switch's tail it is in */
 	struct off off;		/* its time off the CPUs so far */
 	uint64_t clock_ts;	/* its clock's last update from another CPU */
@@ -682,7 +685,13 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	if (r->in_tail == TAIL_TASK)
 		pw->tail_cpu = cpu + 1;
 	if (w && w->ts) {
-		if (d->ops.wakeup && !rc && ts >= w->ts) {
+		/* Woken where it last ran, a CPU not traced, and its
+		 * sched_wakeup (fired where it was queued) not seen: it was
+		 * queued there, and came here later (a migration), maybe
+		 * after running there. When its wait ended is not known. */
+		if (w->open_pair && w->from_untraced)
+			;
+		else if (d->ops.wakeup && !rc && ts >= w->ts) {
 			struct derive_wakeup u = {
 				.ts = w->ts, .latency = ts - w->ts, .cpu = cpu,
 				.pid = next_pid, .hid = next_hid,
@@ -719,6 +728,7 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 		w->off.known = 0;
 	}
 	w->open_pair = kind == DERIVE_WAKING;
+	w->from_untraced = 0;
 	set_wake(d, pid, w, ts ? ts : 1);
 	w->waker_pid = waker_pid;
 	w->waker_hid = waker_hid;
@@ -784,6 +794,34 @@ int derive_lost(struct derive *d, int cpu, uint64_t ts)
 	 * off the CPUs. */
 	void_wakeups(d, 1);
 	return rc;
+}
+
+void derive_untraced(struct derive *d, int cpu)
+{
+	struct running *r = cpu_state(d, cpu);
+
+	if (r)
+		r->untraced = 1;
+}
+
+void derive_queued(struct derive *d, int32_t pid, int cpu)
+{
+	struct wake *w;
+
+	if (cpu < 0 || (size_t)cpu >= d->ncpus || !d->cpus[cpu].untraced ||
+	    !(w = wake_of(d, pid)))
+		return;
+	if (w->ts)
+		set_wake(d, pid, w, 0);
+	w->off.known = 0;
+}
+
+void derive_waking_cpu(struct derive *d, int32_t pid, int cpu)
+{
+	struct wake *w = wake_of(d, pid);
+
+	if (w && w->ts && w->open_pair && cpu >= 0 && (size_t)cpu < d->ncpus)
+		w->from_untraced = d->cpus[cpu].untraced;
 }
 
 void derive_cpu_gone(struct derive *d, int cpu)

@@ -165,6 +165,23 @@ void derive_switching(struct derive *d, int cpu, int32_t prev_pid);
 int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		   int32_t pid, uint64_t runtime);
 
+/* cpu is not traced (a cpumask left it out: an import finds no record
+ * of it in the trace). */
+void derive_untraced(struct derive *d, int cpu);
+
+/* pid was queued on cpu (a sched_wakeup's or sched_wakeup_new's target,
+ * a sched_migrate_task's destination). On a CPU not traced it runs
+ * unseen: its pending wakeup and its time off the CPUs end there, when
+ * nothing says. */
+void derive_queued(struct derive *d, int32_t pid, int cpu);
+
+/* The sched_waking that began pid's pending wakeup says it last ran on
+ * cpu (its target_cpu: the kernel has not chosen where to queue it yet).
+ * On a CPU not traced, its sched_wakeup fires where it is queued: if
+ * none is seen before its switch in, it was queued where nothing is
+ * traced and the wait's end is not known (no latency). */
+void derive_waking_cpu(struct derive *d, int32_t pid, int cpu);
+
 /* pid has a new name from ts on (row hid): a slice it is running splits
  * there. Returns a callback's non-zero result. */
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid);

@@ -390,6 +390,10 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	}
 	if (o->no_derived)
 		pipeline_no_derived(im.pipe);
+	/* a CPU with no record: a cpumask left it out (trace-cmd record -M) */
+	for (int cpu = 0; cpu < tracedat_cpus(im.td); cpu++)
+		if (!tracedat_cpu_has_records(im.td, cpu))
+			pipeline_cpu_untraced(im.pipe, cpu);
 	if (store_begin(im.store))
 		goto store_fail;
 	recorded_on(im.td, host, sizeof(host), kernel, sizeof(kernel));

@@ -488,6 +488,18 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 					       ev->kind == DECODE_SCHED_WAKING ? DERIVE_WAKING :
 					       ev->kind == DECODE_SCHED_WAKEUP ? DERIVE_WAKEUP :
 					       DERIVE_WAKEUP_NEW, ev->pid, hid);
+		/* a waking's target_cpu is where the task last ran; a
+		 * wakeup's, where it was queued */
+		if (!(ev->has & DECODE_HAS_V1))
+			return 0;
+		if (ev->kind == DECODE_SCHED_WAKING)
+			derive_waking_cpu(p->derive, ev->p[0], (int)ev->v[1]);
+		else
+			derive_queued(p->derive, ev->p[0], (int)ev->v[1]);
+		return 0;
+	case DECODE_SCHED_MIGRATE_TASK:
+		if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_V2)) == (DECODE_HAS_P0 | DECODE_HAS_V2))
+			derive_queued(p->derive, ev->p[0], (int)ev->v[2]);
 		return 0;
 	case DECODE_SCHED_PROCESS_FORK:
 		if (ev->has & DECODE_HAS_P1)
@@ -803,6 +815,12 @@ void pipeline_cpu_gone(struct pipeline *p, int cpu)
 {
 	if (p->derive)
 		derive_cpu_gone(p->derive, cpu);
+}
+
+void pipeline_cpu_untraced(struct pipeline *p, int cpu)
+{
+	if (p->derive)
+		derive_untraced(p->derive, cpu);
 }
 
 void pipeline_finish(struct pipeline *p,

@@ -42,6 +42,10 @@ int pipeline_sync_names(struct pipeline *p);
 /* CPU cpu is offline at the end of a live capture (before pipeline_finish). */
 void pipeline_cpu_gone(struct pipeline *p, int cpu);
 
+/* cpu has no record in the trace being imported (a cpumask left it out):
+ * tasks queued there run unseen (derive_untraced). */
+void pipeline_cpu_untraced(struct pipeline *p, int cpu);
+
 /* End of a finite source: names what is still unnamed from a snapshot
  * (lookup may be NULL), closes every interval at the last event. */
 void pipeline_finish(struct pipeline *p,

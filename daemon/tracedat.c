@@ -510,6 +510,25 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 		     rec->missed_events);
 }
 
+int tracedat_cpus(struct tracedat *t)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nbuf; i++)
+		if (t->buf[i].selected && tracecmd_cpus(t->buf[i].handle) > n)
+			n = tracecmd_cpus(t->buf[i].handle);
+	return n;
+}
+
+int tracedat_cpu_has_records(struct tracedat *t, int cpu)
+{
+	for (int i = 0; i < t->nbuf; i++)
+		if (t->buf[i].selected && cpu < tracecmd_cpus(t->buf[i].handle) &&
+		    tracecmd_peek_data(t->buf[i].handle, cpu))
+			return 1;
+	return 0;
+}
+
 int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 {
 	int n = 0;

@@ -50,6 +50,11 @@ uint64_t tracedat_buffer_records(const struct tracedat *t, int i);
 int tracedat_select(struct tracedat *t, const char *name);
 int tracedat_selected(const struct tracedat *t, int i);
 
+/* The CPUs of the selected buffers (the highest count), and whether one
+ * holds a record in any of them; before tracedat_iterate only. */
+int tracedat_cpus(struct tracedat *t);
+int tracedat_cpu_has_records(struct tracedat *t, int cpu);
+
 /* The recording machine as trace-cmd saved it (`uname -snrm`: "Linux vm
  * 6.18.44-fc-v769 x86_64"), NULL when the file does not say. */
 const char *tracedat_uname(const struct tracedat *t);

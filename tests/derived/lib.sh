@@ -52,7 +52,7 @@ reference() {
 			"exit $rc: $(head -c 1000 "$p.report.err")"
 		return 1
 	fi
-	LC_ALL=C awk -f "$REFERENCE_AWK" "$p.report" > "$p.ref"
+	LC_ALL=C awk -f "$REFERENCE_AWK" "$p.report" "$p.report" > "$p.ref"
 	LC_ALL=C awk -F'\t' -v OFS='\t' '$1 == "S" { print $2, $3, $4, $5, $6, $7 }' \
 		"$p.ref" | LC_ALL=C sort > "$p.slices"
 	LC_ALL=C awk -F'\t' -v OFS='\t' '$1 == "W" { print $2, $3, $4, $5, $6, $7 }' \

@@ -82,7 +82,14 @@
 #            first cancels it, and so does a sched_stat_runtime of the pid
 #            another CPU printed while no CPU has it open (it runs where no
 #            switch in was recorded); a DROPPED line (any CPU) cancels
-#            every pending wakeup.
+#            every pending wakeup. Given the report twice (the first
+#            pass finds the CPUs lines name), a wakeup or wakeup_new whose
+#            CPU no line names (a cpumask left it out), or a
+#            sched_migrate_task there, cancels the pid's pending wakeup and
+#            gap: it runs there unseen; and a waking whose target_cpu (where
+#            the task last ran) no line names, with no wakeup seen before
+#            the switch in, gives no latency (its sched_wakeup fired where
+#            it was queued, unseen, and it came later).
 # Timestamps are kept as (seconds, nanoseconds) so that no ns value needs
 # more than a double's 53 bits.
 #
@@ -100,7 +107,20 @@
 #   E last_ts switches nulls drop_lines unparsed
 #            (nulls: slices ended by an inferred switch or a rename split,
 #            whose end_state is NULL besides one open slice per CPU)
-BEGIN { OFS = "\t"; unparsed = 0; nsw = 0; breaks = 0; nulls = 0; drops = 0; have_last = 0 }
+BEGIN { OFS = "\t"; unparsed = 0; nsw = 0; breaks = 0; nulls = 0; drops = 0; have_last = 0; twopass = ARGC > 2 }
+
+# Given the report twice, the first pass finds the CPUs traced: those a
+# line (an event's, or a DROPPED one) names. Another CPU was left out by a
+# cpumask (trace-cmd record -M): what runs there is not seen.
+NR == FNR && twopass {
+	if (match($0, /CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/)) {
+		x = $0; sub(/.*CPU:/, "", x); traced[x + 0] = 1
+	} else if (match($0, /-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]: [A-Za-z0-9_]+: /)) {
+		x = substr($0, RSTART, RLENGTH); sub(/^[^[]*\[/, "", x); traced[x + 0] = 1
+	}
+	next
+}
+function untraced(cpu) { return twopass && !(cpu in traced) }
 
 function nsabs(s, f) { return s == 0 ? f + 0 : s f }
 function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
@@ -156,6 +176,10 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 		do_waking(" pid=", " pid=[0-9]+ prio=[-0-9]+ target_cpu=[0-9]+$")
 	else if (ev == "sched_wakeup" || ev == "sched_wakeup_new")
 		do_waking(":", ":[0-9]+ \\[[-0-9]+\\]( success=[0-9]+)? CPU:[0-9]+$")
+	else if (ev == "sched_migrate_task" && match(rest, / pid=[0-9]+ prio=[-0-9]+ orig_cpu=[0-9]+ dest_cpu=[0-9]+$/)) {
+		x = substr(rest, RSTART + 5)
+		queued(x + 0, substr(rest, index(rest, " dest_cpu=") + 10) + 0)
+	}
 	if (ev == "task_newtask" && match(rest, /^pid=[0-9]+ /))
 		born(substr(rest, 5) + 0)
 	else if (ev == "sched_process_fork" && match(rest, / child_pid=[0-9]+$/))
@@ -204,6 +228,11 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	for (x in tl) if (tl[x] == np) tl[x] = ""
 	tl[c] = pp > 0 && pp != np ? pp : pp == 0 && np != 0 ? "idle" : ""
 	if (pp in pend_s) { delete pend_s[pp]; delete pend_f[pp]; delete pend_w[pp] }
+	# woken where it last ran, a CPU not traced, and no sched_wakeup
+	# seen: queued there, it came here later; its wait's end is not known
+	if ((np in pend_s) && pend_pair[np] && pend_from[np]) {
+		delete pend_s[np]; delete pend_f[np]; delete pend_w[np]
+	}
 	if (np in pend_s) {
 		print "W", nsabs(pend_s[np], pend_f[np]), np, nc, c, dur(pend_s[np], pend_f[np], ts_s, ts_f), pend_w[np]
 		delete pend_s[np]; delete pend_f[np]; delete pend_w[np]
@@ -472,13 +501,32 @@ function do_waking(key, tail,   x, p) {
 	if (p <= 0) return
 	if (p in pend_s) {
 		# a waking's own sched_wakeup: the same wakeup
-		if (ev == "sched_wakeup" && pend_pair[p]) { pend_pair[p] = 0; return }
+		if (ev == "sched_wakeup" && pend_pair[p]) {
+			pend_pair[p] = 0
+			queued(p, substr(rest, index(rest, " CPU:") + 5) + 0)
+			return
+		}
 		# any other: the pid ran and slept again unseen (the kernel
 		# wakes only a task asleep); its time off is not known
 		if (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
 	}
 	pend_s[p] = ts_s; pend_f[p] = ts_f; pend_w[p] = cpid
 	pend_pair[p] = ev == "sched_waking"
+	# a waking's target_cpu: where the task last ran
+	x = substr(rest, index(rest, " target_cpu=") + 12)
+	pend_from[p] = ev == "sched_waking" && untraced(x + 0)
+	if (ev != "sched_waking")
+		queued(p, substr(rest, index(rest, " CPU:") + 5) + 0)
+}
+
+# p was queued on cpu (a wakeup's target, a migration's destination): on
+# a CPU not traced it runs unseen: its pending wakeup and gap end there,
+# when nothing says.
+function queued(p, cpu) {
+	if (!untraced(cpu) || p <= 0)
+		return
+	delete pend_s[p]; delete pend_f[p]; delete pend_w[p]
+	if (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
 }
 
 END {

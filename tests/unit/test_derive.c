@@ -655,6 +655,53 @@ static void woken_runs_unseen(void)
 	derive_free(d);
 }
 
+/* CPU 1 is not traced (trace-cmd record -M 1). pid 20, woken where it
+ * last ran (CPU 1) with no sched_wakeup seen, comes to CPU 0 later: no
+ * wait (it was queued on CPU 1 and may have run there). pid 21's wakeup
+ * queues it on CPU 1: its wakeup ends there unseen. pid 22 is woken on
+ * CPU 0 and moved to CPU 1 before it runs: the same. pid 23, woken where
+ * it last ran (CPU 1) but queued on CPU 0 (its sched_wakeup says so),
+ * waits there: 300 ns. */
+static void cpumask_left_out(void)
+{
+	struct got g = { .n = 0 };
+	struct derive_ops ops = { .slice = on_slice, .wakeup = on_wakeup, .ctx = &g,
+				  .switches = 1 };
+	struct derive *d = derive_new(&ops);
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	nwoke = 0;
+	derive_untraced(d, 1);
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0, NULL), 0);
+	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
+	CHECK_INT(derive_waking(d, 2000, 20, KIND_WAKING, 10, 1), 1);
+	derive_waking_cpu(d, 20, 1);
+	CHECK_INT(derive_waking(d, 2100, 21, KIND_WAKING, 10, 1), 1);
+	derive_waking_cpu(d, 21, 0);
+	CHECK_INT(derive_waking(d, 2110, 21, KIND_WAKEUP, 10, 1), 0);
+	derive_queued(d, 21, 1);
+	CHECK_INT(derive_waking(d, 2200, 22, KIND_WAKING, 10, 1), 1);
+	derive_waking_cpu(d, 22, 0);
+	derive_queued(d, 22, 0);
+	derive_queued(d, 22, 1);
+	CHECK_INT(derive_waking(d, 2300, 23, KIND_WAKING, 10, 1), 1);
+	derive_waking_cpu(d, 23, 1);
+	CHECK_INT(derive_waking(d, 2310, 23, KIND_WAKEUP, 10, 1), 0);
+	derive_queued(d, 23, 0);
+	CHECK_INT(derive_oldest_wakeup(d), 2000);
+	CHECK_INT(derive_switch(d, 2600, 0, 10, 1, 120, 1, 23, 5, 120), 0);
+	CHECK_INT(derive_switch(d, 2700, 0, 23, 5, 120, 1, 20, 2, 120), 0);
+	CHECK_INT(derive_switch(d, 2800, 0, 20, 2, 120, 1, 21, 3, 120), 0);
+	CHECK_INT(derive_switch(d, 2900, 0, 21, 3, 120, 1, 22, 4, 120), 0);
+	CHECK_INT(nwoke, 1);
+	CHECK_INT(woke[0].pid, 23);
+	CHECK_INT(woke[0].latency, 300);
+	CHECK_INT(derive_finish(d, 3000), 0);
+	derive_free(d);
+}
+
 int main(void)
 {
 	RUN(rename_inside);
@@ -673,5 +720,6 @@ int main(void)
 	RUN(oldest_wakeup);
 	RUN(rewaking);
 	RUN(woken_runs_unseen);
+	RUN(cpumask_left_out);
 	return check_done("test_derive");
 }
