@@ -288,6 +288,23 @@ static int on_wakeup(void *ctx, const struct derive_wakeup *w)
 	return 0;
 }
 
+/* A derive that reports slices and wakeups, pid 10 switched in on CPU 0
+ * at 1000 (idle before). */
+static struct derive *start_woken(struct got *g)
+{
+	struct derive_ops ops = { .slice = on_slice, .wakeup = on_wakeup, .ctx = g,
+				  .switches = 1 };
+	struct derive *d = derive_new(&ops);
+
+	CHECK(d != NULL);
+	if (!d)
+		return NULL;
+	nwoke = 0;
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0, NULL), 0);
+	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
+	return d;
+}
+
 /* A second waking of a task whose first has not ended: the kernel wakes
  * only a task asleep, so it ran and slept again where nothing was traced
  * (a CPU a cpumask left out). The wait is the second's; the first never
@@ -295,16 +312,10 @@ static int on_wakeup(void *ctx, const struct derive_wakeup *w)
 static void rewaking(void)
 {
 	struct got g = { .n = 0 };
-	struct derive_ops ops = { .slice = on_slice, .wakeup = on_wakeup, .ctx = &g,
-				  .switches = 1 };
-	struct derive *d = derive_new(&ops);
+	struct derive *d = start_woken(&g);
 
-	CHECK(d != NULL);
 	if (!d)
 		return;
-	nwoke = 0;
-	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0, NULL), 0);
-	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
 	CHECK_INT(derive_waking(d, 1500, 20, DERIVE_WAKEUP_NEW, 10, 1), 1);
 	CHECK_INT(derive_waking(d, 2000, 20, KIND_WAKING, 10, 1), 1);
 	CHECK_INT(derive_waking(d, 2010, 20, KIND_WAKEUP, 10, 1), 0);
@@ -628,16 +639,10 @@ static void remote_clock_start(void)
 static void woken_runs_unseen(void)
 {
 	struct got g = { .n = 0 };
-	struct derive_ops ops = { .slice = on_slice, .wakeup = on_wakeup, .ctx = &g,
-				  .switches = 1 };
-	struct derive *d = derive_new(&ops);
+	struct derive *d = start_woken(&g);
 
-	CHECK(d != NULL);
 	if (!d)
 		return;
-	nwoke = 0;
-	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0, NULL), 0);
-	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
 	CHECK_INT(derive_waking(d, 2000, 20, KIND_WAKING, 10, 1), 1);
 	CHECK_INT(derive_oldest_wakeup(d), 2000);
 	/* CPU 0's pid 10 updates pid 20's clock: 20 runs elsewhere */
@@ -665,17 +670,11 @@ static void woken_runs_unseen(void)
 static void cpumask_left_out(void)
 {
 	struct got g = { .n = 0 };
-	struct derive_ops ops = { .slice = on_slice, .wakeup = on_wakeup, .ctx = &g,
-				  .switches = 1 };
-	struct derive *d = derive_new(&ops);
+	struct derive *d = start_woken(&g);
 
-	CHECK(d != NULL);
 	if (!d)
 		return;
-	nwoke = 0;
 	derive_untraced(d, 1);
-	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0, NULL), 0);
-	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
 	CHECK_INT(derive_waking(d, 2000, 20, KIND_WAKING, 10, 1), 1);
 	derive_waking_cpu(d, 20, 1);
 	CHECK_INT(derive_waking(d, 2100, 21, KIND_WAKING, 10, 1), 1);
