@@ -385,14 +385,23 @@ void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
 		r->ref = ref;
 }
 
-/* The row a slice derive_seen begins by inference takes (see struct
- * derive_run); the caller learns that it began. */
+/* derive_seen began a slice of the event's task: its caller learns it. */
 static uint32_t begun_hid(uint32_t hid, struct derive_run *run)
 {
-	if (!run)
-		return hid;
-	run->began = 1;
-	return run->begin_hid ? run->begin_hid : hid;
+	if (run)
+		run->began = 1;
+	return hid;
+}
+
+int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run)
+{
+	struct running *r = cpu_state(d, cpu);
+
+	if (!r || !r->active || r->pid != pid || r->head_held)
+		return 0;
+	run->hid = r->hid;
+	run->start = r->start;
+	return 1;
 }
 
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid,

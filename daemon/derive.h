@@ -126,17 +126,18 @@ void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
 		       int kind);
 
 /* The slice a task runs under another row than its event's (run->hid,
- * 0 when none; start: where the slice or its last part began). In:
- * begin_hid, when not 0, the row a slice derive_seen begins by inference
- * at this event takes (the task's row before the event: a name the event
- * itself first shows begins at its ts, and the slice's start may still
- * move back before it); out: began, whether it began one. */
+ * 0 when none; start: where the slice or its last part began); began:
+ * derive_seen began a slice of the event's task by inference. */
 struct derive_run {
 	uint32_t hid;
 	uint64_t start;
-	uint32_t begin_hid;
 	int began;
 };
+
+/* pid's slice open on cpu: its part's row and start (run->hid, start),
+ * 1; 0 when pid does not run there, or a part before a rename is held
+ * (derive_rename_on). */
+int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run);
 
 /* Any event: on cpu at ts from task pid (its common_pid), whose comm row
  * is hid; switch_mm when it is a tlb_flush "on task switch" (fired by

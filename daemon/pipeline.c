@@ -46,10 +46,6 @@ struct pipeline {
 	int32_t rename_pid;
 	uint32_t rename_hid;
 	uint64_t rename_ts;
-	/* The row of a sched_stat_runtime's own task before the event
-	 * named it (0: none, or not such an event): a slice the event
-	 * begins by inference takes it (derive_event). */
-	uint32_t pre_hid;
 	char *json;		/* an ev_other row's fields, grown to fit */
 	size_t json_cap;
 	/* cgroup_history: the tasks' cgroups, and the event types that
@@ -295,8 +291,8 @@ static inline uint32_t name(struct pipeline *p, const struct decode_event *ev,
 				 hid && !*hid && pid == ev->pid ? hid : NULL);
 }
 
-/* A comm id for a string that names nobody (task_rename's old name when
- * the pid was already named). */
+/* A comm id for a string that names nobody (sched_process_free's: the
+ * task is gone, the pid may be another's). */
 static uint32_t intern_only(struct pipeline *p, const struct decode_event *ev,
 			    int slot)
 {
@@ -398,6 +394,49 @@ static int own_event(const struct decode_event *ev)
 	       (sys && (!strcmp(sys, "sched") || !strcmp(sys, "task")));
 }
 
+#define RENAMED_MAX 16		/* names a slice splits at, at once */
+
+/* pid's rows back from hid (its newest) to the one valid at start, or to
+ * stop: oldest first in rows (at most RENAMED_MAX + 1; older ones are
+ * left out). */
+static size_t rows_back(struct pipeline *p, uint32_t hid, uint64_t start,
+			uint32_t stop, uint32_t *rows)
+{
+	uint32_t back[RENAMED_MAX + 1];
+	const struct resolve_row *row;
+	size_t n = 0;
+
+	for (uint32_t h = hid; h && n <= RENAMED_MAX; h = row->prev) {
+		if (!(row = resolve_row(p->resolve, h)))
+			break;
+		back[n++] = h;
+		if (h == stop || row->start_ts <= start)
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		rows[i] = back[n - 1 - i];
+	return n;
+}
+
+/* cpu's open part of pid, begun at start, is rows[0]'s and splits where
+ * each later row begins, before `before` (a name a switch-out shows
+ * first begins after the slice). */
+static int split_rows(struct pipeline *p, int cpu, int32_t pid, const uint32_t *rows,
+		      size_t n, uint64_t start, uint64_t before)
+{
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t at = i ? resolve_row(p->resolve, rows[i])->start_ts : start;
+
+		if (at >= before && i)
+			break;
+		if ((rc = derive_rename_on(p->derive, cpu, at, pid, rows[i])))
+			return rc;
+	}
+	return 0;
+}
+
 /* The event's task runs on its CPU under an earlier row of its lifetime
  * than hid, its row now: a new name was seen (in a field of this event or
  * of another about it) with no task_rename or exec to split at. The slice
@@ -408,34 +447,41 @@ static int own_event(const struct decode_event *ev)
  * after the slice (derive_switch). A row that begins before the slice's
  * part (an event just after a rename that still showed the old name)
  * renames nothing. */
-#define RENAMED_MAX 16		/* names between that split the slice */
 static int derive_renamed(struct pipeline *p, const struct decode_event *ev,
 			  uint32_t hid, const struct derive_run *run)
 {
-	const struct resolve_row *was, *now, *row;
-	uint32_t split[RENAMED_MAX];
-	size_t n = 0;
-	int rc;
+	const struct resolve_row *was, *now;
+	uint32_t rows[RENAMED_MAX + 1];
+	size_t n;
 
 	if (!hid || ev->pid <= 0)
 		return 0;
 	was = resolve_row(p->resolve, run->hid);
 	now = resolve_row(p->resolve, hid);
-	if (!was || !now || was->life != now->life || now->start_ts <= run->start ||
-	    (ev->kind == DECODE_SCHED_SWITCH && now->start_ts >= ev->ts))
+	if (!was || !now || was->life != now->life || now->start_ts <= run->start)
 		return 0;
-	/* newest first, back to the slice's row or its part's start */
-	for (uint32_t h = hid; h && h != run->hid && n < RENAMED_MAX; h = row->prev) {
-		if (!(row = resolve_row(p->resolve, h)) || row->start_ts <= run->start)
-			break;
-		split[n++] = h;
-	}
-	while (n--)
-		if ((rc = derive_rename_on(p->derive, ev->cpu,
-					   resolve_row(p->resolve, split[n])->start_ts,
-					   ev->pid, split[n])))
-			return rc;
-	return 0;
+	n = rows_back(p, hid, run->start, run->hid, rows);
+	return split_rows(p, ev->cpu, ev->pid, rows, n, run->start,
+			  ev->kind == DECODE_SCHED_SWITCH ? ev->ts : UINT64_MAX);
+}
+
+/* A slice begun by inference, its start placed or moved back (another
+ * CPU's update of the task's clock, its own first sched_stat_runtime),
+ * is named from there: the row valid at its start, and splits where each
+ * later name began (its event's row began at the event, maybe after the
+ * start). */
+static int name_from_start(struct pipeline *p, int cpu, int32_t pid)
+{
+	struct derive_run run = { 0, 0, 0 };
+	const struct resolve_row *row;
+	uint32_t rows[RENAMED_MAX + 1];
+	size_t n;
+
+	if (pid <= 0 || !derive_part(p->derive, cpu, pid, &run) ||
+	    !(row = resolve_row(p->resolve, run.hid)) || row->start_ts <= run.start)
+		return 0;
+	n = rows_back(p, run.hid, run.start, 0, rows);
+	return split_rows(p, cpu, pid, rows, n, run.start, UINT64_MAX);
 }
 
 /* Feeds the derived tables: switches make slices and end wakeups, the
@@ -444,20 +490,12 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 			uint32_t hid)
 {
 	const unsigned sw = DECODE_HAS_P0 | DECODE_HAS_P1;
-	struct derive_run run = { 0, 0, 0, 0 };
-	const struct resolve_row *pre, *now;
+	struct derive_run run = { 0, 0, 0 };
 	int rc;
 
-	/* A sched_stat_runtime whose comm is a name its task had not shown
-	 * yet begins that name at its ts; a slice it begins by inference
-	 * is the task's under the name before until the run time places
-	 * its start, then splits there (derive_rename_on, below). */
-	if (p->pre_hid && p->pre_hid != hid && (pre = resolve_row(p->resolve, p->pre_hid)) &&
-	    (now = resolve_row(p->resolve, hid)) && pre->life == now->life &&
-	    now->start_ts == ev->ts)
-		run.begin_hid = p->pre_hid;
 	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid,
-			      ev->switch_mm, own_event(ev), &run)))
+			      ev->switch_mm, own_event(ev), &run)) ||
+	    (run.began && (rc = name_from_start(p, ev->cpu, ev->pid))))
 		return rc;
 	if (ev->kind == DECODE_SCHED_SWITCH && (ev->has & DECODE_HAS_P0))
 		derive_switching(p->derive, ev->cpu, ev->p[0]);
@@ -510,14 +548,14 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 			derive_born(p->derive, ev->p[0]);
 		return 0;
 	case DECODE_SCHED_STAT_RUNTIME:
-		if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_V0)) ==
-		    (DECODE_HAS_P0 | DECODE_HAS_V0) && ev->v[0] >= 0 &&
-		    (rc = derive_runtime(p->derive, ev->ts, ev->cpu, ev->pid,
+		if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_V0)) !=
+		    (DECODE_HAS_P0 | DECODE_HAS_V0) || ev->v[0] < 0)
+			return 0;
+		if ((rc = derive_runtime(p->derive, ev->ts, ev->cpu, ev->pid,
 					 ev->p[0], (uint64_t)ev->v[0])))
 			return rc;
-		if (run.began && run.begin_hid)
-			return derive_rename_on(p->derive, ev->cpu, ev->ts, ev->pid, hid);
-		return 0;
+		/* its own: it may have placed the start of its slice */
+		return ev->p[0] == ev->pid ? name_from_start(p, ev->cpu, ev->pid) : 0;
 	default:
 		return 0;
 	}
@@ -562,7 +600,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		 * there (the last one traced is the end: with the CPU it
 		 * died on left out, the one before). */
 		if (ev.has & DECODE_HAS_P0)
-			resolve_ran_dead(r, ev.p[0], ts);
+			resolve_ran_dead(r, ev.p[0], ts, (ev.has & DECODE_HAS_V1) &&
+					 (ev.v[1] & 0x30) && !(ev.v[1] & ~(int64_t)0xff));
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_EXIT, &hid);
@@ -572,14 +611,11 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 				return -1;
 		}
 		break;
-	case DECODE_SCHED_STAT_RUNTIME:
-		if (p->derive && (ev.has & DECODE_HAS_P0) && ev.p[0] == ev.pid)
-			p->pre_hid = resolve_named_hid(r, ev.pid);
-		/* fall through */
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_MIGRATE_TASK:
+	case DECODE_SCHED_STAT_RUNTIME:
 		ids[0] = name(p, &ev, 0, 0, kind_source[ev.kind], &hid);
 		break;
 	case DECODE_SCHED_PROCESS_FREE:
@@ -619,12 +655,13 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		 * names the task). Its old name is that thread's. */
 		if (ev.p[0] == ev.pid)
 			resolve_took_pid(r, ev.pid, ts);
-		/* The old name is the lifetime's name so far only if nothing
-		 * named it yet; otherwise it names nobody new. */
-		if (resolve_is_named(r, ev.p[0]))
-			ids[0] = intern_only(p, &ev, 0);
-		else
-			ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_RENAME, &hid);
+		/* The old name is the task's until the rename (the kernel
+		 * emits the event under the task's lock, before it copies
+		 * the new name): it names a lifetime nothing named yet, and
+		 * one last named otherwise begins at the event (renamed where
+		 * nothing was traced, or a thread that exec'd took the pid
+		 * of a leader whose exit was not traced). */
+		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_RENAME, &hid);
 		/* The kernel emits task_rename before it copies the new name:
 		 * the event itself still belongs to the old name, the new one
 		 * is valid from the next nanosecond. */
@@ -651,6 +688,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		 * bound the trace gives. */
 		if ((ev.has & (DECODE_HAS_P0 | DECODE_HAS_P1)) == (DECODE_HAS_P0 | DECODE_HAS_P1) &&
 		    ev.p[1] > 0 && ev.p[1] != ev.p[0]) {
+			resolve_exec_took(r, ev.p[0], ev.p[1]);
 			resolve_exec_leader(r, ev.p[0]);
 			resolve_death(r, ev.p[1], ts, 0);
 			if (cgroups_exit(p->cg, ev.p[1], ts))
@@ -681,7 +719,6 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		p->next_hid = resolve_hid_fast(r, ev.p[1], cpu, ts);
 	if (p->derive && derive_event(p, &ev, hid))
 		return -1;
-	p->pre_hid = 0;
 	if (store_event(p->store, &ev, hid, p->next_hid, ids, type, json, json_len))
 		return -1;
 	/* Where the slice a switch begins, and the wakeup a waking begins,

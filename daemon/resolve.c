@@ -777,9 +777,47 @@ void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts)
 
 	if (pid > 0 && (e = entry(r, pid, &cached)) && e->state == E_ALIVE &&
 	    !e->exited) {
-		e->exited = 1;
+		e->exited = RESOLVE_EXITED;
 		end_row(r, e->hid, ts);
 	}
+}
+
+void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
+{
+	struct resolve_entry *e, *t;
+	struct resolve_row *cur, *row;
+	char *cached;
+	uint32_t h, life;
+
+	if (pid <= 0 || old_pid <= 0 || pid == old_pid ||
+	    !(e = entry(r, pid, &cached)) || e->state != E_ALIVE || !e->hid ||
+	    !(t = entry(r, old_pid, &cached)) || t->state != E_ALIVE || !t->comm_id)
+		return;
+	cur = &r->hot.rows[e->hid];
+	life = cur->life;
+	if (life == e->hid)
+		return;		/* a lifetime began at the rename already */
+	/* the row the rename's old name began: the current one's, or the
+	 * one before it (the program's name) */
+	for (h = e->hid; h && h != life; h = row->prev) {
+		row = &r->hot.rows[h];
+		if (row->comm_id == t->comm_id && row->prev &&
+		    r->hot.rows[row->prev].comm_id != t->comm_id)
+			break;
+		if (h != e->hid)
+			return;
+	}
+	if (!h || h == life)
+		return;
+	for (uint32_t k = h; k; k = k == e->hid ? 0 : k + 1) {
+		row = &r->hot.rows[k];
+		if (row->pid != pid || row->life != life)
+			continue;
+		row->life = h;
+		row->parent = 0;
+		mark_dirty(r, k);
+	}
+	r->hot.rows[h].prev = 0;
 }
 
 int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader)
@@ -832,20 +870,24 @@ void resolve_exec_leader(struct resolve *r, int32_t pid)
 		e->exited = 0;
 }
 
-void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts)
+void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts, int dead)
 {
 	struct resolve_entry *e;
 	struct resolve_row *row;
 	char *cached;
 
 	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
-	    !e->exited)
+	    e->exited == RESOLVE_GONE || (!e->exited && !dead))
 		return;
 	row = &r->hot.rows[e->hid];
-	if (row->end_ts != RESOLVE_OPEN && row->end_ts < ts) {
+	if (!e->exited) {
+		end_row(r, e->hid, ts);
+	} else if (row->end_ts != RESOLVE_OPEN && row->end_ts < ts) {
 		row->end_ts = ts;
 		mark_dirty(r, e->hid);
 	}
+	if (dead)
+		e->exited = RESOLVE_GONE;
 }
 
 uint32_t resolve_rename(struct resolve *r, int32_t pid, int cpu,

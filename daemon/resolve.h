@@ -77,7 +77,8 @@ struct resolve_entry {
 	uint8_t fresh;		/* born, has not run since */
 	uint8_t pending;	/* renamed, new name not yet seen again;
 				 * or a snapshot's name not yet seen */
-	uint8_t exited;		/* sched_process_exit seen */
+	uint8_t exited;		/* RESOLVE_EXITED: sched_process_exit seen;
+				 * RESOLVE_GONE: its last switch-out too */
 };
 
 struct resolve_chunk {
@@ -227,6 +228,12 @@ void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit);
 int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader);
 void resolve_exec_leader(struct resolve *r, int32_t pid);
 
+/* The exec of thread old_pid took pid (sched_process_exec's old_pid)
+ * where the leader's exit was not traced: pid's rows since the rename
+ * that showed old_pid's name (task_rename's oldcomm; the rename comes
+ * just before the exec) are the thread's, a lifetime of their own. */
+void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid);
+
 /* pid, whose lifetime ended with its exit, renames itself at ts: only a
  * thread that took the exited leader's pid (de_thread, before exec's
  * task_rename) can. A lifetime of that thread under pid begins at ts,
@@ -238,9 +245,12 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts);
  * (resolve_ran_dead). */
 void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts);
 
-/* A switch-out of pid at ts after its exit (it still ran, dying; any
- * state: it may be preempted before its last): its lifetime ends there. */
-void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts);
+/* A switch-out of pid at ts (dead: in state X or Z, its last). After its
+ * exit it still ran, dying, and may be preempted on the way: its lifetime
+ * ends at each such switch-out, until the dead one. A dead one with no
+ * exit seen (sched_process_exit not traced) ends it too. */
+enum { RESOLVE_EXITED = 1, RESOLVE_GONE = 2 };
+void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts, int dead);
 
 /* task_rename at ts: the new name holds from ts + 1 (the event itself
  * fired before the kernel copied it); an event shortly after that still

@@ -299,6 +299,9 @@ function start_inferred(cpu, p, pfx, lo_s, lo_f,   x) {
 		os[cpu] = rs_s[p]; of[cpu] = rs_f[p]
 		if (before(os[cpu], of[cpu], lo_s, lo_f)) { os[cpu] = lo_s; of[cpu] = lo_f }
 		if (held[cpu] && hpid[cpu] == 0) { he_s[cpu] = os[cpu]; he_f[cpu] = of[cpu] }
+		# named from its start, split where later names began
+		if (p > 0 && (p in known)) ocomm[cpu] = name_at(p, os[cpu], of[cpu])
+		check_split(cpu, p, 0)
 	}
 	delete rf_s[p]; delete rf_f[p]; delete rs_s[p]; delete rs_f[p]
 }
@@ -381,8 +384,10 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 		os[c] = s_s; of[c] = s_f
 		if (held[c] && hpid[c] == 0) { he_s[c] = s_s; he_f[c] = s_f }
 	}
+	# named from its start (a name this line or another showed first
+	# may have begun after it): the part splits where later ones began
+	if (!hd[c] && p > 0 && (p in known)) ocomm[c] = name_at(p, os[c], of[c])
 	final_start(c)
-	# a name this line showed first, now inside the slice: it splits
 	check_split(c, p, 0)
 }
 
@@ -455,6 +460,7 @@ function setname(p, n,   x) {
 			return		# a late old name: the rename moved
 		delete rn_s[p]
 		x = ++nl[p]; nl_s[p, x] = ts_s; nl_f[p, x] = ts_f; nl_n[p, x] = n
+		nl_o[p, x] = known[p]
 	} else if (p in known)
 		delete rn_s[p]		# the new name confirmed
 	else
@@ -465,22 +471,35 @@ function setname(p, n,   x) {
 
 # A line of p on cpu: p's slice there splits where each name a line
 # began for it since the slice (or its part) began (at a switch-out, only
-# the names begun before the switch), oldest first.
+# the names begun before the switch), oldest first; a name begun where
+# the part begins names it.
 function check_split(cpu, p, sw,   i) {
 	if (p <= 0 || !(cpu in open) || opid[cpu] != p || !(p in nl))
 		return
 	for (i = 1; i <= nl[p]; i++) {
-		if (!before(os[cpu], of[cpu], nl_s[p, i], nl_f[p, i]) || ocomm[cpu] == nl_n[p, i])
+		if (before(nl_s[p, i], nl_f[p, i], os[cpu], of[cpu]) || ocomm[cpu] == nl_n[p, i])
 			continue
+		if (!before(os[cpu], of[cpu], nl_s[p, i], nl_f[p, i])) {
+			ocomm[cpu] = nl_n[p, i]
+			continue
+		}
 		if (sw && !before(nl_s[p, i], nl_f[p, i], ts_s, ts_f))
 			continue
 		split_at(cpu, p, ocomm[cpu], nl_n[p, i], nl_s[p, i], nl_f[p, i])
 	}
 }
 
+# The name p had at (t_s, t_f), by the names lines began for it.
+function name_at(p, t_s, t_f,   i) {
+	for (i = 1; i <= nl[p]; i++)
+		if (before(t_s, t_f, nl_s[p, i], nl_f[p, i]))
+			return nl_o[p, i]
+	return known[p]
+}
+
 # The names begun for p before a switch in of it split nothing any more.
 function forget_names(p,   i) {
-	for (i = 1; i <= nl[p]; i++) { delete nl_s[p, i]; delete nl_f[p, i]; delete nl_n[p, i] }
+	for (i = 1; i <= nl[p]; i++) { delete nl_s[p, i]; delete nl_f[p, i]; delete nl_n[p, i]; delete nl_o[p, i] }
 	delete nl[p]
 }
 

@@ -191,7 +191,7 @@ static void name_at_switch_out(void)
 {
 	struct got g;
 	struct derive *d = start_10(&g);
-	struct derive_run run = { 0, 0, 0, 0 };
+	struct derive_run run = { 0, 0, 0 };
 
 	if (!d)
 		return;
@@ -219,15 +219,15 @@ static void name_at_switch_out(void)
 
 /* A switch nobody recorded, found by pid 11's own sched_stat_runtime at
  * 6000, whose comm is a name no event showed before (row 4 from 6000; row
- * 3 before). The slice begins under row 3 (begin_hid), the runtime of
- * 4500 ns places its start at 1500, and the rename at the event splits it
- * there: 1500-6000 under the old name, the rest under the new one (it
- * was all row 4's, though the name began at 6000). */
+ * 3 before). The slice begins under row 4, the runtime of 4500 ns places
+ * its start at 1500 (derive_part says so), and the pipeline names it from
+ * there (name_from_start): row 3 in place, row 4 from 6000. It was all
+ * row 4's, though the name began at 6000. */
 static void name_at_inferring_runtime(void)
 {
 	struct got g;
 	struct derive *d = start_10(&g);
-	struct derive_run run = { 0, 0, 3, 0 };
+	struct derive_run run = { 0, 0, 0 };
 
 	if (!d)
 		return;
@@ -235,6 +235,10 @@ static void name_at_inferring_runtime(void)
 	CHECK_INT(derive_seen(d, 6000, 0, 11, 4, 0, 1, &run), 0);
 	CHECK_INT(run.began, 1);
 	CHECK_INT(derive_runtime(d, 6000, 0, 11, 11, 4500), 0);
+	CHECK_INT(derive_part(d, 0, 11, &run), 1);
+	CHECK_INT(run.hid, 4);
+	CHECK_INT(run.start, 1500);
+	CHECK_INT(derive_rename_on(d, 0, 1500, 11, 3), 0);
 	CHECK_INT(derive_rename_on(d, 0, 6000, 11, 4), 0);
 	CHECK_INT(derive_finish(d, 7000), 0);
 	derive_free(d);

@@ -288,7 +288,10 @@ static void resolve_free_after_reuse_keeps_new_lifetime(void)
 	CHECK_STR(comm_of(r, second), "second");
 	CHECK_INT(resolve_row(r, second)->end_ts, RESOLVE_OPEN);
 	resolve_exit(r, 600, 25);
-	resolve_ran_dead(r, 600, 27);	/* its last switch-out, dying */
+	resolve_ran_dead(r, 600, 26, 0);	/* preempted on its exit path */
+	CHECK_INT(resolve_row(r, second)->end_ts, 26);
+	resolve_ran_dead(r, 600, 27, 1);	/* its last switch-out, dying */
+	resolve_ran_dead(r, 600, 28, 0);	/* not the task that exited */
 	resolve_death(r, 600, 30, 1);
 	/* the lifetime ends where it last ran after its exit, not at free */
 	CHECK_INT(resolve_row(r, second)->end_ts, 27);
@@ -302,12 +305,46 @@ static void resolve_lifetime_ends_at_exit_not_free(void)
 
 	NAME(r, 610, "dying", 1);
 	row = resolve_hid(r, 610, 0, 2);
-	resolve_ran_dead(r, 610, 3);	/* not exited: nothing ends */
+	resolve_ran_dead(r, 610, 3, 0);	/* not exited: nothing ends */
 	CHECK_INT(resolve_row(r, row)->end_ts, RESOLVE_OPEN);
 	resolve_exit(r, 610, 40);
 	CHECK_INT(resolve_row(r, row)->end_ts, 40);
 	resolve_death(r, 610, 900, 1);	/* the RCU free, much later */
 	CHECK_INT(resolve_row(r, row)->end_ts, 40);
+	/* no sched_process_exit traced: its dead switch-out ends it */
+	NAME(r, 611, "unseen-exit", 1);
+	row = resolve_hid(r, 611, 0, 2);
+	resolve_ran_dead(r, 611, 50, 1);
+	CHECK_INT(resolve_row(r, row)->end_ts, 50);
+	resolve_free(r);
+}
+
+/* A thread of 620's process (621, "thr") execs; the leader's exit was not
+ * traced. Its task_rename under pid 620 shows oldcomm "thr" (the rows:
+ * "thr" from 50, "sh" from 51), then sched_process_exec says old_pid 621:
+ * those rows are a lifetime of their own, not the leader's. */
+static void resolve_thread_exec_without_exit(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t leader, thr, sh;
+
+	NAME(r, 620, "leader", 1);
+	leader = resolve_hid(r, 620, 0, 2);
+	resolve_birth(r, 621, 620, 0x10000, 1, 10, RESOLVE_SRC_NEWTASK);
+	NAME(r, 621, "thr", 11);
+	NAME(r, 620, "thr", 50);	/* the rename's oldcomm */
+	thr = resolve_hid(r, 620, 0, 50);
+	resolve_rename(r, 620, 0, "sh", 2, 0, 50);
+	sh = resolve_hid(r, 620, 0, 52);
+	CHECK_INT(resolve_row(r, thr)->life, resolve_row(r, leader)->life);
+	resolve_exec_took(r, 620, 621);
+	CHECK_INT(resolve_row(r, thr)->life, thr);
+	CHECK_INT(resolve_row(r, sh)->life, thr);
+	CHECK_INT(resolve_row(r, leader)->life, leader);
+	CHECK_INT(resolve_row(r, leader)->end_ts, 50);
+	CHECK_STR(comm_of(r, thr), "thr");
+	resolve_exec_took(r, 620, 621);	/* once only */
+	CHECK_INT(resolve_row(r, sh)->life, thr);
 	resolve_free(r);
 }
 
@@ -539,6 +576,7 @@ int main(void)
 	RUN(resolve_child_seen_before_its_birth);
 	RUN(resolve_free_after_reuse_keeps_new_lifetime);
 	RUN(resolve_lifetime_ends_at_exit_not_free);
+	RUN(resolve_thread_exec_without_exit);
 	RUN(resolve_late_old_name_after_rename_moves_boundary);
 	RUN(resolve_exec_sets_leader_tgid);
 	RUN(resolve_exec_renames_same_pid);
