@@ -132,9 +132,11 @@ while read -r dat; do
 
 	info=$(report_comm_disagreements "$dat")
 	log "$L: trace-cmd report (informational): $info"
-	n_old=$(q "$db" "select count(*) from task_rename where target_pid = pid and comm = oldcomm")
-	n_new=$(q "$db" "select count(*) from task_rename where target_pid = pid and comm = newcomm")
-	log "$L: task_rename rows of a task renaming itself (informational): comm = oldcomm $n_old, comm = newcomm $n_new"
+	# The kernel emits task_rename before it copies the new name: a task
+	# renaming itself is still oldcomm at the event.
+	check_zero "$L: task_rename rows of a task renaming itself whose comm is not oldcomm" "$db" \
+		"select count(*) from task_rename where target_pid = pid and comm is not oldcomm" \
+		"select ts, pid, comm, oldcomm from task_rename where target_pid = pid and comm is not oldcomm"
 
 	[ "$name" = sched-rename ] || continue
 	rename_seen=1

@@ -52,4 +52,30 @@ check_eq "the thread's last slice ends where the program's first begins, same CP
 		where a.pid = $tid and b.pid = $leader and b.comm = 'sleep'
 		  and a.ts = (select max(ts) from sched where pid = $tid)
 		  and b.ts = (select min(ts) from sched where pid = $leader and comm = 'sleep')")" || true
+
+# The same with neither the leader's exit nor any switch traced (task
+# events and sched_process_exec only): nothing says the leader is gone
+# when the thread's rename comes under its pid, but the rename's oldcomm
+# (the thread's name, "exec-thr [1]") does: the event and the pid from it
+# are the thread's, and the exec (old_pid the thread's) makes those rows
+# a lifetime of their own. It was stored under the leader's name, "leader
+# nm", and the leader's lifetime ran on into the program's.
+dat=$TESTDATA/cases/thread-exec-noexit.dat
+db=$TMPDIR_TEST/thread-exec-noexit.db
+import_ok "$dat" "$db" || finish
+IFS="|" read -r leader tid <<< "$(q "$db" "select target_pid, old_pid from sched_process_exec where target_pid <> old_pid")"
+check_true "the fixture has an exec by a thread other than the leader (no exit traced)" "an exec" \
+	"${tid:-none}" [ -n "${tid:-}" ]
+[ -n "${tid:-}" ] || finish
+check_eq "task_rename rows of a task renaming itself whose comm is not oldcomm" 0 \
+	"$(q "$db" "select count(*) from task_rename where target_pid = pid and comm is not oldcomm")" || true
+check_eq "the rename before the exec: stored as the thread's name, as comm_history has it" \
+	"exec-thr [1]|exec-thr [1]" \
+	"$(q "$db" "select r.comm || '|' || (select h.comm from comm_history h where h.pid = r.target_pid
+		and h.start_ts <= r.ts and h.end_ts > r.ts) from task_rename r
+		where r.target_pid = $leader and r.newcomm = 'sh'")" || true
+check_eq "lifetimes of pid $leader: the leader's (to leader nm), the thread's (exec-thr [1] to true)" \
+	"trace-cmd python3 leader nm|exec-thr [1] sh after x true" \
+	"$(q "$db" "select group_concat(c, '|') from (select group_concat(comm, ' ') as c from
+		(select comm, life from comm_history where pid = $leader order by start_ts) group by life order by min(life))")" || true
 finish
