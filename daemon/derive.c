@@ -404,6 +404,19 @@ int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run)
 	return 1;
 }
 
+int derive_cpu_of(const struct derive *d, int32_t pid)
+{
+	int at = -1;
+
+	for (size_t i = 0; i < d->ncpus; i++) {
+		const struct running *o = &d->cpus[i];
+
+		if (o->active && o->pid == pid && (at < 0 || o->start > d->cpus[at].start))
+			at = (int)i;
+	}
+	return at;
+}
+
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid,
 		int switch_mm, int own, struct derive_run *run)
 {

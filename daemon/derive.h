@@ -139,6 +139,10 @@ struct derive_run {
  * (derive_rename_on). */
 int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run);
 
+/* The CPU pid runs on (its open slice begun last; the lowest on a tie),
+ * -1 when none. */
+int derive_cpu_of(const struct derive *d, int32_t pid);
+
 /* Any event: on cpu at ts from task pid (its common_pid), whose comm row
  * is hid; switch_mm when it is a tlb_flush "on task switch" (fired by
  * switch_mm inside a context switch); own when it is a sched or task

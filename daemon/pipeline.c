@@ -46,6 +46,7 @@ struct pipeline {
 	int32_t rename_pid;
 	uint32_t rename_hid;
 	uint64_t rename_ts;
+	int32_t moved_pid;	/* its rename moved later (resolve_take_moved) */
 	char *json;		/* an ev_other row's fields, grown to fit */
 	size_t json_cap;
 	/* cgroup_history: the tasks' cgroups, and the event types that
@@ -418,18 +419,26 @@ static size_t rows_back(struct pipeline *p, uint32_t hid, uint64_t start,
 	return n;
 }
 
-/* cpu's open part of pid, begun at start, is rows[0]'s and splits where
- * each later row begins, before `before` (a name a switch-out shows
- * first begins after the slice). */
+/* cpu's open part of pid, begun at start under row cur, is rows[0]'s
+ * and splits where each later row begins, before `before` (a name a
+ * switch-out shows first begins after the slice). Nothing happens where
+ * nothing changes (a restart held for the task stays held: a rename
+ * would make it happen). */
 static int split_rows(struct pipeline *p, int cpu, int32_t pid, const uint32_t *rows,
-		      size_t n, uint64_t start, uint64_t before)
+		      size_t n, uint64_t start, uint32_t cur, uint64_t before)
 {
 	int rc;
 
+	if (n && rows[0] == cur)
+		rows++, n--;
+	else if (n && (rc = derive_rename_on(p->derive, cpu, start, pid, rows[0])))
+		return rc;
+	else if (n)
+		rows++, n--;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t at = i ? resolve_row(p->resolve, rows[i])->start_ts : start;
+		uint64_t at = resolve_row(p->resolve, rows[i])->start_ts;
 
-		if (at >= before && i)
+		if (at >= before)
 			break;
 		if ((rc = derive_rename_on(p->derive, cpu, at, pid, rows[i])))
 			return rc;
@@ -461,7 +470,7 @@ static int derive_renamed(struct pipeline *p, const struct decode_event *ev,
 	if (!was || !now || was->life != now->life || now->start_ts <= run->start)
 		return 0;
 	n = rows_back(p, hid, run->start, run->hid, rows);
-	return split_rows(p, ev->cpu, ev->pid, rows, n, run->start,
+	return split_rows(p, ev->cpu, ev->pid, rows, n, run->start, run->hid,
 			  ev->kind == DECODE_SCHED_SWITCH ? ev->ts : UINT64_MAX);
 }
 
@@ -469,8 +478,10 @@ static int derive_renamed(struct pipeline *p, const struct decode_event *ev,
  * CPU's update of the task's clock, its own first sched_stat_runtime),
  * is named from there: the row valid at its start, and splits where each
  * later name began (its event's row began at the event, maybe after the
- * start). */
-static int name_from_start(struct pipeline *p, int cpu, int32_t pid)
+ * start), before `before`. So is the slice of a task whose rename moved
+ * later (comm_history's new name begins after an event that still showed
+ * the old one): its part since the rename is the old name's up to there. */
+static int name_from_start(struct pipeline *p, int cpu, int32_t pid, uint64_t before)
 {
 	struct derive_run run = { 0, 0, 0 };
 	const struct resolve_row *row;
@@ -481,7 +492,7 @@ static int name_from_start(struct pipeline *p, int cpu, int32_t pid)
 	    !(row = resolve_row(p->resolve, run.hid)) || row->start_ts <= run.start)
 		return 0;
 	n = rows_back(p, run.hid, run.start, 0, rows);
-	return split_rows(p, cpu, pid, rows, n, run.start, UINT64_MAX);
+	return split_rows(p, cpu, pid, rows, n, run.start, run.hid, before);
 }
 
 /* Feeds the derived tables: switches make slices and end wakeups, the
@@ -495,12 +506,22 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 
 	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid,
 			      ev->switch_mm, own_event(ev), &run)) ||
-	    (run.began && (rc = name_from_start(p, ev->cpu, ev->pid))))
+	    (run.began && (rc = name_from_start(p, ev->cpu, ev->pid, UINT64_MAX))))
 		return rc;
 	if (ev->kind == DECODE_SCHED_SWITCH && (ev->has & DECODE_HAS_P0))
 		derive_switching(p->derive, ev->cpu, ev->p[0]);
 	if (run.hid && (rc = derive_renamed(p, ev, hid, &run)))
 		return rc;
+	if (p->moved_pid > 0) {
+		int32_t pid = p->moved_pid;
+		int cpu = derive_cpu_of(p->derive, pid);
+
+		p->moved_pid = 0;
+		if (cpu >= 0 && (rc = name_from_start(p, cpu, pid,
+						      ev->kind == DECODE_SCHED_SWITCH ? ev->ts
+										      : UINT64_MAX)))
+			return rc;
+	}
 	if (p->rename_pid > 0) {
 		rc = derive_rename(p->derive, p->rename_ts, p->rename_pid, p->rename_hid);
 		p->rename_pid = 0;
@@ -555,7 +576,7 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 					 ev->p[0], (uint64_t)ev->v[0])))
 			return rc;
 		/* its own: it may have placed the start of its slice */
-		return ev->p[0] == ev->pid ? name_from_start(p, ev->cpu, ev->pid) : 0;
+		return ev->p[0] == ev->pid ? name_from_start(p, ev->cpu, ev->pid, UINT64_MAX) : 0;
 	default:
 		return 0;
 	}
@@ -602,6 +623,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		if (ev.has & DECODE_HAS_P0)
 			resolve_ran_dead(r, ev.p[0], ts, (ev.has & DECODE_HAS_V1) &&
 					 (ev.v[1] & 0x30) && !(ev.v[1] & ~(int64_t)0xff));
+		if (ev.has & DECODE_HAS_P1)
+			resolve_ran_again(r, ev.p[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_EXIT, &hid);
@@ -710,6 +733,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	}
 	if (!hid)
 		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
+	if (__builtin_expect(((const struct resolve_hot *)r)->moved_pid != 0, 0))
+		p->moved_pid = resolve_take_moved(r);
 	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
 		resolve_death(r, ev.p[0], ts, p->has_exit);
 	p->next_hid = 0;

@@ -523,6 +523,7 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 			mark_dirty(r, e->hid);
 			r->hot.late_pid = pid;
 			r->hot.late_hid = e->prev_hid;
+			r->hot.moved_pid = pid;
 			e->pending = PENDING_RENAME;	/* more late events may follow */
 			return old->comm_id;
 		}
@@ -882,12 +883,24 @@ void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts, int dead)
 	row = &r->hot.rows[e->hid];
 	if (!e->exited) {
 		end_row(r, e->hid, ts);
-	} else if (row->end_ts != RESOLVE_OPEN && row->end_ts < ts) {
-		row->end_ts = ts;
+	} else if (row->end_ts == RESOLVE_OPEN || row->end_ts < ts) {
+		row->end_ts = ts < row->start_ts ? row->start_ts : ts;
 		mark_dirty(r, e->hid);
 	}
 	if (dead)
 		e->exited = RESOLVE_GONE;
+}
+
+void resolve_ran_again(struct resolve *r, int32_t pid)
+{
+	struct resolve_entry *e;
+	char *cached;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    e->exited != RESOLVE_EXITED || r->hot.rows[e->hid].end_ts == RESOLVE_OPEN)
+		return;
+	r->hot.rows[e->hid].end_ts = RESOLVE_OPEN;
+	mark_dirty(r, e->hid);
 }
 
 uint32_t resolve_rename(struct resolve *r, int32_t pid, int cpu,

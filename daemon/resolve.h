@@ -93,6 +93,7 @@ struct resolve_hot {
 	struct resolve_row *rows;	/* by row id */
 	int32_t late_pid;		/* see resolve_rename */
 	uint32_t late_hid;
+	int32_t moved_pid;		/* a rename of it moved (resolve_take_moved) */
 };
 
 /* comm_width: bytes a name may take, from the event formats (16 today,
@@ -173,6 +174,18 @@ full:
 	return resolve_name_own(r, pid, cpu, comm, len, field_size, ts, src, hid);
 }
 
+/* The pid whose rename the last names moved to later (an event after
+ * its task_rename still showed the old name: comm_history's new name
+ * begins after that event now), once; 0 when none. */
+static inline int32_t resolve_take_moved(struct resolve *r)
+{
+	struct resolve_hot *h = (struct resolve_hot *)r;
+	int32_t pid = h->moved_pid;
+
+	h->moved_pid = 0;
+	return pid;
+}
+
 /* The comm id of a name that names no task (task_rename's old name). */
 uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len);
 
@@ -251,6 +264,10 @@ void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts);
  * exit seen (sched_process_exit not traced) ends it too. */
 enum { RESOLVE_EXITED = 1, RESOLVE_GONE = 2 };
 void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts, int dead);
+
+/* pid, after its exit and a switch-out that was not its last, is switched
+ * in again: its lifetime goes on (open) until its next switch-out. */
+void resolve_ran_again(struct resolve *r, int32_t pid);
 
 /* task_rename at ts: the new name holds from ts + 1 (the event itself
  * fired before the kernel copied it); an event shortly after that still

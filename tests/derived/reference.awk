@@ -412,6 +412,7 @@ function do_rename(   x, p, o, n, cpu, s_s, s_f) {
 	o = x; sub(/^pid=[0-9]+ oldcomm=/, "", o); sub(/ newcomm=.*$/, "", o)
 	known[p] = n
 	rn_s[p] = ts_s; rn_f[p] = ts_f; rn_o[p] = o; rn_n[p] = n
+	delete rn_e[p, "mv"]
 	# ts + 1
 	s_s = ts_s; s_f = ts_f + 1
 	if (s_f >= 1000000000) { s_f -= 1000000000; s_s++ }
@@ -456,8 +457,10 @@ function split_at(cpu, p, o, n, s_s, s_f) {
 function setname(p, n,   x) {
 	if ((p in known) && known[p] != n) {
 		if ((p in rn_s) && n == rn_o[p] && known[p] == rn_n[p] &&
-		    dur(rn_s[p], rn_f[p], ts_s, ts_f) < 10000000)
-			return		# a late old name: the rename moved
+		    dur(rn_s[p], rn_f[p], ts_s, ts_f) < 10000000) {
+			late_name(p)	# the rename moved
+			return
+		}
 		delete rn_s[p]
 		x = ++nl[p]; nl_s[p, x] = ts_s; nl_f[p, x] = ts_f; nl_n[p, x] = n
 		nl_o[p, x] = known[p]
@@ -467,6 +470,36 @@ function setname(p, n,   x) {
 		for (x in open)
 			if (opid[x] == p && ounn[x]) { ocomm[x] = n; ounn[x] = 0 }
 	known[p] = n
+}
+
+# A line after p's task_rename still shows the old name: the rename moved
+# to ts + 1 (as a name begun there); p's slice is the old name's up to
+# there (at a switch line, the slice ends first).
+function late_name(p,   x, s_s, s_f) {
+	s_s = ts_s; s_f = ts_f + 1
+	if (s_f >= 1000000000) { s_f -= 1000000000; s_s++ }
+	s_f = sprintf("%09d", s_f)
+	if (!((p, "mv") in rn_e)) {
+		x = ++nl[p]; rn_e[p, "mv"] = x
+		nl_n[p, x] = rn_n[p]; nl_o[p, x] = rn_o[p]
+	}
+	x = rn_e[p, "mv"]
+	nl_s[p, x] = s_s; nl_f[p, x] = s_f
+	x = cpu_of(p)
+	if (x == "")
+		return
+	ocomm[x] = name_at(p, os[x], of[x])
+	check_split(x, p, ev == "sched_switch")
+}
+
+# The CPU p runs on (its open slice begun last; the lowest on a tie), or "".
+function cpu_of(p,   x, g) {
+	g = ""
+	for (x in open)
+		if (opid[x] == p && (g == "" || before(os[g], of[g], os[x], of[x]) ||
+		    (os[g] == os[x] && of[g] == of[x] && x + 0 < g + 0)))
+			g = x
+	return g
 }
 
 # A line of p on cpu: p's slice there splits where each name a line
@@ -501,6 +534,7 @@ function name_at(p, t_s, t_f,   i) {
 function forget_names(p,   i) {
 	for (i = 1; i <= nl[p]; i++) { delete nl_s[p, i]; delete nl_f[p, i]; delete nl_n[p, i]; delete nl_o[p, i] }
 	delete nl[p]
+	delete rn_e[p, "mv"]
 }
 
 function born(p) {

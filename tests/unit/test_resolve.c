@@ -290,7 +290,10 @@ static void resolve_free_after_reuse_keeps_new_lifetime(void)
 	resolve_exit(r, 600, 25);
 	resolve_ran_dead(r, 600, 26, 0);	/* preempted on its exit path */
 	CHECK_INT(resolve_row(r, second)->end_ts, 26);
+	resolve_ran_again(r, 600);		/* switched in again: it lives */
+	CHECK_INT(resolve_row(r, second)->end_ts, RESOLVE_OPEN);
 	resolve_ran_dead(r, 600, 27, 1);	/* its last switch-out, dying */
+	resolve_ran_again(r, 600);		/* another task's: nothing */
 	resolve_ran_dead(r, 600, 28, 0);	/* not the task that exited */
 	resolve_death(r, 600, 30, 1);
 	/* the lifetime ends where it last ran after its exit, not at free */
