@@ -733,8 +733,16 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	}
 	if (!hid)
 		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
-	if (__builtin_expect(((const struct resolve_hot *)r)->moved_pid != 0, 0))
+	if (__builtin_expect(((const struct resolve_hot *)r)->moved_pid != 0, 0)) {
+		uint32_t before, after;
+
+		/* the events stored since the rename under the new name
+		 * were the old name's */
 		p->moved_pid = resolve_take_moved(r);
+		if (resolve_moved_rows(r, p->moved_pid, &before, &after))
+			store_rehid_recent(p->store, after, before,
+					   resolve_row(r, after)->start_ts, RESOLVE_LATE_RENAME_NS);
+	}
 	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
 		resolve_death(r, ev.p[0], ts, p->has_exit);
 	p->next_hid = 0;

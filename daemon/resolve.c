@@ -34,7 +34,7 @@ enum { PENDING_NONE = 0, PENDING_RENAME, PENDING_SNAPSHOT, PENDING_DEFERRED };
  * in between (an interrupt on that CPU, a wakeup from another) still
  * carries the old one. Such a late old name within this window of the
  * rename moves the boundary instead of counting as two more renames. */
-#define LATE_RENAME_NS 10000000ull
+#define LATE_RENAME_NS RESOLVE_LATE_RENAME_NS
 
 
 struct resolve {
@@ -889,6 +889,20 @@ void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts, int dead)
 	}
 	if (dead)
 		e->exited = RESOLVE_GONE;
+}
+
+int resolve_moved_rows(struct resolve *r, int32_t pid, uint32_t *before,
+		       uint32_t *after)
+{
+	struct resolve_entry *e;
+	char *cached;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    e->pending != PENDING_RENAME || !e->prev_hid)
+		return 0;
+	*before = e->prev_hid;
+	*after = e->hid;
+	return 1;
 }
 
 void resolve_ran_again(struct resolve *r, int32_t pid)

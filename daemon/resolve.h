@@ -186,6 +186,16 @@ static inline int32_t resolve_take_moved(struct resolve *r)
 	return pid;
 }
 
+/* How long after a task_rename an event still showing the old name moves
+ * the rename (resolve.c). */
+#define RESOLVE_LATE_RENAME_NS 10000000ull
+
+/* pid's rename that resolve_take_moved reported: the row before it and
+ * the row of the new name (which begins where it moved to). 0 when pid
+ * has no such rename pending. */
+int resolve_moved_rows(struct resolve *r, int32_t pid, uint32_t *before,
+		       uint32_t *after);
+
 /* The comm id of a name that names no task (task_rename's old name). */
 uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len);
 

@@ -720,6 +720,24 @@ uint64_t store_last_ref(const struct store *s)
 	return s->fill_gen << BATCH_OPS_SHIFT | (uint64_t)(s->fill->nops - 1);
 }
 
+void store_rehid_recent(struct store *s, uint32_t from_hid, uint32_t to_hid,
+			uint64_t before, uint64_t window)
+{
+	uint32_t from = from_hid + s->hid_base;
+
+	/* newest first; the ops are in time order but for the few ns CPUs
+	 * differ by: the scan stops a window past the one wanted */
+	for (size_t i = s->fill->nops; i-- > s->fill->start;) {
+		struct op *o = &s->fill->ops[i];
+
+		if (o->ts + 2 * window < before)
+			break;
+		if (o->op == OP_EVENT && o->kind < DECODE_KIND_COUNT && o->hid == from &&
+		    o->ts < before && o->ts + window >= before)
+			o->hid = to_hid + s->hid_base;
+	}
+}
+
 int store_slice_at(struct store *s, const struct derive_slice *d)
 {
 	struct op *o = ref_op(s, d->ref, DECODE_SCHED_SWITCH, d->ts);

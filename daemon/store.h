@@ -63,6 +63,13 @@ uint64_t store_last_ref(const struct store *s);
  * the task it switched in, latency ns after its first waking. */
 int store_switch_wake(struct store *s, uint64_t ts, int64_t latency);
 
+/* Events not yet handed to the writer, stored under row from_hid from
+ * `window` ns before `before` up to it: they are to_hid's (a rename that
+ * moved later: the task still had its old name). Events already handed
+ * over keep their row. */
+void store_rehid_recent(struct store *s, uint32_t from_hid, uint32_t to_hid,
+			uint64_t before, uint64_t window);
+
 /* Derived rows of their own (hids as the resolver numbers them). */
 int store_slice(struct store *s, const struct derive_slice *d);
 int store_wakeup(struct store *s, const struct derive_wakeup *w);

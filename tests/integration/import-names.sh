@@ -81,13 +81,15 @@ while read -r dat; do
 			"select ts, cpu, pid, comm from $v where pid = 0 and comm is not 'swapper/' || cpu"
 	done
 
-	# The <...> counter exists, and no row is <...> when it says 0.
+	# The <...> counter exists, and no row is <...> when it says 0 (but a
+	# task's that is really called so: prctl takes any name).
 	got=$(q "$db" "select count(*) from stats where name = 'unnamed_events' and typeof(value) = 'integer'")
 	check_eq "$L: select count(*) from stats where name='unnamed_events' (integer value)" 1 "$got" || true
 	unnamed=$(q "$db" "select coalesce(sum(value), 0) from stats where name = 'unnamed_events'")
 	sql=""
 	for v in "${VIEWS[@]}" events; do
-		sql+="(select count(*) from $v where comm = '<...>') + "
+		sql+="(select count(*) from $v where comm = '<...>' and pid not in
+			(select pid from comm_history where comm = '<...>')) + "
 	done
 	n_unk=$(q "$db" "select ${sql}0")
 	if [ "$unnamed" = 0 ]; then
