@@ -492,6 +492,9 @@ static int name_from_start(struct pipeline *p, int cpu, int32_t pid, uint64_t be
 	    !(row = resolve_row(p->resolve, run.hid)) || row->start_ts <= run.start)
 		return 0;
 	n = rows_back(p, run.hid, run.start, 0, rows);
+	/* a pid first seen in this event: it ran from there */
+	if (n && n <= RENAMED_MAX)
+		resolve_seen_from(p->resolve, rows[0], run.start);
 	return split_rows(p, cpu, pid, rows, n, run.start, run.hid, before);
 }
 

@@ -533,7 +533,11 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 	if (!id)
 		return 0;
 	if (e->state != E_ALIVE) {
+		int first = e->state == E_UNKNOWN;
+
 		e->hid = new_row(r, pid, first_tgid(r, e, pid), id, src, ts);
+		if (e->hid)
+			r->hot.rows[e->hid].first = (uint8_t)first;
 		e->state = E_ALIVE;
 		e->fresh = 0;
 	} else if (!e->comm_id) {
@@ -643,8 +647,12 @@ hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 		if (__builtin_expect(e->pending == PENDING_DEFERRED, 0))
 			undefer(r, pid, e, cached, ts);
 		if (e->state != E_ALIVE) {
+			int first = e->state == E_UNKNOWN;
+
 			e->hid = new_row(r, pid, first_tgid(r, e, pid), 0,
 					 RESOLVE_SRC_NONE, ts);
+			if (e->hid)
+				r->hot.rows[e->hid].first = (uint8_t)first;
 			e->comm_id = 0;
 			e->state = E_ALIVE;
 			memset(cached, 0, r->hot.width);
@@ -889,6 +897,19 @@ void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts, int dead)
 	}
 	if (dead)
 		e->exited = RESOLVE_GONE;
+}
+
+void resolve_seen_from(struct resolve *r, uint32_t hid, uint64_t ts)
+{
+	struct resolve_row *row;
+
+	if (!hid || hid > r->nrows)
+		return;
+	row = &r->hot.rows[hid];
+	if (!row->first || row->born || row->life != hid || row->start_ts <= ts)
+		return;
+	row->start_ts = ts;
+	mark_dirty(r, hid);
 }
 
 int resolve_moved_rows(struct resolve *r, int32_t pid, uint32_t *before,

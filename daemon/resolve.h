@@ -50,6 +50,8 @@ struct resolve_row {
 	uint8_t source;		/* enum resolve_source that named it */
 	uint8_t dirty;		/* changed since resolve_clear_dirty */
 	uint8_t born;		/* a fork or task_newtask began the lifetime */
+	uint8_t first;		/* the pid's first lifetime, begun where it was
+				 * first seen (no birth, no lifetime before) */
 	uint64_t start_ts;
 	uint64_t end_ts;	/* RESOLVE_OPEN while valid */
 	uint64_t events;	/* events fired by the pid in this row */
@@ -189,6 +191,11 @@ static inline int32_t resolve_take_moved(struct resolve *r)
 /* How long after a task_rename an event still showing the old name moves
  * the rename (resolve.c). */
 #define RESOLVE_LATE_RENAME_NS 10000000ull
+
+/* A task's run (a slice) began at ts, before the row hid, its first
+ * lifetime's first (resolve_row.first), begins: the pid was there (under
+ * that name) from ts. */
+void resolve_seen_from(struct resolve *r, uint32_t hid, uint64_t ts);
 
 /* pid's rename that resolve_take_moved reported: the row before it and
  * the row of the new name (which begins where it moved to). 0 when pid

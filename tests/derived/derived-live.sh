@@ -138,4 +138,17 @@ n=$(q "$db" "select count(*) from comm_history h where exists (select 1 from com
 check_true "names trace: names seen to change within a lifetime" "> 5" "$n" [ "$n" -gt 5 ] || true
 log "names trace: $n new names in a lifetime, $(q "$db" "select count(*) from sched s where start_err is null
 	and not exists (select 1 from sched_switch w where w.cpu = s.cpu and w.ts = s.ts)") slices split at one, $REF_SWITCHES switches"
+
+# The same under `-e sched` (no task events, the common recording): the
+# exec's file name, a fork's and an exit's comm, a migration's name tasks
+# too (reference.awk names from them as commd does).
+dat=$TMPDIR_TEST/schednames.dat
+RECORD_EVENTS="-e sched" record_fresh derived "$dat" "$NAMER" "$TMPDIR_TEST/namer2.log"
+db=$TMPDIR_TEST/schednames.db
+import_ok "$dat" "$db" || finish
+check_true "sched-only names trace: execs recorded" "> 0" "$(q "$db" "select count(*) from sched_process_exec")" \
+	[ "$(q "$db" "select count(*) from sched_process_exec")" -gt 0 ] || true
+reference "$dat" "$TMPDIR_TEST/schednames" "sched-only names trace" || finish
+check_cpu_time "$db" "$TMPDIR_TEST/schednames" "sched-only names trace"
+check_latency "$db" "$TMPDIR_TEST/schednames" "sched-only names trace"
 finish

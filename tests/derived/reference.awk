@@ -113,6 +113,7 @@ BEGIN { OFS = "\t"; unparsed = 0; nsw = 0; breaks = 0; nulls = 0; drops = 0; hav
 # line (an event's, or a DROPPED one) names. Another CPU was left out by a
 # cpumask (trace-cmd record -M): what runs there is not seen.
 NR == FNR && twopass {
+	if (index($0, ": task_rename: ")) has_rename = 1
 	if (match($0, /CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/)) {
 		x = $0; sub(/.*CPU:/, "", x); traced[x + 0] = 1
 	} else if (match($0, /-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]: [A-Za-z0-9_]+: /)) {
@@ -164,8 +165,12 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	seen(c, cpid, pfx)
 	pl_s = lst_s[c]; pl_f = lst_f[c]
 	lst_s[c] = ts_s; lst_f[c] = ts_f
-	if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename)$/)
+	if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename|sched_process_exit|sched_migrate_task|sched_process_fork|task_newtask|sched_process_exec|sched_prepare_exec|sched_wait_task|sched_kthread_stop|sched_process_hang|sched_pi_setprio)$/)
 		check_split(c, cpid, 0)
+	else if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename)$/) {
+		names()
+		check_split(c, cpid, 0)
+	}
 	if (ev == "sched_switch")
 		do_switch()
 	else if (ev == "sched_stat_runtime")
@@ -184,6 +189,45 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 		born(substr(rest, 5) + 0)
 	else if (ev == "sched_process_fork" && match(rest, / child_pid=[0-9]+$/))
 		born(substr(rest, RSTART + 11) + 0)
+}
+
+# Other events whose fields name a task (commd's pipeline.c and decode.c):
+# "comm=C pid=P ..." (exit, migrate_task, wait_task, kthread_stop,
+# process_hang, pi_setprio), a fork's parent and child, a new task's
+# "pid=P comm=C" (the child), prepare_exec's "pid=P comm=C" at its end, and
+# an exec's file name (its base, 15 bytes at most; not "/dev/fd/N") when
+# the trace has no task_rename to say it.
+function names(   x, p, n, i) {
+	if (ev == "sched_process_fork") {
+		if (!match(rest, / pid=[0-9]+ child_comm=/) || !match(rest, / child_pid=[0-9]+$/)) return
+		x = rest; i = index(x, " child_comm=")
+		n = substr(x, 1, i - 1); p = n; sub(/ pid=[0-9]+$/, "", n); sub(/^comm=/, "", n)
+		sub(/^.* pid=/, "", p); p = p + 0
+		if (p > 0) setname(p, n)
+		x = substr(x, i + 12); p = substr(rest, RSTART + 11) + 0
+		sub(/ child_pid=[0-9]+$/, "", x)
+		if (p > 0) setname(p, x)
+	} else if (ev == "task_newtask") {
+		if (!match(rest, /^pid=[0-9]+ comm=/) || !match(rest, / clone_flags=[0-9a-f]+ oom_score_adj=[-0-9]+$/)) return
+		n = substr(rest, 1, RSTART - 1); p = substr(n, 5) + 0; sub(/^pid=[0-9]+ comm=/, "", n)
+		if (p > 0) setname(p, n)
+	} else if (ev == "sched_prepare_exec") {
+		if (!match(rest, / pid=[0-9]+ comm=/)) return
+		n = substr(rest, RSTART + 5); p = n + 0; sub(/^[0-9]+ comm=/, "", n)
+		if (p > 0) setname(p, n)
+	} else if (ev == "sched_process_exec") {
+		if (!(twopass && !has_rename) || !match(rest, /^filename=.* pid=[0-9]+ old_pid=[0-9]+$/)) return
+		x = rest; sub(/^filename=/, "", x); sub(/ pid=[0-9]+ old_pid=[0-9]+$/, "", x)
+		p = rest; sub(/ old_pid=[0-9]+$/, "", p); sub(/^.* pid=/, "", p); p = p + 0
+		if (x ~ /^\/dev\/fd\/[0-9]+$/) return
+		sub(/^.*\//, "", x)
+		x = substr(x, 1, 15)
+		if (p > 0 && x != "") setname(p, x)
+	} else {
+		if (!match(rest, /^comm=/) || !match(rest, / pid=[0-9]+/)) return
+		n = substr(rest, 6, RSTART - 6); p = substr(rest, RSTART + 5) + 0
+		if (p > 0) setname(p, n)
+	}
 }
 
 # "prev_comm:prev_pid [prio] STATE ==> next_comm:next_pid [prio]"
