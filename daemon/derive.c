@@ -397,7 +397,7 @@ int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run)
 {
 	struct running *r = cpu_state(d, cpu);
 
-	if (!r || !r->active || r->pid != pid || r->head_held)
+	if (!r || !r->active || r->pid != pid)
 		return 0;
 	run->hid = r->hid;
 	run->start = r->start;
@@ -611,10 +611,9 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid)
 {
-	for (int cpu = 0; (size_t)cpu < d->ncpus; cpu++)
-		if (d->cpus[cpu].active && d->cpus[cpu].pid == pid)
-			return derive_rename_on(d, cpu, ts, pid, hid);
-	return 0;
+	int cpu = derive_cpu_of(d, pid);
+
+	return cpu < 0 ? 0 : derive_rename_on(d, cpu, ts, pid, hid);
 }
 
 int derive_rename_on(struct derive *d, int cpu, uint64_t ts, int32_t pid,

@@ -134,9 +134,9 @@ struct derive_run {
 	int began;
 };
 
-/* pid's slice open on cpu: its part's row and start (run->hid, start),
- * 1; 0 when pid does not run there, or a part before a rename is held
- * (derive_rename_on). */
+/* pid's slice open on cpu: its open part's row and start (run->hid,
+ * start; a part before a rename may be held: derive_rename_on), 1; 0 when
+ * pid does not run there. */
 int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run);
 
 /* The CPU pid runs on (its open slice begun last; the lowest on a tie),
@@ -187,8 +187,9 @@ void derive_queued(struct derive *d, int32_t pid, int cpu);
  * traced and the wait's end is not known (no latency). */
 void derive_waking_cpu(struct derive *d, int32_t pid, int cpu);
 
-/* pid has a new name from ts on (row hid): a slice it is running splits
- * there. Returns a callback's non-zero result. */
+/* pid has a new name from ts on (row hid): the slice it is running (on
+ * derive_cpu_of's CPU) splits there. Returns a callback's non-zero
+ * result. */
 int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid);
 
 /* The same for pid's slice on cpu only (the one an event there began). */

@@ -623,10 +623,14 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		 * each switch-out after the exit moves the lifetime's end
 		 * there (the last one traced is the end: with the CPU it
 		 * died on left out, the one before). */
-		if (ev.has & DECODE_HAS_P0)
-			resolve_ran_dead(r, ev.p[0], ts, (ev.has & DECODE_HAS_V1) &&
-					 (ev.v[1] & 0x30) && !(ev.v[1] & ~(int64_t)0xff));
-		if (ev.has & DECODE_HAS_P1)
+		if (ev.has & DECODE_HAS_P0) {
+			int dead = (ev.has & DECODE_HAS_V1) && (ev.v[1] & 0x30) &&
+				   !(ev.v[1] & ~(int64_t)0xff);
+
+			if (dead || resolve_exited_fast(r, ev.p[0]))
+				resolve_ran_dead(r, ev.p[0], ts, dead);
+		}
+		if ((ev.has & DECODE_HAS_P1) && resolve_exited_fast(r, ev.p[1]))
 			resolve_ran_again(r, ev.p[1]);
 		break;
 	case DECODE_SCHED_PROCESS_EXIT:

@@ -286,6 +286,18 @@ void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts, int dead);
  * in again: its lifetime goes on (open) until its next switch-out. */
 void resolve_ran_again(struct resolve *r, int32_t pid);
 
+/* Whether pid's task is known to have called exit (inline: every switch
+ * asks, for its prev and next, before resolve_ran_dead and _again). */
+static inline int resolve_exited_fast(const struct resolve *r, int32_t pid)
+{
+	const struct resolve_hot *h = (const struct resolve_hot *)r;
+	uint32_t c = (uint32_t)pid >> RESOLVE_CHUNK_SHIFT;
+
+	if (pid <= 0 || c >= h->nchunks || !h->chunks[c])
+		return 0;
+	return h->chunks[c]->e[(uint32_t)pid & ((1u << RESOLVE_CHUNK_SHIFT) - 1)].exited;
+}
+
 /* task_rename at ts: the new name holds from ts + 1 (the event itself
  * fired before the kernel copied it); an event shortly after that still
  * shows the old name moves the boundary past it. Returns the comm id. */

@@ -730,10 +730,13 @@ void store_rehid_recent(struct store *s, uint32_t from_hid, uint32_t to_hid,
 	for (size_t i = s->fill->nops; i-- > s->fill->start;) {
 		struct op *o = &s->fill->ops[i];
 
+		/* only the events come in time order (derived rows carry
+		 * their start, other ops no time) */
+		if (o->op != OP_EVENT || o->kind >= DECODE_KIND_COUNT)
+			continue;
 		if (o->ts + 2 * window < before)
 			break;
-		if (o->op == OP_EVENT && o->kind < DECODE_KIND_COUNT && o->hid == from &&
-		    o->ts < before && o->ts + window >= before)
+		if (o->hid == from && o->ts < before && o->ts + window >= before)
 			o->hid = to_hid + s->hid_base;
 	}
 }

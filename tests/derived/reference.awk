@@ -165,7 +165,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	seen(c, cpid, pfx)
 	pl_s = lst_s[c]; pl_f = lst_f[c]
 	lst_s[c] = ts_s; lst_f[c] = ts_f
-	if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename|sched_process_exit|sched_migrate_task|sched_process_fork|task_newtask|sched_process_exec|sched_prepare_exec|sched_wait_task|sched_kthread_stop|sched_process_hang|sched_pi_setprio)$/)
+	if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename|sched_process_exit|sched_migrate_task|sched_process_fork|task_newtask|sched_process_exec|sched_prepare_exec|sched_wait_task|sched_kthread_stop|sched_process_hang|sched_pi_setprio|sched_stat_wait|sched_stat_sleep|sched_stat_iowait|sched_stat_blocked)$/)
 		check_split(c, cpid, 0)
 	else if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename)$/) {
 		names()
@@ -193,7 +193,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 
 # Other events whose fields name a task (commd's pipeline.c and decode.c):
 # "comm=C pid=P ..." (exit, migrate_task, wait_task, kthread_stop,
-# process_hang, pi_setprio), a fork's parent and child, a new task's
+# process_hang, pi_setprio, the schedstat ones), a fork's parent and child, a new task's
 # "pid=P comm=C" (the child), prepare_exec's "pid=P comm=C" at its end, and
 # an exec's file name (its base, 15 bytes at most; not "/dev/fd/N") when
 # the trace has no task_rename to say it.
@@ -454,6 +454,14 @@ function do_rename(   x, p, o, n, cpu, s_s, s_f) {
 	x = substr(rest, 1, RSTART - 1)
 	n = x; sub(/^.* newcomm=/, "", n)
 	o = x; sub(/^pid=[0-9]+ oldcomm=/, "", o); sub(/ newcomm=.*$/, "", o)
+	# the old name is the task's until the event: one no line showed
+	# (renamed where nothing was traced, a thread's exec that took the
+	# pid) begins at it (commd names it so)
+	if ((p in known) && known[p] != o) {
+		setname(p, o)
+		cpu = cpu_of(p)
+		if (cpu != "") check_split(cpu, p, 0)
+	}
 	known[p] = n
 	rn_s[p] = ts_s; rn_f[p] = ts_f; rn_o[p] = o; rn_n[p] = n
 	delete rn_e[p, "mv"]
@@ -464,13 +472,11 @@ function do_rename(   x, p, o, n, cpu, s_s, s_f) {
 	# the part before is named oldcomm (a slice begun at the CPU's first
 	# line was named by the report's prefix, which may be the pid's later
 	# name); the same name splits nothing
-	for (cpu in open) {
-		if (opid[cpu] != p)
-			continue
+	cpu = cpu_of(p)
+	if (cpu != "") {
 		restart(cpu)
 		if (o != n)
 			split_at(cpu, p, o, n, s_s, s_f)
-		break
 	}
 }
 
