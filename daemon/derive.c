@@ -385,14 +385,6 @@ void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
 		r->ref = ref;
 }
 
-/* derive_seen began a slice of the event's task: its caller learns it. */
-static uint32_t begun_hid(uint32_t hid, struct derive_run *run)
-{
-	if (run)
-		run->began = 1;
-	return hid;
-}
-
 int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run)
 {
 	struct running *r = cpu_state(d, cpu);
@@ -404,17 +396,25 @@ int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run)
 	return 1;
 }
 
-int derive_cpu_of(const struct derive *d, int32_t pid)
+/* The CPU other than `except` whose open slice is pid's, begun last (on
+ * a tie, the lowest), -1 when none. */
+static int running_cpu(const struct derive *d, int32_t pid, int except)
 {
 	int at = -1;
 
 	for (size_t i = 0; i < d->ncpus; i++) {
 		const struct running *o = &d->cpus[i];
 
-		if (o->active && o->pid == pid && (at < 0 || o->start > d->cpus[at].start))
+		if (o->active && o->pid == pid && (int)i != except &&
+		    (at < 0 || o->start > d->cpus[at].start))
 			at = (int)i;
 	}
 	return at;
+}
+
+int derive_cpu_of(const struct derive *d, int32_t pid)
+{
+	return running_cpu(d, pid, -1);
 }
 
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid,
@@ -435,7 +435,9 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 		 * from somewhere after the capture's start (or the loss
 		 * before this event) on. */
 		lo = d->first_ts > r->last_ts ? d->first_ts : r->last_ts;
-		begin_inferred(d, r, ts, pid, begun_hid(hid, run), lo);
+		begin_inferred(d, r, ts, pid, hid, lo);
+		if (run)
+			run->began = 1;
 		return 0;
 	}
 	if (r->active && r->restart) {
@@ -490,7 +492,9 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	rc = flush_held(d, r);
 	r->prev = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(ts - lo));
 	r->held = 1;
-	begin_inferred(d, r, ts, pid, begun_hid(hid, run), lo);
+	begin_inferred(d, r, ts, pid, hid, lo);
+	if (run)
+		run->began = 1;
 	return rc;
 }
 
@@ -523,17 +527,11 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		 * unrecorded the task may still be open on a CPU it left:
 		 * it runs on the one where its open slice began last (on a
 		 * tie, the lowest). */
-		struct running *at = NULL;
+		int c = running_cpu(d, pid, cpu);
+		struct running *at = c < 0 ? NULL : &d->cpus[c];
 
 		if ((w = wake_of(d, pid)))
 			w->clock_ts = ts;
-		for (size_t i = 0; i < d->ncpus; i++) {
-			struct running *o = &d->cpus[i];
-
-			if (o->active && o->pid == pid && (int)i != cpu &&
-			    (!at || o->start > at->start))
-				at = o;
-		}
 		if (at) {
 			at->clock_ts = ts;
 		} else if (w) {
@@ -710,9 +708,8 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 		 * sched_wakeup (fired where it was queued) not seen: it was
 		 * queued there, and came here later (a migration), maybe
 		 * after running there. When its wait ended is not known. */
-		if (w->open_pair && w->from_untraced)
-			;
-		else if (d->ops.wakeup && !rc && ts >= w->ts) {
+		if (!(w->open_pair && w->from_untraced) && d->ops.wakeup && !rc &&
+		    ts >= w->ts) {
 			struct derive_wakeup u = {
 				.ts = w->ts, .latency = ts - w->ts, .cpu = cpu,
 				.pid = next_pid, .hid = next_hid,
@@ -839,10 +836,12 @@ void derive_queued(struct derive *d, int32_t pid, int cpu)
 
 void derive_waking_cpu(struct derive *d, int32_t pid, int cpu)
 {
-	struct wake *w = wake_of(d, pid);
+	struct wake *w;
 
-	if (w && w->ts && w->open_pair && cpu >= 0 && (size_t)cpu < d->ncpus)
-		w->from_untraced = d->cpus[cpu].untraced;
+	/* derive_waking cleared it: only a CPU not traced sets it */
+	if (cpu >= 0 && (size_t)cpu < d->ncpus && d->cpus[cpu].untraced &&
+	    (w = wake_of(d, pid)) && w->ts && w->open_pair)
+		w->from_untraced = 1;
 }
 
 void derive_cpu_gone(struct derive *d, int cpu)

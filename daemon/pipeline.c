@@ -429,13 +429,11 @@ static int split_rows(struct pipeline *p, int cpu, int32_t pid, const uint32_t *
 {
 	int rc;
 
-	if (n && rows[0] == cur)
-		rows++, n--;
-	else if (n && (rc = derive_rename_on(p->derive, cpu, start, pid, rows[0])))
+	if (!n)
+		return 0;
+	if (rows[0] != cur && (rc = derive_rename_on(p->derive, cpu, start, pid, rows[0])))
 		return rc;
-	else if (n)
-		rows++, n--;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 1; i < n; i++) {
 		uint64_t at = resolve_row(p->resolve, rows[i])->start_ts;
 
 		if (at >= before)
@@ -591,6 +589,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	struct resolve *r = p->resolve;
 	struct decode_event ev;
 	uint32_t ids[2] = { 0, 0 }, type = 0, hid = 0;
+	int32_t moved;
 	size_t json_len = 0;
 	const char *json = NULL;
 
@@ -740,13 +739,13 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	}
 	if (!hid)
 		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
-	if (__builtin_expect(((const struct resolve_hot *)r)->moved_pid != 0, 0)) {
+	if (__builtin_expect((moved = resolve_take_moved(r)) != 0, 0)) {
 		uint32_t before, after;
 
 		/* the events stored since the rename under the new name
 		 * were the old name's */
-		p->moved_pid = resolve_take_moved(r);
-		if (resolve_moved_rows(r, p->moved_pid, &before, &after))
+		p->moved_pid = moved;
+		if (resolve_moved_rows(r, moved, &before, &after))
 			store_rehid_recent(p->store, after, before,
 					   resolve_row(r, after)->start_ts, RESOLVE_LATE_RENAME_NS);
 	}

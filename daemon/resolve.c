@@ -32,9 +32,9 @@ enum { PENDING_NONE = 0, PENDING_RENAME, PENDING_SNAPSHOT, PENDING_DEFERRED };
 
 /* The kernel emits task_rename before it copies the new name: an event
  * in between (an interrupt on that CPU, a wakeup from another) still
- * carries the old one. Such a late old name within this window of the
- * rename moves the boundary instead of counting as two more renames. */
-#define LATE_RENAME_NS RESOLVE_LATE_RENAME_NS
+ * carries the old one. Such a late old name within RESOLVE_LATE_RENAME_NS
+ * of the rename moves the boundary instead of counting as two more
+ * renames. */
 
 
 struct resolve {
@@ -350,6 +350,18 @@ static int32_t first_tgid(struct resolve *r, const struct resolve_entry *e,
 	return hit ? (*hit)[1] : RESOLVE_TGID_UNKNOWN;
 }
 
+/* A lifetime of pid that begins without a birth, at ts (e its slot, not
+ * alive): its first row; `first` when pid was never seen before. */
+static uint32_t new_life(struct resolve *r, const struct resolve_entry *e, int32_t pid,
+			 uint32_t comm_id, enum resolve_source src, uint64_t ts)
+{
+	uint32_t hid = new_row(r, pid, first_tgid(r, e, pid), comm_id, src, ts);
+
+	if (hid)
+		r->hot.rows[hid].first = e->state == E_UNKNOWN;
+	return hid;
+}
+
 static void end_row(struct resolve *r, uint32_t hid, uint64_t ts)
 {
 	struct resolve_row *row = &r->hot.rows[hid];
@@ -514,7 +526,7 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 
 		e->pending = 0;
 		if (old->comm_id && ts + 1 >= cur->start_ts &&
-		    ts < cur->start_ts + LATE_RENAME_NS &&
+		    ts < cur->start_ts + RESOLVE_LATE_RENAME_NS &&
 		    same_name(r, r->names + (size_t)old->comm_id * r->hot.width, comm,
 			      len, field_size)) {
 			old->end_ts = ts + 1;
@@ -533,11 +545,7 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 	if (!id)
 		return 0;
 	if (e->state != E_ALIVE) {
-		int first = e->state == E_UNKNOWN;
-
-		e->hid = new_row(r, pid, first_tgid(r, e, pid), id, src, ts);
-		if (e->hid)
-			r->hot.rows[e->hid].first = (uint8_t)first;
+		e->hid = new_life(r, e, pid, id, src, ts);
 		e->state = E_ALIVE;
 		e->fresh = 0;
 	} else if (!e->comm_id) {
@@ -647,12 +655,7 @@ hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 		if (__builtin_expect(e->pending == PENDING_DEFERRED, 0))
 			undefer(r, pid, e, cached, ts);
 		if (e->state != E_ALIVE) {
-			int first = e->state == E_UNKNOWN;
-
-			e->hid = new_row(r, pid, first_tgid(r, e, pid), 0,
-					 RESOLVE_SRC_NONE, ts);
-			if (e->hid)
-				r->hot.rows[e->hid].first = (uint8_t)first;
+			e->hid = new_life(r, e, pid, 0, RESOLVE_SRC_NONE, ts);
 			e->comm_id = 0;
 			e->state = E_ALIVE;
 			memset(cached, 0, r->hot.width);

@@ -184,7 +184,8 @@ static inline int32_t resolve_take_moved(struct resolve *r)
 	struct resolve_hot *h = (struct resolve_hot *)r;
 	int32_t pid = h->moved_pid;
 
-	h->moved_pid = 0;
+	if (pid)
+		h->moved_pid = 0;
 	return pid;
 }
 
@@ -216,22 +217,29 @@ int resolve_is_named(struct resolve *r, int32_t pid);
 uint32_t resolve_named_hid(struct resolve *r, int32_t pid);
 uint32_t resolve_hid(struct resolve *r, int32_t pid, int cpu, uint64_t ts);
 
+/* pid's cache slot, NULL while its chunk does not exist (the inline
+ * paths below; resolve.c makes it). */
+static inline struct resolve_entry *resolve_slot(const struct resolve *r, int32_t pid)
+{
+	const struct resolve_hot *h = (const struct resolve_hot *)r;
+	uint32_t c = (uint32_t)pid >> RESOLVE_CHUNK_SHIFT;
+
+	if (pid <= 0 || c >= h->nchunks || !h->chunks[c])
+		return NULL;
+	return &h->chunks[c]->e[(uint32_t)pid & ((1u << RESOLVE_CHUNK_SHIFT) - 1)];
+}
+
 /* resolve_hid with the common case inline: a live pid of a named row. */
 static inline uint32_t resolve_hid_fast(struct resolve *r, int32_t pid, int cpu,
 					uint64_t ts)
 {
 	const struct resolve_hot *h = (const struct resolve_hot *)r;
-	uint32_t c = (uint32_t)pid >> RESOLVE_CHUNK_SHIFT;
-	struct resolve_chunk *ch;
 	struct resolve_entry *e;
 
-	if (__builtin_expect(h->late_pid < 0 && pid > 0 && c < h->nchunks &&
-			     (ch = h->chunks[c]) != NULL, 1)) {
-		e = &ch->e[(uint32_t)pid & ((1u << RESOLVE_CHUNK_SHIFT) - 1)];
-		if (e->comm_id) {	/* alive and named */
-			e->fresh = 0;
-			return e->hid;
-		}
+	if (__builtin_expect(h->late_pid < 0 && (e = resolve_slot(r, pid)) != NULL, 1) &&
+	    e->comm_id) {	/* alive and named */
+		e->fresh = 0;
+		return e->hid;
 	}
 	return resolve_hid(r, pid, cpu, ts);
 }
@@ -290,12 +298,9 @@ void resolve_ran_again(struct resolve *r, int32_t pid);
  * asks, for its prev and next, before resolve_ran_dead and _again). */
 static inline int resolve_exited_fast(const struct resolve *r, int32_t pid)
 {
-	const struct resolve_hot *h = (const struct resolve_hot *)r;
-	uint32_t c = (uint32_t)pid >> RESOLVE_CHUNK_SHIFT;
+	const struct resolve_entry *e = resolve_slot(r, pid);
 
-	if (pid <= 0 || c >= h->nchunks || !h->chunks[c])
-		return 0;
-	return h->chunks[c]->e[(uint32_t)pid & ((1u << RESOLVE_CHUNK_SHIFT) - 1)].exited;
+	return e ? e->exited : 0;
 }
 
 /* task_rename at ts: the new name holds from ts + 1 (the event itself

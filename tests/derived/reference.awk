@@ -388,11 +388,7 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 		# another CPU's update of p's clock: p ran where it runs, the
 		# CPU its open slice began on last (on a tie, the lowest)
 		lrk_s[p] = ts_s; lrk_f[p] = ts_f
-		g = ""
-		for (x in open)
-			if (opid[x] == p && x != c && (g == "" || before(os[g], of[g], os[x], of[x]) ||
-			    (os[g] == os[x] && of[g] == of[x] && x + 0 < g + 0)))
-				g = x
+		g = cpu_but(p, c)
 		if (g != "") { rck_s[g] = ts_s; rck_f[g] = ts_f }
 		else if (p > 0) {
 			# running where no switch in was recorded: the first
@@ -465,10 +461,7 @@ function do_rename(   x, p, o, n, cpu, s_s, s_f) {
 	known[p] = n
 	rn_s[p] = ts_s; rn_f[p] = ts_f; rn_o[p] = o; rn_n[p] = n
 	delete rn_e[p, "mv"]
-	# ts + 1
-	s_s = ts_s; s_f = ts_f + 1
-	if (s_f >= 1000000000) { s_f -= 1000000000; s_s++ }
-	s_f = sprintf("%09d", s_f)
+	next_ns(); s_s = n1_s; s_f = n1_f
 	# the part before is named oldcomm (a slice begun at the CPU's first
 	# line was named by the report's prefix, which may be the pid's later
 	# name); the same name splits nothing
@@ -526,9 +519,7 @@ function setname(p, n,   x) {
 # to ts + 1 (as a name begun there); p's slice is the old name's up to
 # there (at a switch line, the slice ends first).
 function late_name(p,   x, s_s, s_f) {
-	s_s = ts_s; s_f = ts_f + 1
-	if (s_f >= 1000000000) { s_f -= 1000000000; s_s++ }
-	s_f = sprintf("%09d", s_f)
+	next_ns(); s_s = n1_s; s_f = n1_f
 	if (!((p, "mv") in rn_e)) {
 		x = ++nl[p]; rn_e[p, "mv"] = x
 		nl_n[p, x] = rn_n[p]; nl_o[p, x] = rn_o[p]
@@ -543,13 +534,23 @@ function late_name(p,   x, s_s, s_f) {
 }
 
 # The CPU p runs on (its open slice begun last; the lowest on a tie), or "".
-function cpu_of(p,   x, g) {
+function cpu_of(p) { return cpu_but(p, "") }
+
+# The same but for CPU ex.
+function cpu_but(p, ex,   x, g) {
 	g = ""
 	for (x in open)
-		if (opid[x] == p && (g == "" || before(os[g], of[g], os[x], of[x]) ||
+		if (opid[x] == p && x != ex && (g == "" || before(os[g], of[g], os[x], of[x]) ||
 		    (os[g] == os[x] && of[g] == of[x] && x + 0 < g + 0)))
 			g = x
 	return g
+}
+
+# The line's ts + 1 ns, as (n1_s, n1_f).
+function next_ns() {
+	n1_s = ts_s; n1_f = ts_f + 1
+	if (n1_f >= 1000000000) { n1_f -= 1000000000; n1_s++ }
+	n1_f = sprintf("%09d", n1_f)
 }
 
 # A line of p on cpu: p's slice there splits where each name a line
