@@ -417,6 +417,26 @@ int derive_cpu_of(const struct derive *d, int32_t pid)
 	return running_cpu(d, pid, -1);
 }
 
+/* An event of pid, after a recorded switch and before any other task's,
+ * that is the context switch's own (see derive_seen). */
+static int in_tail(const struct running *r, int32_t pid, int switch_mm, int own)
+{
+	return r->in_tail && pid == r->tail_pid && !own &&
+	       (r->in_tail == TAIL_TASK || switch_mm);
+}
+
+int32_t derive_other(struct derive *d, int cpu, int32_t pid, int switch_mm,
+		     int own, uint32_t *hid)
+{
+	const struct running *r = cpu_state(d, cpu);
+
+	if (!r || !r->active || r->pid == pid || r->pid <= 0 || r->restart ||
+	    in_tail(r, pid, switch_mm, own))
+		return -1;
+	*hid = r->hid;
+	return r->pid;
+}
+
 int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hid,
 		int switch_mm, int own, struct derive_run *run)
 {
@@ -470,21 +490,20 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	 * a waking it does, its own switch out) means it runs again, and
 	 * its switch in was not recorded (this VM never records a switch
 	 * out of swapper/1), not that the context switch goes on. */
-	if (r->in_tail && pid == r->tail_pid && !own &&
-	    (r->in_tail == TAIL_TASK || switch_mm)) {
+	if (in_tail(r, pid, switch_mm, own)) {
 		r->last_ts = ts;
 		return 0;
 	}
 	r->in_tail = 0;
 	/* A thread that execs takes its leader's pid: the task running here
-	 * goes on under it, under its own name until the rename that
-	 * follows, not a switch nobody recorded. */
+	 * goes on under it, not a switch nobody recorded. Its slice splits
+	 * here, where the pid first shows: the part before is the thread's
+	 * tid's, the rest the pid's lifetime begun here (derive_other). */
 	if (d->ops.took_pid && r->pid > 0 && pid > 0 && !r->restart &&
 	    d->ops.took_pid(d->ops.ctx, r->pid, pid)) {
-		r->pid = pid;
 		r->seen_before = r->last_ts;
 		r->last_ts = ts;
-		return 0;
+		return derive_took(d, cpu, ts, pid, hid);
 	}
 	/* A switch nobody recorded, somewhere between the old task's last
 	 * sign of running here and this event. */
@@ -653,6 +672,16 @@ int derive_rename_on(struct derive *d, int cpu, uint64_t ts, int32_t pid,
 		return 0;
 	}
 	return emit(d, &s);
+}
+
+int derive_took(struct derive *d, int cpu, uint64_t ts, int32_t pid, uint32_t hid)
+{
+	struct running *r = cpu_state(d, cpu);
+
+	if (!r || !r->active || r->pid <= 0 || pid <= 0)
+		return 0;
+	r->pid = pid;
+	return derive_rename_on(d, cpu, ts, pid, hid);
 }
 
 int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,

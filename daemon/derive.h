@@ -139,6 +139,13 @@ struct derive_run {
  * pid does not run there. */
 int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run);
 
+/* An event of pid on cpu that derive_seen would not take for pid's own
+ * or for the tail of the switch before: the pid whose slice runs there
+ * (and its row, *hid), -1 when none (pid's own, a tail, nothing open, a
+ * restart held). */
+int32_t derive_other(struct derive *d, int cpu, int32_t pid, int switch_mm,
+		     int own, uint32_t *hid);
+
 /* The CPU pid runs on (its open slice begun last; the lowest on a tie),
  * -1 when none. */
 int derive_cpu_of(const struct derive *d, int32_t pid);
@@ -186,6 +193,10 @@ void derive_queued(struct derive *d, int32_t pid, int cpu);
  * none is seen before its switch in, it was queued where nothing is
  * traced and the wait's end is not known (no latency). */
 void derive_waking_cpu(struct derive *d, int32_t pid, int cpu);
+
+/* The task running on cpu is pid from ts on (row hid): the pids of a
+ * thread that execs and its leader change hands. Its slice splits there. */
+int derive_took(struct derive *d, int cpu, uint64_t ts, int32_t pid, uint32_t hid);
 
 /* pid has a new name from ts on (row hid): the slice it is running (on
  * derive_cpu_of's CPU) splits there. Returns a callback's non-zero

@@ -47,6 +47,8 @@ struct pipeline {
 	uint32_t rename_hid;
 	uint64_t rename_ts;
 	int32_t moved_pid;	/* its rename moved later (resolve_take_moved) */
+	int32_t took_tid, took_pid;	/* this event's exec: the thread took
+					 * the pid (took_here) */
 	char *json;		/* an ev_other row's fields, grown to fit */
 	size_t json_cap;
 	/* cgroup_history: the tasks' cgroups, and the event types that
@@ -99,7 +101,8 @@ static int took_pid(void *ctx, int32_t running, int32_t seen)
 {
 	struct pipeline *p = ctx;
 
-	return resolve_took_leader(p->resolve, running, seen);
+	return resolve_took_leader(p->resolve, running, seen) ||
+	       (running == p->took_tid && seen == p->took_pid);
 }
 
 /* A wakeup goes on the row of the event that began it, and its latency
@@ -496,6 +499,49 @@ static int name_from_start(struct pipeline *p, int cpu, int32_t pid, uint64_t be
 	return split_rows(p, cpu, pid, rows, n, run.start, run.hid, before);
 }
 
+static int took_here(struct pipeline *p, const struct decode_event *ev,
+		     uint64_t ts)
+{
+	struct resolve *r = p->resolve;
+	struct derive_run run = { 0, 0, 0 };
+	uint32_t from = 0, hid;
+	int32_t tid = derive_other(p->derive, ev->cpu, ev->pid, ev->switch_mm,
+				   own_event(ev), &from);
+	int cpu;
+
+	if (tid > 0 && resolve_exited_fast(r, tid) == RESOLVE_EXITED &&
+	    resolve_gave_tid(r, tid, ev->pid)) {
+		/* The leader runs here after its exit: a thread's exec took
+		 * its pid and gave it the thread's. The thread, if it runs,
+		 * is the leader's pid from here on too. */
+		cpu = derive_cpu_of(p->derive, ev->pid);
+		if (cpu >= 0 && !derive_part(p->derive, cpu, ev->pid, &run))
+			cpu = -1;
+		if (!resolve_swap_tid(r, ev->pid, ts, from))
+			return 0;
+		resolve_ran_dead(r, tid, ts, 0);	/* ran under its pid to here */
+		p->took_tid = tid;
+		p->took_pid = ev->pid;
+		if (cpu >= 0 && (hid = resolve_took_from(r, tid, ts, 0, run.hid)))
+			return derive_took(p->derive, cpu, ts, tid, hid);
+		return 0;
+	}
+	if (tid <= 0 || !resolve_exited_fast(r, ev->pid))
+		return 0;
+	/* the thread's process is known and its leader exited, or the
+	 * event is the exec that says so (old_pid the thread's) */
+	if (ev->kind == DECODE_SCHED_PROCESS_EXEC &&
+	    (ev->has & (DECODE_HAS_P0 | DECODE_HAS_P1)) == (DECODE_HAS_P0 | DECODE_HAS_P1) &&
+	    ev->p[0] == ev->pid && ev->p[1] == tid) {
+		p->took_tid = tid;
+		p->took_pid = ev->pid;
+	} else if (!resolve_took_leader(r, tid, ev->pid)) {
+		return 0;
+	}
+	resolve_took_from(r, ev->pid, ts, tid, from);
+	return 0;
+}
+
 /* Feeds the derived tables: switches make slices and end wakeups, the
  * first waking (or wakeup, when the trace has no waking) starts one. */
 static int derive_event(struct pipeline *p, const struct decode_event *ev,
@@ -613,6 +659,13 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		p->sleep_switch[cpu] = ev.kind == DECODE_SCHED_SWITCH &&
 			(ev.has & DECODE_HAS_V1) && (ev.v[1] & 3) ? ts + 1 : 0;
 	}
+	/* A thread that execs takes its exited leader's pid (de_thread swaps
+	 * them): the first event under that pid on the CPU where the thread
+	 * runs begins the pid's new lifetime, under the thread's name, before
+	 * the event is named (derive_seen splits the slice there); so does
+	 * the first under the thread's tid where the leader still runs. */
+	if (ev.pid > 0 && p->derive && took_here(p, &ev, ts))
+		return -1;
 	switch (ev.kind) {
 	case DECODE_SCHED_SWITCH:
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_SCHED_SWITCH, &hid);
@@ -758,6 +811,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		p->next_hid = resolve_hid_fast(r, ev.p[1], cpu, ts);
 	if (p->derive && derive_event(p, &ev, hid))
 		return -1;
+	p->took_tid = p->took_pid = 0;
 	if (store_event(p->store, &ev, hid, p->next_hid, ids, type, json, json_len))
 		return -1;
 	/* Where the slice a switch begins, and the wakeup a waking begins,

@@ -837,12 +837,19 @@ int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader)
 	struct resolve_entry *t, *l;
 	char *cached;
 
+	int32_t tgid;
+
 	if (tid <= 0 || leader <= 0 || tid == leader ||
-	    !(t = entry(r, tid, &cached)) || t->state != E_ALIVE ||
-	    r->hot.rows[t->hid].tgid != leader)
+	    !(t = entry(r, tid, &cached)) || t->state != E_ALIVE)
+		return 0;
+	tgid = r->hot.rows[t->hid].tgid;
+	if (tgid != leader && tgid != RESOLVE_TGID_UNKNOWN)
 		return 0;
 	l = entry(r, leader, &cached);
-	return l && l->exited;
+	/* a process not known (no task_newtask, no tgid recorded): a
+	 * leader gone, dead switch-out and all, that shows again with no
+	 * birth can only be a thread's exec */
+	return l && (tgid == leader ? l->exited : l->exited == RESOLVE_GONE);
 }
 
 int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
@@ -871,6 +878,71 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
 	 * pid is the exited leader's for resolve_took_leader */
 	memset(cached, 0, r->hot.width);
 	return e->hid != 0;
+}
+
+/* pid's lifetime begun at ts is named as row `from` (the task's own
+ * name, under the pid it had before the swap); its row. */
+static uint32_t name_as(struct resolve *r, int32_t pid, uint64_t ts, uint32_t from)
+{
+	const char *comm;
+	size_t len;
+	uint32_t id;
+
+	id = from && from <= r->nrows ? r->hot.rows[from].comm_id : 0;
+	if (id && (comm = resolve_comm(r, id, &len)))
+		resolve_name(r, pid, -1, comm, len, ts,
+			     (enum resolve_source)r->hot.rows[from].source);
+	return resolve_hid(r, pid, -1, ts);	/* else named by its next name */
+}
+
+uint32_t resolve_took_from(struct resolve *r, int32_t pid, uint64_t ts,
+			   int32_t tid, uint32_t from)
+{
+	struct resolve_entry *t;
+	char *cached;
+
+	if (!resolve_took_pid(r, pid, ts))
+		return 0;
+	/* the tid is gone here (its exec's sched_process_exec, later, is
+	 * only the bound the trace gives otherwise) */
+	if (tid > 0 && (t = entry(r, tid, &cached)) && t->state == E_ALIVE && t->hid)
+		end_row(r, t->hid, ts);
+	return name_as(r, pid, ts, from);
+}
+
+int resolve_gave_tid(struct resolve *r, int32_t leader, int32_t tid)
+{
+	struct resolve_entry *l, *t;
+	char *cached;
+	int32_t tgid;
+
+	if (leader <= 0 || tid <= 0 || leader == tid ||
+	    !(l = entry(r, leader, &cached)) || l->state != E_ALIVE ||
+	    l->exited != RESOLVE_EXITED ||
+	    !(t = entry(r, tid, &cached)) || t->state != E_ALIVE || t->exited || !t->hid)
+		return 0;
+	tgid = r->hot.rows[t->hid].tgid;
+	return tgid == leader || tgid == RESOLVE_TGID_UNKNOWN;
+}
+
+uint32_t resolve_swap_tid(struct resolve *r, int32_t tid, uint64_t ts, uint32_t from)
+{
+	struct resolve_entry *e;
+	char *cached;
+	int32_t tgid;
+
+	if (tid <= 0 || !(e = entry(r, tid, &cached)) || e->state != E_ALIVE ||
+	    e->exited || !e->hid)
+		return 0;
+	tgid = r->hot.rows[e->hid].tgid;
+	end_row(r, e->hid, ts);
+	e->hid = new_row(r, tid, tgid, 0, RESOLVE_SRC_NONE, ts);
+	e->comm_id = 0;
+	e->fresh = 0;
+	e->pending = 0;
+	e->exited = RESOLVE_EXITED;	/* the leader's exit, under tid now */
+	memset(cached, 0, r->hot.width);
+	return e->hid ? name_as(r, tid, ts, from) : 0;
 }
 
 void resolve_exec_leader(struct resolve *r, int32_t pid)

@@ -278,6 +278,22 @@ void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid);
  * unnamed: the rename's old name names it. 1 when it did. */
 int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts);
 
+/* The same where the first event under pid shows on the CPU where thread
+ * tid runs (its common_pid, any event): the lifetime begins at ts under
+ * the thread's name, its row `from`'s (a thread keeps its name when it
+ * takes the pid), and tid's ends there. Returns the new row, 0 when none
+ * began. */
+uint32_t resolve_took_from(struct resolve *r, int32_t pid, uint64_t ts,
+			   int32_t tid, uint32_t from);
+
+/* The other half of that swap: the leader, exited but still running
+ * (its last switch-out not seen), shows under the tid of a thread of its
+ * process (tid's tgid the leader's, or not known). resolve_swap_tid: from
+ * ts the leader's task, dying, is tid (its lifetime under tid begins
+ * there, named as the leader's row `from`; the thread's ends). */
+int resolve_gave_tid(struct resolve *r, int32_t leader, int32_t tid);
+uint32_t resolve_swap_tid(struct resolve *r, int32_t tid, uint64_t ts, uint32_t from);
+
 /* pid called exit (sched_process_exit) at ts: its lifetime ends there (the
  * free, later, is a fact of its own), or at its last switch-out after it
  * (resolve_ran_dead). */

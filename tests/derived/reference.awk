@@ -114,6 +114,11 @@ BEGIN { OFS = "\t"; unparsed = 0; nsw = 0; breaks = 0; nulls = 0; drops = 0; hav
 # cpumask (trace-cmd record -M): what runs there is not seen.
 NR == FNR && twopass {
 	if (index($0, ": task_rename: ")) has_rename = 1
+	# and the threads that exec: thread q takes its leader's pid p
+	if (index($0, ": sched_process_exec: ") && match($0, / pid=[0-9]+ old_pid=[0-9]+$/)) {
+		x = substr($0, RSTART + 5); q = substr(x, index(x, "old_pid=") + 8) + 0
+		if (x + 0 != q) { xn[q]++; xp[q, xn[q]] = x + 0 }
+	}
 	if (match($0, /CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/)) {
 		x = $0; sub(/.*CPU:/, "", x); traced[x + 0] = 1
 	} else if (match($0, /-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]: [A-Za-z0-9_]+: /)) {
@@ -184,6 +189,15 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	else if (ev == "sched_migrate_task" && match(rest, / pid=[0-9]+ prio=[-0-9]+ orig_cpu=[0-9]+ dest_cpu=[0-9]+$/)) {
 		x = substr(rest, RSTART + 5)
 		queued(x + 0, substr(rest, index(rest, " dest_cpu=") + 10) + 0)
+	}
+	else if (ev == "sched_process_exit" && match(rest, / pid=[0-9]+ prio=/))
+		xexit[substr(rest, RSTART + 5) + 0] = 1
+	else if (ev == "sched_process_exec" && match(rest, / pid=[0-9]+ old_pid=[0-9]+$/)) {
+		# the exec came: the pid lives again (its exit, later, is the
+		# program's), and a thread that took it is the leader now
+		x = substr(rest, RSTART + 5); delete xexit[x + 0]
+		x = substr(x, index(x, "old_pid=") + 8) + 0
+		if ((x, xi[x] + 1) in xp) xi[x]++
 	}
 	if (ev == "task_newtask" && match(rest, /^pid=[0-9]+ /))
 		born(substr(rest, 5) + 0)
@@ -309,6 +323,23 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	if (tl[cpu] == "idle" && p == 0 && ev == "tlb_flush" && rest ~ /reason=flush on task switch \(0\)$/)
 		return
 	tl[cpu] = ""
+	# a thread that execs takes its exited leader's pid (de_thread): it
+	# runs on, its slice splits where the pid first shows
+	if (opid[cpu] > 0 && p > 0 && (p in xexit) && ((opid[cpu], xi[opid[cpu]] + 1) in xp) &&
+	    xp[opid[cpu], xi[opid[cpu]] + 1] == p) {
+		took(cpu, p)
+		return
+	}
+	# and gives the leader, exited but still running, its tid: the
+	# thread, where it runs, is the leader's pid from here on too
+	if (opid[cpu] > 0 && p > 0 && (opid[cpu] in xexit) && ((p, xi[p] + 1) in xp) &&
+	    xp[p, xi[p] + 1] == opid[cpu]) {
+		x = cpu_but(p, cpu)
+		lo_s = opid[cpu]
+		took(cpu, p)
+		if (x != "") took(x, lo_s)
+		return
+	}
 	final_start(cpu)
 	lo_s = lst_s[cpu]; lo_f = lst_f[cpu]
 	if (before(lo_s, lo_f, os[cpu], of[cpu])) { lo_s = os[cpu]; lo_f = of[cpu] }
@@ -321,6 +352,14 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	nulls++
 	olost[cpu] = 0
 	start_inferred(cpu, p, pfx, lo_s, lo_f)
+}
+
+# The task running on cpu is pid p from this line on, under its name.
+function took(cpu, p,   x) {
+	x = ocomm[cpu]
+	split_at(cpu, opid[cpu], x, x, ts_s, ts_f)
+	opid[cpu] = p; known[p] = x
+	forget_names(p); delete rn_s[p]
 }
 
 # A slice of p (comm prefix pfx) starts on cpu at this line, its switch-in
@@ -368,7 +407,7 @@ function final_start(cpu,   p, s_s, s_f) {
 	}
 	if (hd[cpu]) {
 		hd[cpu] = 0
-		print "S", cpu, opid[cpu], dcomm[cpu], nsabs(ds[cpu], df[cpu]), dur(ds[cpu], df[cpu], de_s[cpu], de_f[cpu]), dlost[cpu]
+		print "S", cpu, dpid[cpu], dcomm[cpu], nsabs(ds[cpu], df[cpu]), dur(ds[cpu], df[cpu], de_s[cpu], de_f[cpu]), dlost[cpu]
 	}
 }
 
@@ -480,7 +519,7 @@ function split_at(cpu, p, o, n, s_s, s_f) {
 	restart(cpu)
 	# an inferred start not placed yet: the part before is held
 	if (oinf[cpu] && !hd[cpu] && before(os[cpu], of[cpu], s_s, s_f)) {
-		hd[cpu] = 1; ds[cpu] = os[cpu]; df[cpu] = of[cpu]
+		hd[cpu] = 1; ds[cpu] = os[cpu]; df[cpu] = of[cpu]; dpid[cpu] = p
 		de_s[cpu] = s_s; de_f[cpu] = s_f; dcomm[cpu] = o; dlost[cpu] = olost[cpu]
 		os[cpu] = s_s; of[cpu] = s_f; olost[cpu] = 0
 		nulls++
@@ -589,6 +628,7 @@ function forget_names(p,   i) {
 }
 
 function born(p) {
+	delete xexit[p]
 	if (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
 }
 

@@ -2,14 +2,16 @@
 # import-thread-exec.sh - a thread other than its process's leader calls
 # exec: the kernel kills the other threads, gives the exec'ing thread the
 # leader's pid (sched_process_exec: pid the leader's, old_pid the
-# thread's own) and renames it. The thread's tid is gone from then on:
-# its comm_history row ends at the exec (the latest the trace shows it
-# can have existed), not at the end of the capture: no name holds for the
-# tid after it. The leader's pid is the leader's name until its exit, then
-# the thread's (a lifetime of its own, named by the rename's oldcomm:
-# python3 here too) at the rename, then the program's from the ns after; the rename event itself is the thread's (comm_at is not
-# NULL there). The task's run goes on across the pid change: no switch
-# was missed.
+# thread's own) and renames it. The thread's tid is gone from the first
+# event under the leader's pid on the CPU the thread runs (here the
+# rename, before the exec): its comm_history row ends there, not at the
+# end of the capture: no name holds for the tid after it. The leader's
+# pid is the leader's name until its exit, then the thread's (a lifetime
+# of its own, named by the thread's name: python3 here too) from that
+# event, then the program's from the ns after the rename; the rename
+# event itself is the thread's (comm_at is not NULL there). The task's
+# run goes on across the pid change: no switch was missed, its slice
+# splits where the pid changes.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -27,8 +29,11 @@ read -r exec_ts leader tid <<< "$(LC_ALL=C trace-cmd report -t -i "$dat" 2> /dev
 check_true "the fixture has an exec by a thread other than the leader" "an exec" "${tid:-none}" \
 	[ -n "${tid:-}" ]
 [ -n "${tid:-}" ] || finish
-check_eq "comm_history of tid $tid (the thread that exec'd): its row ends at the exec" \
-	"python3|$leader|$exec_ts" \
+rename_ts=$(q "$db" "select ts from task_rename where target_pid = $leader and newcomm = 'sleep'")
+check_true "the thread's rename comes before its exec" "before $exec_ts" "$rename_ts" \
+	[ "${rename_ts:-0}" -gt 0 ] && [ "${rename_ts:-0}" -lt "$exec_ts" ]
+check_eq "comm_history of tid $tid (the thread that exec'd): its row ends where the leader's pid first shows (the rename)" \
+	"python3|$leader|$rename_ts" \
 	"$(q "$db" "select comm, tgid, end_ts from comm_history where pid = $tid")" || true
 check_eq "comm_history rows of tid $tid open after the exec" 0 \
 	"$(q "$db" "select count(*) from comm_history where pid = $tid and start_ts <= $exec_ts + 1000 and (end_ts is null or end_ts > $exec_ts + 1000)")" || true
@@ -41,17 +46,20 @@ check_eq "the rename at the exec is named the thread's, as comm_history has it a
 		where h.pid = r.target_pid and h.start_ts <= r.ts and h.end_ts > r.ts), 'none')
 		from task_rename r where r.target_pid = $leader and r.newcomm = 'sleep'")" || true
 # The CPU never stops running the task: the thread's slice ends where the
-# leader pid's first slice under the program's name begins (the rename,
-# its ns after), on the same CPU, with no edge inferred and no time in no
-# slice (it was a chain break: 0.6 ms unknown and a 1 ns row).
+# leader pid's part under the thread's name begins (the rename), which
+# ends where the part under the program's name begins (the rename's ns
+# after), on the same CPU, with no edge inferred and no time in no slice
+# (it was a chain break: 0.6 ms unknown and a 1 ns row).
 born=$(q "$db" "select min(start_ts) from comm_history where pid = $tid")
 check_eq "sched rows of $leader and $tid since the thread's birth with an inferred edge or a loss" 0 \
 	"$(q "$db" "select count(*) from sched where pid in ($leader, $tid) and ts >= $born and (start_err is not null or end_err is not null or lost <> 0)")" || true
-check_eq "the thread's last slice ends where the program's first begins, same CPU" 1 \
-	"$(q "$db" "select count(*) from sched a join sched b on b.ts = a.ts + a.dur and b.cpu = a.cpu
-		where a.pid = $tid and b.pid = $leader and b.comm = 'sleep'
+check_eq "the thread's last slice, the leader pid's part under the thread's name, the program's first: end to start, same CPU" \
+	"$rename_ts|1|1" \
+	"$(q "$db" "select b.ts || '|' || b.dur || '|' || count(*) from sched a join sched b on b.ts = a.ts + a.dur and b.cpu = a.cpu
+		join sched c on c.ts = b.ts + b.dur and c.cpu = b.cpu
+		where a.pid = $tid and b.pid = $leader and b.comm = 'python3' and c.pid = $leader and c.comm = 'sleep'
 		  and a.ts = (select max(ts) from sched where pid = $tid)
-		  and b.ts = (select min(ts) from sched where pid = $leader and comm = 'sleep')")" || true
+		  and c.ts = (select min(ts) from sched where pid = $leader and comm = 'sleep')")" || true
 
 # The same with neither the leader's exit nor any switch traced (task
 # events and sched_process_exec only): nothing says the leader is gone
