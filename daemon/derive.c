@@ -14,9 +14,10 @@
  * state, as row hid, and has not run since (known: all that is known). */
 struct off {
 	uint64_t ts;
-	int32_t state, cpu;
+	int32_t state, cpu;	/* state DERIVE_STATE_NEW: from its birth */
 	uint32_t hid;
 	int known;
+	int woken;		/* a new task's sched_wakeup_new came */
 };
 
 struct running {		/* the open slice of a CPU */
@@ -256,6 +257,7 @@ static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts
 		w->off.state = (int32_t)state;
 		w->off.cpu = cpu;
 		w->off.hid = hid;
+		w->off.woken = 0;
 	}
 	return rc ? rc : emit(d, &s);
 }
@@ -268,6 +270,10 @@ static struct off take_off(struct wake *w)
 	if (w && w->off.known) {
 		o = w->off;
 		w->off.known = 0;
+		/* a new task not seen woken: where its wait began is not
+		 * known (the recording has no sched_wakeup_new) */
+		if (o.state == DERIVE_STATE_NEW && !o.woken)
+			o.known = 0;
 	}
 	return o;
 }
@@ -431,7 +437,7 @@ int32_t derive_other(struct derive *d, int cpu, int32_t pid, int switch_mm,
 	const struct running *r = cpu_state(d, cpu);
 
 	if (!r || !r->active || r->pid == pid || r->pid <= 0 || r->restart ||
-	    in_tail(r, pid, switch_mm, own))
+	    r->lost || in_tail(r, pid, switch_mm, own))
 		return -1;
 	*hid = r->hid;
 	return r->pid;
@@ -499,7 +505,7 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	 * goes on under it, not a switch nobody recorded. Its slice splits
 	 * here, where the pid first shows: the part before is the thread's
 	 * tid's, the rest the pid's lifetime begun here (derive_other). */
-	if (d->ops.took_pid && r->pid > 0 && pid > 0 && !r->restart &&
+	if (d->ops.took_pid && r->pid > 0 && pid > 0 && !r->restart && !r->lost &&
 	    d->ops.took_pid(d->ops.ctx, r->pid, pid)) {
 		r->seen_before = r->last_ts;
 		r->last_ts = ts;
@@ -774,6 +780,8 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 		}
 		w->off.known = 0;
 	}
+	if (kind == DERIVE_WAKEUP_NEW && w->off.known && w->off.state == DERIVE_STATE_NEW)
+		w->off.woken = 1;
 	w->open_pair = kind == DERIVE_WAKING;
 	w->from_untraced = 0;
 	set_wake(d, pid, w, ts ? ts : 1);
@@ -800,12 +808,21 @@ void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
 	}
 }
 
-void derive_born(struct derive *d, int32_t pid)
+void derive_born(struct derive *d, int32_t pid, uint64_t ts, int cpu, uint32_t hid)
 {
 	struct wake *w = wake_of(d, pid);
 
-	if (w)
-		w->off.known = 0;
+	if (!w)
+		return;
+	/* task_newtask, then sched_process_fork: the first is the birth */
+	if (w->off.known && w->off.state == DERIVE_STATE_NEW && !w->off.woken)
+		return;
+	w->off.known = 1;
+	w->off.ts = ts;
+	w->off.state = DERIVE_STATE_NEW;
+	w->off.cpu = cpu;
+	w->off.hid = hid;
+	w->off.woken = 0;
 }
 
 /* Every pending wakeup ends without a row; with forget_off, every task's

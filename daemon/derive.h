@@ -142,7 +142,7 @@ int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run);
 /* An event of pid on cpu that derive_seen would not take for pid's own
  * or for the tail of the switch before: the pid whose slice runs there
  * (and its row, *hid), -1 when none (pid's own, a tail, nothing open, a
- * restart held). */
+ * restart held, a loss inside: who runs is not known). */
 int32_t derive_other(struct derive *d, int cpu, int32_t pid, int switch_mm,
 		     int own, uint32_t *hid);
 
@@ -207,9 +207,11 @@ int derive_rename(struct derive *d, uint64_t ts, int32_t pid, uint32_t hid);
 int derive_rename_on(struct derive *d, int cpu, uint64_t ts, int32_t pid,
 		     uint32_t hid);
 
-/* pid is a new task (fork, task_newtask): its time off the CPUs begins
- * nowhere before this. */
-void derive_born(struct derive *d, int32_t pid);
+/* pid is a new task (task_newtask, sched_process_fork; on cpu at ts, row
+ * hid): its time off the CPUs begins here, in state DERIVE_STATE_NEW (not
+ * yet runnable) until its sched_wakeup_new; without one it is not known. */
+#define DERIVE_STATE_NEW 0x800	/* the kernel's TASK_NEW */
+void derive_born(struct derive *d, int32_t pid, uint64_t ts, int cpu, uint32_t hid);
 /* Events were lost on cpu at ts. Returns a callback's non-zero result. */
 int derive_lost(struct derive *d, int cpu, uint64_t ts);
 

@@ -47,8 +47,8 @@ struct pipeline {
 	uint32_t rename_hid;
 	uint64_t rename_ts;
 	int32_t moved_pid;	/* its rename moved later (resolve_take_moved) */
-	int32_t took_tid, took_pid;	/* this event's exec: the thread took
-					 * the pid (took_here) */
+	int32_t took_tid, took_pid;	/* this event: the task running as
+					 * took_tid is took_pid (took_here) */
 	char *json;		/* an ev_other row's fields, grown to fit */
 	size_t json_cap;
 	/* cgroup_history: the tasks' cgroups, and the event types that
@@ -96,13 +96,12 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 }
 
 /* derive's question when another pid than the running task's shows on a
- * CPU: a thread of an exited leader takes its pid in exec. */
+ * CPU: whether the running task took that pid (took_here said so). */
 static int took_pid(void *ctx, int32_t running, int32_t seen)
 {
 	struct pipeline *p = ctx;
 
-	return resolve_took_leader(p->resolve, running, seen) ||
-	       (running == p->took_tid && seen == p->took_pid);
+	return running == p->took_tid && seen == p->took_pid;
 }
 
 /* A wakeup goes on the row of the event that began it, and its latency
@@ -499,47 +498,92 @@ static int name_from_start(struct pipeline *p, int cpu, int32_t pid, uint64_t be
 	return split_rows(p, cpu, pid, rows, n, run.start, run.hid, before);
 }
 
+/* A new task's row (its birth made it), read without taking it for a
+ * sign of the task (resolve_hid would: the clone's second event is then
+ * no longer its birth's). */
+static uint32_t born_row(struct pipeline *p, int32_t pid)
+{
+	const struct resolve_entry *e = resolve_slot(p->resolve, pid);
+
+	return e ? e->hid : 0;
+}
+
+/* Whether ev is the exec of thread tid (sched_process_exec, old_pid
+ * tid): it says so itself. */
+static int exec_of(const struct decode_event *ev, int32_t tid)
+{
+	return ev->kind == DECODE_SCHED_PROCESS_EXEC &&
+	       (ev->has & (DECODE_HAS_P0 | DECODE_HAS_P1)) == (DECODE_HAS_P0 | DECODE_HAS_P1) &&
+	       ev->p[0] == ev->pid && ev->p[1] == tid;
+}
+
+/* Whether ev is the thread tid's exec renaming it under its leader's pid
+ * (task_rename by that pid, of its process or one not known, whose
+ * oldcomm is the thread's name, row from's). */
+static int renamed_from(struct pipeline *p, const struct decode_event *ev,
+			int32_t tid, uint32_t from)
+{
+	const struct resolve_row *row;
+	const char *comm;
+	size_t len;
+
+	if (ev->kind != DECODE_TASK_RENAME ||
+	    (ev->has & (DECODE_HAS_P0 | DECODE_HAS_C0)) != (DECODE_HAS_P0 | DECODE_HAS_C0) ||
+	    ev->p[0] != ev->pid || !ev->c[0].s ||
+	    !(row = resolve_row(p->resolve, from)) || !row->comm_id ||
+	    !(comm = resolve_comm(p->resolve, row->comm_id, &len)) ||
+	    len != ev->c[0].len || memcmp(comm, ev->c[0].s, len))
+		return 0;
+	return resolve_same_process(p->resolve, tid, ev->pid);
+}
+
+/* A thread that execs and its process's leader swap pids (de_thread),
+ * the leader exited: the first event under the other's pid on a CPU where
+ * one of them runs shows it. The task running there is that pid from ts
+ * on, under its own name, and the other, where it runs, this one's
+ * (derive_seen splits the slice here, derive_took the other's). */
 static int took_here(struct pipeline *p, const struct decode_event *ev,
 		     uint64_t ts)
 {
 	struct resolve *r = p->resolve;
 	struct derive_run run = { 0, 0, 0 };
-	uint32_t from = 0, hid;
+	uint32_t from = 0, hid = 0;
 	int32_t tid = derive_other(p->derive, ev->cpu, ev->pid, ev->switch_mm,
 				   own_event(ev), &from);
-	int cpu;
+	int gone_tid, gone_pid, said, cpu;
 
-	if (tid > 0 && resolve_exited_fast(r, tid) == RESOLVE_EXITED &&
-	    resolve_gave_tid(r, tid, ev->pid)) {
-		/* The leader runs here after its exit: a thread's exec took
-		 * its pid and gave it the thread's. The thread, if it runs,
-		 * is the leader's pid from here on too. */
-		cpu = derive_cpu_of(p->derive, ev->pid);
-		if (cpu >= 0 && !derive_part(p->derive, cpu, ev->pid, &run))
-			cpu = -1;
+	if (tid <= 0)
+		return 0;
+	gone_tid = resolve_exited_fast(r, tid);
+	gone_pid = resolve_exited_fast(r, ev->pid);
+	said = exec_of(ev, tid) || renamed_from(p, ev, tid, from);
+	if (!gone_tid && !gone_pid && !said)
+		return 0;
+	cpu = derive_cpu_of(p->derive, ev->pid);	/* the other's */
+	if (cpu >= 0 && !derive_part(p->derive, cpu, ev->pid, &run))
+		cpu = -1;
+	if (gone_tid == RESOLVE_EXITED && resolve_gave_tid(r, tid, ev->pid)) {
+		/* the leader runs here after its exit, under the thread's
+		 * tid: it ran under its own pid to here */
+		resolve_ran_dead(r, tid, ts, 0);
 		if (!resolve_swap_tid(r, ev->pid, ts, from))
 			return 0;
-		resolve_ran_dead(r, tid, ts, 0);	/* ran under its pid to here */
-		p->took_tid = tid;
-		p->took_pid = ev->pid;
-		if (cpu >= 0 && (hid = resolve_took_from(r, tid, ts, 0, run.hid)))
-			return derive_took(p->derive, cpu, ts, tid, hid);
+		if (cpu >= 0)
+			hid = resolve_took_from(r, tid, ts, 0, run.hid, 0);
+	} else if (said || (gone_pid && resolve_took_leader(r, tid, ev->pid, cpu >= 0))) {
+		/* the thread runs here under the leader's pid; the leader,
+		 * where it still runs, ran under it to here */
+		if (cpu >= 0)
+			resolve_ran_dead(r, ev->pid, ts, 0);
+		resolve_took_from(r, ev->pid, ts, tid, from, said);
+		if (cpu >= 0)
+			hid = resolve_swap_tid(r, tid, ts, run.hid);
+	} else {
 		return 0;
 	}
-	if (tid <= 0 || !resolve_exited_fast(r, ev->pid))
-		return 0;
-	/* the thread's process is known and its leader exited, or the
-	 * event is the exec that says so (old_pid the thread's) */
-	if (ev->kind == DECODE_SCHED_PROCESS_EXEC &&
-	    (ev->has & (DECODE_HAS_P0 | DECODE_HAS_P1)) == (DECODE_HAS_P0 | DECODE_HAS_P1) &&
-	    ev->p[0] == ev->pid && ev->p[1] == tid) {
-		p->took_tid = tid;
-		p->took_pid = ev->pid;
-	} else if (!resolve_took_leader(r, tid, ev->pid)) {
-		return 0;
-	}
-	resolve_took_from(r, ev->pid, ts, tid, from);
-	return 0;
+	p->took_tid = tid;
+	p->took_pid = ev->pid;
+	return hid ? derive_took(p->derive, cpu, ts, tid, hid) : 0;
 }
 
 /* Feeds the derived tables: switches make slices and end wakeups, the
@@ -609,11 +653,13 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 		return 0;
 	case DECODE_SCHED_PROCESS_FORK:
 		if (ev->has & DECODE_HAS_P1)
-			derive_born(p->derive, ev->p[1]);
+			derive_born(p->derive, ev->p[1], ev->ts, ev->cpu,
+				    born_row(p, ev->p[1]));
 		return 0;
 	case DECODE_TASK_NEWTASK:
 		if (ev->has & DECODE_HAS_P0)
-			derive_born(p->derive, ev->p[0]);
+			derive_born(p->derive, ev->p[0], ev->ts, ev->cpu,
+				    born_row(p, ev->p[0]));
 		return 0;
 	case DECODE_SCHED_STAT_RUNTIME:
 		if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_V0)) !=

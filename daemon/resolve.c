@@ -832,7 +832,8 @@ void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
 	r->hot.rows[h].prev = 0;
 }
 
-int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader)
+int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader,
+			int elsewhere)
 {
 	struct resolve_entry *t, *l;
 	char *cached;
@@ -848,27 +849,18 @@ int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader)
 	l = entry(r, leader, &cached);
 	/* a process not known (no task_newtask, no tgid recorded): a
 	 * leader gone, dead switch-out and all, that shows again with no
-	 * birth can only be a thread's exec */
-	return l && (tgid == leader ? l->exited : l->exited == RESOLVE_GONE);
+	 * birth, or one exited that runs on elsewhere, can only be a
+	 * thread's exec */
+	return l && l->exited &&
+	       (tgid == leader || l->exited == RESOLVE_GONE || elsewhere);
 }
 
-int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
+/* pid's lifetime of the thread that took it begins at ts, unnamed. */
+static int took_life(struct resolve *r, struct resolve_entry *e, char *cached,
+		     int32_t pid, uint64_t ts)
 {
-	struct resolve_entry *e;
-	struct resolve_row *row;
-	char *cached;
-	int32_t tgid;
+	int32_t tgid = r->hot.rows[e->hid].tgid;
 
-	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
-	    !e->exited || !e->hid)
-		return 0;
-	row = &r->hot.rows[e->hid];
-	if (row->end_ts == RESOLVE_OPEN)
-		return 0;	/* taken already */
-	/* From the rename: the pids change hands in de_thread, just before
-	 * it, but the leader may have exited long before (pthread_exit),
-	 * and until the swap the thread ran under its own tid. */
-	tgid = row->tgid;
 	e->hid = new_row(r, pid, tgid == RESOLVE_TGID_UNKNOWN ? pid : tgid, 0,
 			 RESOLVE_SRC_NONE, ts);
 	e->comm_id = 0;
@@ -876,8 +868,39 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
 	e->pending = 0;
 	/* exited stays until the exec (resolve_exec_leader): until then the
 	 * pid is the exited leader's for resolve_took_leader */
+	e->exited = e->exited ? e->exited : RESOLVE_EXITED;
 	memset(cached, 0, r->hot.width);
 	return e->hid != 0;
+}
+
+int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
+{
+	struct resolve_entry *e;
+	char *cached;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    !e->exited || !e->hid)
+		return 0;
+	if (r->hot.rows[e->hid].end_ts == RESOLVE_OPEN)
+		return 0;	/* taken already */
+	/* From the rename: the pids change hands in de_thread, just before
+	 * it, but the leader may have exited long before (pthread_exit),
+	 * and until the swap the thread ran under its own tid. */
+	return took_life(r, e, cached, pid, ts);
+}
+
+/* The same where the leader's exit was not seen (a CPU left out, or no
+ * sched_process_exit recorded): its lifetime ends at ts. */
+static int took_unseen(struct resolve *r, int32_t pid, uint64_t ts)
+{
+	struct resolve_entry *e;
+	char *cached;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    e->exited || !e->hid)
+		return 0;
+	end_row(r, e->hid, ts);
+	return took_life(r, e, cached, pid, ts);
 }
 
 /* pid's lifetime begun at ts is named as row `from` (the task's own
@@ -896,18 +919,29 @@ static uint32_t name_as(struct resolve *r, int32_t pid, uint64_t ts, uint32_t fr
 }
 
 uint32_t resolve_took_from(struct resolve *r, int32_t pid, uint64_t ts,
-			   int32_t tid, uint32_t from)
+			   int32_t tid, uint32_t from, int unseen)
 {
 	struct resolve_entry *t;
 	char *cached;
 
-	if (!resolve_took_pid(r, pid, ts))
+	if (!resolve_took_pid(r, pid, ts) && !(unseen && took_unseen(r, pid, ts)))
 		return 0;
 	/* the tid is gone here (its exec's sched_process_exec, later, is
 	 * only the bound the trace gives otherwise) */
 	if (tid > 0 && (t = entry(r, tid, &cached)) && t->state == E_ALIVE && t->hid)
 		end_row(r, t->hid, ts);
 	return name_as(r, pid, ts, from);
+}
+
+int resolve_same_process(struct resolve *r, int32_t tid, int32_t leader)
+{
+	const struct resolve_entry *t = resolve_slot(r, tid);
+	int32_t tgid;
+
+	if (!t || t->state != E_ALIVE || !t->hid)
+		return 0;
+	tgid = r->hot.rows[t->hid].tgid;
+	return tgid == leader || tgid == RESOLVE_TGID_UNKNOWN;
 }
 
 int resolve_gave_tid(struct resolve *r, int32_t leader, int32_t tid)

@@ -260,10 +260,13 @@ void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit);
 /* A thread other than its leader that execs takes the leader's pid
  * (de_thread): the old leader exits first (sched_process_exit, group_dead
  * false), then the thread runs on as the leader's pid. Whether tid, of
- * leader's process, may have become leader: the leader exited.
+ * leader's process, may have become leader: the leader exited (when tid's
+ * process is not known, its dead switch-out was seen, or it still runs
+ * elsewhere: the swap came before its last switch-out).
  * resolve_exec_leader: the exec came; pid's task lives again (its exit,
  * later, is the program's). */
-int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader);
+int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader,
+			int elsewhere);
 void resolve_exec_leader(struct resolve *r, int32_t pid);
 
 /* The exec of thread old_pid took pid (sched_process_exec's old_pid)
@@ -281,10 +284,15 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts);
 /* The same where the first event under pid shows on the CPU where thread
  * tid runs (its common_pid, any event): the lifetime begins at ts under
  * the thread's name, its row `from`'s (a thread keeps its name when it
- * takes the pid), and tid's ends there. Returns the new row, 0 when none
+ * takes the pid), and tid's ends there. With unseen, also where the
+ * leader's exit was not seen (the event itself says the pid changed
+ * hands): its lifetime ends at ts. Returns the new row, 0 when none
  * began. */
 uint32_t resolve_took_from(struct resolve *r, int32_t pid, uint64_t ts,
-			   int32_t tid, uint32_t from);
+			   int32_t tid, uint32_t from, int unseen);
+
+/* Whether tid's process is leader's, or not known. */
+int resolve_same_process(struct resolve *r, int32_t tid, int32_t leader);
 
 /* The other half of that swap: the leader, exited but still running
  * (its last switch-out not seen), shows under the tid of a thread of its

@@ -151,4 +151,37 @@ check_true "sched-only names trace: execs recorded" "> 0" "$(q "$db" "select cou
 reference "$dat" "$TMPDIR_TEST/schednames" "sched-only names trace" || finish
 check_cpu_time "$db" "$TMPDIR_TEST/schednames" "sched-only names trace"
 check_latency "$db" "$TMPDIR_TEST/schednames" "sched-only names trace"
+
+# Threads that exec (thread-exec.c): the thread and its leader swap pids
+# (de_thread). The thread's slice splits where the leader's pid first
+# shows on its CPU: before, its tid's; after, a lifetime of the leader's
+# pid under the thread's name. The leader, exited, may still run a moment
+# under the thread's tid. Recorded with and without task events (no
+# task_newtask: the process of a thread is not known, the leader's exit
+# and dead switch-out say the pid is free).
+: "${THREAD_EXEC:?THREAD_EXEC not set (the thread_exec binary of tests/derived)}"
+for ev in "-e sched -e task" "-e sched"; do
+	label="thread-exec trace ($ev)"
+	dat=$TMPDIR_TEST/texec.dat
+	rm -f "$dat"
+	RECORD_EVENTS="$ev" record_fresh derived "$dat" "$THREAD_EXEC" 20
+	db=$TMPDIR_TEST/texec.db
+	rm -f "$db"*
+	import_ok "$dat" "$db" || finish
+	n=$(q "$db" "select count(*) from sched_process_exec where target_pid <> old_pid")
+	check_eq "$label: execs by a thread other than the leader" 20 "$n" || true
+	# each such exec: the thread's tid has no slice after the leader's
+	# pid first ran as the thread (its part under the pid, named as the
+	# thread, begins where the tid's ends, on the same CPU)
+	check_eq "$label: execs whose thread's last slice is not followed, end to start on its CPU, by the leader pid's part under the thread's name (or the program's, from an exec seen first)" 0 \
+		"$(q "$db" "select count(*) from sched_process_exec x where x.target_pid <> x.old_pid and not exists (
+			select 1 from sched a join sched b on b.cpu = a.cpu and b.ts = a.ts + a.dur
+			where a.pid = x.old_pid and b.pid = x.target_pid and b.comm in ('execer', 'true')
+			  and a.ts = (select max(ts) from sched where pid = x.old_pid and ts <= x.ts))")" || true
+	reference "$dat" "$TMPDIR_TEST/texec" "$label" || finish
+	check_cpu_time "$db" "$TMPDIR_TEST/texec" "$label"
+	check_latency "$db" "$TMPDIR_TEST/texec" "$label"
+	check_losses "$db" "$label"
+	log "$label: $n thread execs, $(q "$db" "select count(*) from sched_switch where prev_comm = 'leader' and prev_state = 32 and prev_pid in (select old_pid from sched_process_exec)") with the leader switched out dead under the thread's tid, $REF_SWITCHES switches"
+done
 finish

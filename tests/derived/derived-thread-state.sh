@@ -66,6 +66,7 @@ while read -r dat; do
 		else if (s == "T") st = "stopped"
 		else if (s == "t") st = "traced"
 		else if (s == "P") st = "parked"
+		else if (s == "N") st = "new"
 		print $2, $3, $4, st }' "$p.ref" | LC_ALL=C sort > "$p.gaps.ref"
 	compare_sets "$name.dat: gaps between a task's runs (pid, start, ns, state)" \
 		"$p.gaps.ref" "$p.gaps.commd" || true

@@ -98,8 +98,9 @@
 #            prev_state letters of the switch-out. Only after a switch-out
 #            that ends a known slice (not the CPU's first switch, not in a
 #            broken chain, no drop inside), not after X or Z (dead); a DROPPED line (any
-#            CPU) or the pid's birth (task_newtask, sched_process_fork
-#            child) forgets the pending ones.
+#            CPU) forgets the pending ones. The pid's birth (task_newtask,
+#            sched_process_fork child) begins one, state N (new), ended by
+#            its first switch in if its sched_wakeup_new came before.
 # Output, tab separated:
 #   S cpu pid comm ts dur lost             one per slice
 #   W ts pid comm cpu latency waker_pid    one per wakeup_latency row
@@ -194,15 +195,29 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 		xexit[substr(rest, RSTART + 5) + 0] = 1
 	else if (ev == "sched_process_exec" && match(rest, / pid=[0-9]+ old_pid=[0-9]+$/)) {
 		# the exec came: the pid lives again (its exit, later, is the
-		# program's), and a thread that took it is the leader now
-		x = substr(rest, RSTART + 5); delete xexit[x + 0]
+		# program's), its task the leader of its process now
+		x = substr(rest, RSTART + 5); delete xexit[x + 0]; delete xgone[x + 0]
+		tg[x + 0] = x + 0
 		x = substr(x, index(x, "old_pid=") + 8) + 0
 		if ((x, xi[x] + 1) in xp) xi[x]++
 	}
-	if (ev == "task_newtask" && match(rest, /^pid=[0-9]+ /))
-		born(substr(rest, 5) + 0)
-	else if (ev == "sched_process_fork" && match(rest, / child_pid=[0-9]+$/))
-		born(substr(rest, RSTART + 11) + 0)
+	if (ev == "task_newtask" && match(rest, /^pid=[0-9]+ /)) {
+		x = substr(rest, 5) + 0
+		born(x)
+		# its process (commd's resolve_birth): CLONE_THREAD (0x10000)
+		# its creator's, else its own
+		i = rest; sub(/^.* clone_flags=/, "", i); sub(/ .*$/, "", i)
+		i = length(i) >= 5 ? index("0123456789abcdef", tolower(substr(i, length(i) - 4, 1))) - 1 : 0
+		if (i % 2 == 0) tg[x] = x
+		else if (cpid in tg) tg[x] = tg[cpid]
+		else delete tg[x]
+		ntk[x] = 1
+	} else if (ev == "sched_process_fork" && match(rest, / child_pid=[0-9]+$/)) {
+		x = substr(rest, RSTART + 11) + 0
+		born(x)
+		if (!(x in ntk)) delete tg[x]
+		delete ntk[x]
+	}
 }
 
 # Other events whose fields name a task (commd's pipeline.c and decode.c):
@@ -263,10 +278,9 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 		final_start(c)
 	# gaps: the switch-in ends np's; a switch-out in an unbroken chain
 	# starts pp's
-	if (np > 0 && (np in out_s)) {
-		print "G", np, nsabs(out_s[np], out_f[np]), dur(out_s[np], out_f[np], ts_s, ts_f), out_st[np]
-		delete out_s[np]; delete out_f[np]; delete out_st[np]
-	}
+	if (np > 0) end_gap(np, ts_s, ts_f)
+	# a dead switch-out (X, Z): the task is gone (exited, seen or not)
+	if (pp > 0 && st ~ /^[XZ]/) { xexit[pp] = 1; xgone[pp] = 1 }
 	if (pp > 0 && (c in open) && opid[c] == pp && !olost[c] && st !~ /^[XZ]/) {
 		out_s[pp] = ts_s; out_f[pp] = ts_f; out_st[pp] = st
 	}
@@ -323,17 +337,11 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	if (tl[cpu] == "idle" && p == 0 && ev == "tlb_flush" && rest ~ /reason=flush on task switch \(0\)$/)
 		return
 	tl[cpu] = ""
-	# a thread that execs takes its exited leader's pid (de_thread): it
-	# runs on, its slice splits where the pid first shows
-	if (opid[cpu] > 0 && p > 0 && (p in xexit) && ((opid[cpu], xi[opid[cpu]] + 1) in xp) &&
-	    xp[opid[cpu], xi[opid[cpu]] + 1] == p) {
-		took(cpu, p)
-		return
-	}
-	# and gives the leader, exited but still running, its tid: the
-	# thread, where it runs, is the leader's pid from here on too
-	if (opid[cpu] > 0 && p > 0 && (opid[cpu] in xexit) && ((p, xi[p] + 1) in xp) &&
-	    xp[p, xi[p] + 1] == opid[cpu]) {
+	# a thread that execs and its exited leader swap pids (de_thread):
+	# where one of them runs, the first line under the other's pid shows
+	# it; the task running there goes on under that pid, the other, where
+	# it runs, under this one's
+	if (swapped(cpu, opid[cpu], p)) {
 		x = cpu_but(p, cpu)
 		lo_s = opid[cpu]
 		took(cpu, p)
@@ -352,6 +360,34 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	nulls++
 	olost[cpu] = 0
 	start_inferred(cpu, p, pfx, lo_s, lo_f)
+}
+
+# Whether the task running on cpu as q has swapped pids with p: q is the
+# leader, exited but not gone (no X/Z switch-out), and p a live task of
+# its process (or of one not known: no task_newtask named it); or p is
+# the leader and q its thread, as this line says (an exec whose old_pid
+# is q, a rename by p from q's name), or p exited and the exec after
+# says so (first pass), or q's process does (when not known: p gone, or
+# still running elsewhere).
+function swapped(cpu, q, p) {
+	if (q <= 0 || p <= 0 || olost[cpu])
+		return 0
+	if ((q in xexit) && !(q in xgone) && !(p in xexit) && (!(p in tg) || tg[p] == q))
+		return 1
+	if (ev == "sched_process_exec" && rest ~ (" pid=" p " old_pid=" q "$"))
+		return 1
+	# the exec's rename under p, its old name the thread's: p's exit may
+	# not have been seen (a CPU a cpumask left out)
+	if (ev == "task_rename" && cpid == p && index(rest, "pid=" p " oldcomm=" ocomm[cpu] " newcomm=") == 1 &&
+	    (!(q in tg) || tg[q] == p))
+		return 1
+	if (!(p in xexit))
+		return 0
+	if (((q, xi[q] + 1) in xp) && xp[q, xi[q] + 1] == p)
+		return 1
+	if (q in tg)
+		return tg[q] == p
+	return (p in xgone) || cpu_but(p, cpu) != ""
 }
 
 # The task running on cpu is pid p from this line on, under its name.
@@ -396,10 +432,7 @@ function final_start(cpu,   p, s_s, s_f) {
 		oinf[cpu] = 0
 		p = opid[cpu]
 		s_s = hd[cpu] ? ds[cpu] : os[cpu]; s_f = hd[cpu] ? df[cpu] : of[cpu]
-		if (p > 0 && (p in out_s)) {
-			print "G", p, nsabs(out_s[p], out_f[p]), dur(out_s[p], out_f[p], s_s, s_f), out_st[p]
-			delete out_s[p]; delete out_f[p]; delete out_st[p]
-		}
+		if (p > 0) end_gap(p, s_s, s_f)
 	}
 	if (held[cpu]) {
 		held[cpu] = 0
@@ -627,9 +660,21 @@ function forget_names(p,   i) {
 	delete rn_e[p, "mv"]
 }
 
+# p is born (task_newtask, then its sched_process_fork: the first is the
+# birth): its time off the CPUs begins, state N (new, the kernel's
+# TASK_NEW) until its sched_wakeup_new (nw), not known without one.
 function born(p) {
-	delete xexit[p]
-	if (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
+	delete xexit[p]; delete xgone[p]
+	if ((p in out_s) && out_st[p] == "N" && !(p in nw)) return
+	out_s[p] = ts_s; out_f[p] = ts_f; out_st[p] = "N"; delete nw[p]
+}
+
+# p's time off the CPUs, if known, ends at (s_s, s_f): a gap.
+function end_gap(p, s_s, s_f) {
+	if (!(p in out_s)) return
+	if (out_st[p] != "N" || (p in nw))
+		print "G", p, nsabs(out_s[p], out_f[p]), dur(out_s[p], out_f[p], s_s, s_f), out_st[p]
+	delete out_s[p]; delete out_f[p]; delete out_st[p]; delete nw[p]
 }
 
 # The woken pid is the number after `key` at the start of the tail that
@@ -643,6 +688,7 @@ function do_waking(key, tail,   x, p) {
 	# a wakeup (not a waking: it may come while p still switches out)
 	if (ev != "sched_waking") for (x in tl) if (tl[x] == p) tl[x] = ""
 	if (p <= 0) return
+	if (ev == "sched_wakeup_new" && (p in out_s) && out_st[p] == "N") nw[p] = 1
 	if (p in pend_s) {
 		# a waking's own sched_wakeup: the same wakeup
 		if (ev == "sched_wakeup" && pend_pair[p]) {

@@ -10,9 +10,13 @@ foreach(t derived-cpu-time derived-latency derived-losses derived-thread-state d
 	string(REPLACE "-" "_" name "${t}")
 	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh import TIMEOUT 600)
 endforeach()
+# thread-exec (thread-exec.c) execs from threads while their leader runs:
+# derived-live records it.
+add_executable(thread_exec ${CMAKE_CURRENT_LIST_DIR}/thread-exec.c)
+target_link_libraries(thread_exec PRIVATE Threads::Threads)
 foreach(t derived-live derived-processes derived-runtime derived-cgroup-import derived-stacks-import)
 	string(REPLACE "-" "_" name "${t}")
 	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh live SERIAL TIMEOUT 600
-		ENV NAMER=$<TARGET_FILE:namer>)
+		ENV NAMER=$<TARGET_FILE:namer> THREAD_EXEC=$<TARGET_FILE:thread_exec>)
 endforeach()
 commd_script_test(derived_migrate ${CMAKE_CURRENT_LIST_DIR}/derived-migrate.sh live)
