@@ -209,8 +209,10 @@ int derive_rename_on(struct derive *d, int cpu, uint64_t ts, int32_t pid,
 
 /* pid is a new task (task_newtask, sched_process_fork; on cpu at ts, row
  * hid): its time off the CPUs begins here, in state DERIVE_STATE_NEW (not
- * yet runnable) until its sched_wakeup_new; without one it is not known. */
-#define DERIVE_STATE_NEW 0x800	/* the kernel's TASK_NEW */
+ * yet runnable: the kernel's TASK_NEW, which no prev_state shows) until
+ * its sched_wakeup_new; without one it is not known. The value is none a
+ * kernel gives (2048, TASK_NEW now, was the "preempted" mark of 4.x). */
+#define DERIVE_STATE_NEW (-2)
 void derive_born(struct derive *d, int32_t pid, uint64_t ts, int cpu, uint32_t hid);
 /* Events were lost on cpu at ts. Returns a callback's non-zero result. */
 int derive_lost(struct derive *d, int cpu, uint64_t ts);

@@ -5,8 +5,10 @@
 -- (task_newtask, or sched_process_fork when task events are not
 -- recorded), is not runnable until wake_up_new_task (sched_wakeup_new),
 -- and waits to run from there. The pipeline now stores that on the first
--- slice as its time off the CPUs (off_dur from the birth, off_state 2048,
--- the kernel's TASK_NEW; off_cpu the CPU it was born on), and thread_state
+-- slice as its time off the CPUs (off_dur from the birth, off_state -2:
+-- the kernel's TASK_NEW, which no prev_state shows, and whose value 2048
+-- was the "preempted" mark of 4.x kernels; off_cpu the CPU it was born
+-- on), and thread_state
 -- names it 'new' up to the sched_wakeup_new, then 'runnable' (the
 -- wakeup_latency row of the wakeup_new) to the run. Without a
 -- sched_wakeup_new in the recording nothing is stored, as before; so for
@@ -45,7 +47,7 @@ SELECT CASE k.part WHEN 0 THEN x.ts WHEN 1 THEN x.off_ts ELSE x.woken END AS ts,
 	    ELSE CASE x.off_state WHEN 0 THEN 'runnable' WHEN 256 THEN 'runnable'
 		 WHEN 1 THEN 'sleeping' WHEN 2 THEN 'uninterruptible'
 		 WHEN 128 THEN 'idle' WHEN 4 THEN 'stopped' WHEN 8 THEN 'traced'
-		 WHEN 64 THEN 'parked' WHEN 2048 THEN 'new'
+		 WHEN 64 THEN 'parked' WHEN -2 THEN 'new'
 		 ELSE 'state ' || x.off_state END END AS state,
        CASE k.part WHEN 1 THEN x.off_cpu ELSE x.cpu END AS cpu
 FROM x CROSS JOIN k	-- the slices outer: read once, as they come
