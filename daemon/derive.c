@@ -431,6 +431,16 @@ static int in_tail(const struct running *r, int32_t pid, int switch_mm, int own)
 	       (r->in_tail == TAIL_TASK || switch_mm);
 }
 
+int32_t derive_running(const struct derive *d, int cpu)
+{
+	const struct running *r;
+
+	if (cpu < 0 || (size_t)cpu >= d->ncpus)
+		return -1;
+	r = &d->cpus[cpu];
+	return r->active ? r->pid : -1;
+}
+
 int32_t derive_other(struct derive *d, int cpu, int32_t pid, int switch_mm,
 		     int own, uint32_t *hid)
 {

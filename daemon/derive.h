@@ -139,6 +139,9 @@ struct derive_run {
  * pid does not run there. */
 int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run);
 
+/* The pid whose slice is open on cpu, -1 when none. */
+int32_t derive_running(const struct derive *d, int cpu);
+
 /* An event of pid on cpu that derive_seen would not take for pid's own
  * or for the tail of the switch before: the pid whose slice runs there
  * (and its row, *hid), -1 when none (pid's own, a tail, nothing open, a

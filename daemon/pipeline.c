@@ -710,7 +710,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	 * runs begins the pid's new lifetime, under the thread's name, before
 	 * the event is named (derive_seen splits the slice there); so does
 	 * the first under the thread's tid where the leader still runs. */
-	if (ev.pid > 0 && p->derive && took_here(p, &ev, ts))
+	if (ev.pid > 0 && p->derive && derive_running(p->derive, cpu) != ev.pid &&
+	    took_here(p, &ev, ts))
 		return -1;
 	switch (ev.kind) {
 	case DECODE_SCHED_SWITCH:
