@@ -835,24 +835,17 @@ void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
 int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader,
 			int elsewhere)
 {
-	struct resolve_entry *t, *l;
-	char *cached;
+	const struct resolve_entry *l = resolve_slot(r, leader);
 
-	int32_t tgid;
-
-	if (tid <= 0 || leader <= 0 || tid == leader ||
-	    !(t = entry(r, tid, &cached)) || t->state != E_ALIVE)
+	if (tid == leader || !l || l->state != E_ALIVE || !l->exited ||
+	    !resolve_same_process(r, tid, leader))
 		return 0;
-	tgid = r->hot.rows[t->hid].tgid;
-	if (tgid != leader && tgid != RESOLVE_TGID_UNKNOWN)
-		return 0;
-	l = entry(r, leader, &cached);
 	/* a process not known (no task_newtask, no tgid recorded): a
 	 * leader gone, dead switch-out and all, that shows again with no
 	 * birth, or one exited that runs on elsewhere, can only be a
 	 * thread's exec */
-	return l && l->exited &&
-	       (tgid == leader || l->exited == RESOLVE_GONE || elsewhere);
+	return r->hot.rows[resolve_slot(r, tid)->hid].tgid == leader ||
+	       l->exited == RESOLVE_GONE || elsewhere;
 }
 
 /* pid's lifetime of the thread that took it begins at ts, unnamed. */
@@ -938,7 +931,7 @@ int resolve_same_process(struct resolve *r, int32_t tid, int32_t leader)
 	const struct resolve_entry *t = resolve_slot(r, tid);
 	int32_t tgid;
 
-	if (!t || t->state != E_ALIVE || !t->hid)
+	if (tid <= 0 || leader <= 0 || !t || t->state != E_ALIVE || !t->hid)
 		return 0;
 	tgid = r->hot.rows[t->hid].tgid;
 	return tgid == leader || tgid == RESOLVE_TGID_UNKNOWN;
@@ -946,17 +939,12 @@ int resolve_same_process(struct resolve *r, int32_t tid, int32_t leader)
 
 int resolve_gave_tid(struct resolve *r, int32_t leader, int32_t tid)
 {
-	struct resolve_entry *l, *t;
-	char *cached;
-	int32_t tgid;
+	const struct resolve_entry *l = resolve_slot(r, leader),
+				   *t = resolve_slot(r, tid);
 
-	if (leader <= 0 || tid <= 0 || leader == tid ||
-	    !(l = entry(r, leader, &cached)) || l->state != E_ALIVE ||
-	    l->exited != RESOLVE_EXITED ||
-	    !(t = entry(r, tid, &cached)) || t->state != E_ALIVE || t->exited || !t->hid)
-		return 0;
-	tgid = r->hot.rows[t->hid].tgid;
-	return tgid == leader || tgid == RESOLVE_TGID_UNKNOWN;
+	return leader != tid && l && l->state == E_ALIVE &&
+	       l->exited == RESOLVE_EXITED && t && !t->exited &&
+	       resolve_same_process(r, tid, leader);
 }
 
 uint32_t resolve_swap_tid(struct resolve *r, int32_t tid, uint64_t ts, uint32_t from)
