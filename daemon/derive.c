@@ -328,6 +328,10 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 	if (w)
 		w->rfirst_ts = 0;
 	r->off = take_off(w);
+	/* a new task's wait ends at a switch in seen: here not even its
+	 * wakeup_new's latency says where the runnable part ends */
+	if (r->off.state == DERIVE_STATE_NEW)
+		r->off.known = 0;
 	if (w)
 		set_wake(d, pid, w, 0);
 }
@@ -446,8 +450,8 @@ int32_t derive_other(struct derive *d, int cpu, int32_t pid, int switch_mm,
 {
 	const struct running *r = cpu_state(d, cpu);
 
-	if (!r || !r->active || r->pid == pid || r->pid <= 0 || r->restart ||
-	    r->lost || in_tail(r, pid, switch_mm, own))
+	if (!r || !r->active || r->pid == pid || r->pid <= 0 || r->lost ||
+	    in_tail(r, pid, switch_mm, own))
 		return -1;
 	*hid = r->hid;
 	return r->pid;
@@ -515,7 +519,7 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	 * goes on under it, not a switch nobody recorded. Its slice splits
 	 * here, where the pid first shows: the part before is the thread's
 	 * tid's, the rest the pid's lifetime begun here (derive_other). */
-	if (d->ops.took_pid && r->pid > 0 && pid > 0 && !r->restart && !r->lost &&
+	if (d->ops.took_pid && r->pid > 0 && pid > 0 && !r->lost &&
 	    d->ops.took_pid(d->ops.ctx, r->pid, pid)) {
 		r->seen_before = r->last_ts;
 		r->last_ts = ts;

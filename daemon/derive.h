@@ -56,9 +56,11 @@ struct derive_slice {
 	uint32_t ref_hid;
 	/* The task's time off the CPUs just before this slice (thread_state):
 	 * since off_dur ns before ts, when a switch on off_cpu took it off
-	 * in state off_state as row off_hid. -1: not known (its last slice
-	 * did not end at a recorded switch in a known state, a loss or the
-	 * pid's birth came between, or it is the task's first). */
+	 * in state off_state as row off_hid (DERIVE_STATE_NEW: since its
+	 * birth, a new task's first slice). -1: not known (its last slice
+	 * did not end at a recorded switch in a known state, a loss came
+	 * between, it is the task's first in the capture and no birth was
+	 * seen, or a new task's without a sched_wakeup_new). */
 	int64_t off_dur;
 	int64_t off_state;
 	int off_cpu;
@@ -145,7 +147,7 @@ int32_t derive_running(const struct derive *d, int cpu);
 /* An event of pid on cpu that derive_seen would not take for pid's own
  * or for the tail of the switch before: the pid whose slice runs there
  * (and its row, *hid), -1 when none (pid's own, a tail, nothing open, a
- * restart held, a loss inside: who runs is not known). */
+ * loss inside: who runs is not known). */
 int32_t derive_other(struct derive *d, int cpu, int32_t pid, int switch_mm,
 		     int own, uint32_t *hid);
 

@@ -89,6 +89,10 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 {
 	struct pipeline *p = ctx;
 
+	/* a task that exited ran on to an end no switch recorded */
+	if (s->end_err >= 0 && s->pid > 0)
+		resolve_ran_until(p->resolve, s->hid, s->ts + s->dur);
+
 	if (s->ref && !s->lost && s->end_state >= 0 && s->start_err < 0 &&
 	    s->end_err < 0 && s->hid == s->ref_hid)
 		return store_slice_at(p->store, s);
@@ -537,6 +541,42 @@ static int renamed_from(struct pipeline *p, const struct decode_event *ev,
 	return resolve_same_process(p->resolve, tid, ev->pid);
 }
 
+/* Whether ev shows pid under row as's name, which is not the name pid has
+ * (a switch's prev or next, a runtime's, a rename's old name, an exit's):
+ * the task named so runs as pid now. */
+static int shows_as(struct pipeline *p, const struct decode_event *ev,
+		    int32_t pid, uint32_t as)
+{
+	const struct resolve_entry *e = resolve_slot(p->resolve, pid);
+	const struct resolve_row *row = resolve_row(p->resolve, as), *own;
+	const char *comm;
+	size_t len;
+	int slots;
+
+	switch (ev->kind) {
+	case DECODE_SCHED_SWITCH:
+		slots = 2;
+		break;
+	case DECODE_SCHED_STAT_RUNTIME:
+	case DECODE_TASK_RENAME:
+	case DECODE_SCHED_PROCESS_EXIT:
+		slots = 1;
+		break;
+	default:
+		return 0;
+	}
+	if (!row || !row->comm_id || !e || !(own = resolve_row(p->resolve, e->hid)) ||
+	    own->comm_id == row->comm_id ||
+	    !(comm = resolve_comm(p->resolve, row->comm_id, &len)))
+		return 0;
+	for (int k = 0; k < slots; k++)
+		if ((ev->has & (DECODE_HAS_P0 << k)) && (ev->has & (DECODE_HAS_C0 << k)) &&
+		    ev->p[k] == pid && ev->c[k].s && ev->c[k].len == len &&
+		    !memcmp(ev->c[k].s, comm, len))
+			return 1;
+	return 0;
+}
+
 /* A thread that execs and its process's leader swap pids (de_thread),
  * the leader exited: the first event under the other's pid on a CPU where
  * one of them runs shows it. The task running there is that pid from ts
@@ -560,17 +600,25 @@ static int took_here(struct pipeline *p, const struct decode_event *ev,
 	if (!gone_tid && !gone_pid && !said)
 		return 0;
 	cpu = derive_cpu_of(p->derive, ev->pid);	/* the other's */
-	if (cpu >= 0 && !derive_part(p->derive, cpu, ev->pid, &run))
-		cpu = -1;
-	if (gone_tid == RESOLVE_EXITED && resolve_gave_tid(r, tid, ev->pid)) {
+	if (cpu >= 0 && (!derive_part(p->derive, cpu, ev->pid, &run) ||
+			 derive_other(p->derive, cpu, -1, 0, 1, &hid) != ev->pid))
+		cpu = -1;	/* (a loss there: who runs is not known) */
+	hid = 0;
+	if (gone_tid == RESOLVE_EXITED &&
+	    resolve_gave_tid(r, tid, ev->pid, shows_as(p, ev, ev->pid, from))) {
 		/* the leader runs here after its exit, under the thread's
-		 * tid: it ran under its own pid to here */
+		 * tid: it ran under its own pid to here; its pid, the
+		 * thread's now, begins a lifetime (unnamed, until the thread
+		 * shows, where it does not run) */
 		resolve_ran_dead(r, tid, ts, 0);
 		if (!resolve_swap_tid(r, ev->pid, ts, from))
 			return 0;
-		if (cpu >= 0)
-			hid = resolve_took_from(r, tid, ts, 0, run.hid, 0);
-	} else if (said || (gone_pid && resolve_took_leader(r, tid, ev->pid, cpu >= 0))) {
+		hid = resolve_took_from(r, tid, ts, 0, cpu >= 0 ? run.hid : 0, 0);
+		if (cpu < 0)
+			hid = 0;
+	} else if (said || (gone_pid &&
+			    resolve_took_leader(r, tid, ev->pid,
+						cpu >= 0 && shows_as(p, ev, ev->pid, from)))) {
 		/* the thread runs here under the leader's pid; the leader,
 		 * where it still runs, ran under it to here */
 		if (cpu >= 0)

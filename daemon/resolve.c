@@ -548,6 +548,7 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 		e->hid = new_life(r, e, pid, id, src, ts);
 		e->state = E_ALIVE;
 		e->fresh = 0;
+		e->exited = 0;
 	} else if (!e->comm_id) {
 		/* The lifetime's first name names it from its start. */
 		struct resolve_row *row = &r->hot.rows[e->hid];
@@ -658,6 +659,7 @@ hid_slow(struct resolve *r, int32_t pid, int cpu, uint64_t ts)
 			e->hid = new_life(r, e, pid, 0, RESOLVE_SRC_NONE, ts);
 			e->comm_id = 0;
 			e->state = E_ALIVE;
+			e->exited = 0;
 			memset(cached, 0, r->hot.width);
 		}
 		e->fresh = 0;
@@ -835,16 +837,20 @@ void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
 int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader,
 			int elsewhere)
 {
-	const struct resolve_entry *l = resolve_slot(r, leader);
+	const struct resolve_entry *l = resolve_slot(r, leader),
+				   *t = resolve_slot(r, tid);
 
+	/* the thread that execs does not exit first (de_thread kills the
+	 * others: one of them is not it) */
 	if (tid == leader || !l || l->state != E_ALIVE || !l->exited ||
-	    !resolve_same_process(r, tid, leader))
+	    !t || t->exited || !resolve_same_process(r, tid, leader))
 		return 0;
 	/* a process not known (no task_newtask, no tgid recorded): a
 	 * leader gone, dead switch-out and all, that shows again with no
-	 * birth, or one exited that runs on elsewhere, can only be a
-	 * thread's exec */
-	return r->hot.rows[resolve_slot(r, tid)->hid].tgid == leader ||
+	 * birth, or one exited that runs on elsewhere while this event
+	 * shows its pid under the thread's name, can only be a thread's
+	 * exec */
+	return r->hot.rows[t->hid].tgid == leader ||
 	       l->exited == RESOLVE_GONE || elsewhere;
 }
 
@@ -906,8 +912,7 @@ static uint32_t name_as(struct resolve *r, int32_t pid, uint64_t ts, uint32_t fr
 
 	id = from && from <= r->nrows ? r->hot.rows[from].comm_id : 0;
 	if (id && (comm = resolve_comm(r, id, &len)))
-		resolve_name(r, pid, -1, comm, len, ts,
-			     (enum resolve_source)r->hot.rows[from].source);
+		resolve_name(r, pid, -1, comm, len, ts, RESOLVE_SRC_EXEC_SWAP);
 	return resolve_hid(r, pid, -1, ts);	/* else named by its next name */
 }
 
@@ -937,14 +942,18 @@ int resolve_same_process(struct resolve *r, int32_t tid, int32_t leader)
 	return tgid == leader || tgid == RESOLVE_TGID_UNKNOWN;
 }
 
-int resolve_gave_tid(struct resolve *r, int32_t leader, int32_t tid)
+int resolve_gave_tid(struct resolve *r, int32_t leader, int32_t tid, int shown)
 {
 	const struct resolve_entry *l = resolve_slot(r, leader),
 				   *t = resolve_slot(r, tid);
 
-	return leader != tid && l && l->state == E_ALIVE &&
-	       l->exited == RESOLVE_EXITED && t && !t->exited &&
-	       resolve_same_process(r, tid, leader);
+	if (leader == tid || !l || l->state != E_ALIVE ||
+	    l->exited != RESOLVE_EXITED || !t || t->exited ||
+	    !resolve_same_process(r, tid, leader))
+		return 0;
+	/* a process not known: only if the event shows tid under the
+	 * leader's name (its switch-out, its runtime) */
+	return r->hot.rows[t->hid].tgid == leader || shown;
 }
 
 uint32_t resolve_swap_tid(struct resolve *r, int32_t tid, uint64_t ts, uint32_t from)
@@ -1021,6 +1030,24 @@ int resolve_moved_rows(struct resolve *r, int32_t pid, uint32_t *before,
 	*before = e->prev_hid;
 	*after = e->hid;
 	return 1;
+}
+
+void resolve_ran_until(struct resolve *r, uint32_t hid, uint64_t ts)
+{
+	struct resolve_entry *e;
+	struct resolve_row *cur;
+	char *cached;
+
+	if (!hid || hid > r->nrows || r->hot.rows[hid].pid <= 0 ||
+	    !(e = entry(r, r->hot.rows[hid].pid, &cached)) || e->state != E_ALIVE ||
+	    e->exited != RESOLVE_EXITED || !e->hid)
+		return;
+	cur = &r->hot.rows[e->hid];
+	if (cur->life != r->hot.rows[hid].life || cur->end_ts == RESOLVE_OPEN ||
+	    cur->end_ts >= ts)
+		return;
+	cur->end_ts = ts;
+	mark_dirty(r, e->hid);
 }
 
 void resolve_ran_again(struct resolve *r, int32_t pid)
@@ -1234,6 +1261,7 @@ static const char *const source_names[RESOLVE_SRC_COUNT] = {
 	[RESOLVE_SRC_PROC] = "proc",
 	[RESOLVE_SRC_SAVED_CMDLINES] = "saved_cmdlines",
 	[RESOLVE_SRC_IDLE] = "idle",
+	[RESOLVE_SRC_EXEC_SWAP] = "exec_swap",
 };
 
 const char *resolve_source_name(enum resolve_source src)

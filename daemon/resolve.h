@@ -35,6 +35,8 @@ enum resolve_source {
 	RESOLVE_SRC_PROC,		/* /proc at capture start */
 	RESOLVE_SRC_SAVED_CMDLINES,	/* the kernel's saved_cmdlines at start */
 	RESOLVE_SRC_IDLE,		/* swapper/N, the per-CPU idle task */
+	RESOLVE_SRC_EXEC_SWAP,		/* a thread's exec swapped its pid with
+					 * its leader's: the task's own name */
 	RESOLVE_SRC_COUNT
 };
 
@@ -260,9 +262,11 @@ void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit);
 /* A thread other than its leader that execs takes the leader's pid
  * (de_thread): the old leader exits first (sched_process_exit, group_dead
  * false), then the thread runs on as the leader's pid. Whether tid, of
- * leader's process, may have become leader: the leader exited (when tid's
- * process is not known, its dead switch-out was seen, or it still runs
- * elsewhere: the swap came before its last switch-out).
+ * leader's process, may have become leader: the leader exited and tid did
+ * not (when tid's process is not known: the leader's dead switch-out was
+ * seen, or it still runs elsewhere (elsewhere: and the event shows the
+ * leader's pid under tid's name): the swap came before its last
+ * switch-out).
  * resolve_exec_leader: the exec came; pid's task lives again (its exit,
  * later, is the program's). */
 int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader,
@@ -298,8 +302,10 @@ int resolve_same_process(struct resolve *r, int32_t tid, int32_t leader);
  * (its last switch-out not seen), shows under the tid of a thread of its
  * process (tid's tgid the leader's, or not known). resolve_swap_tid: from
  * ts the leader's task, dying, is tid (its lifetime under tid begins
- * there, named as the leader's row `from`; the thread's ends). */
-int resolve_gave_tid(struct resolve *r, int32_t leader, int32_t tid);
+ * there, named as the leader's row `from`; the thread's ends). Where
+ * tid's process is not known, only if shown: the event shows tid under
+ * the leader's name. */
+int resolve_gave_tid(struct resolve *r, int32_t leader, int32_t tid, int shown);
 uint32_t resolve_swap_tid(struct resolve *r, int32_t tid, uint64_t ts, uint32_t from);
 
 /* pid called exit (sched_process_exit) at ts: its lifetime ends there (the
@@ -313,6 +319,11 @@ void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts);
  * exit seen (sched_process_exit not traced) ends it too. */
 enum { RESOLVE_EXITED = 1, RESOLVE_GONE = 2 };
 void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts, int dead);
+
+/* A slice of row hid's task, exited, ended at ts where no switch-out was
+ * recorded (the events show its run went on to there): its lifetime, if
+ * it is still the pid's, goes on to ts. */
+void resolve_ran_until(struct resolve *r, uint32_t hid, uint64_t ts);
 
 /* pid, after its exit and a switch-out that was not its last, is switched
  * in again: its lifetime goes on (open) until its next switch-out. */

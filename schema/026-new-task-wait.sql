@@ -12,7 +12,8 @@
 -- names it 'new' up to the sched_wakeup_new, then 'runnable' (the
 -- wakeup_latency row of the wakeup_new) to the run. Without a
 -- sched_wakeup_new in the recording nothing is stored, as before; so for
--- the rows of a database written before.
+-- the rows of a database written before. A clock too coarse to tell the
+-- birth from the wakeup_new (jiffies, uptime) gives no 'new' row of 0 ns.
 DROP VIEW thread_state;
 CREATE VIEW thread_state AS
 WITH s AS (
@@ -52,4 +53,6 @@ SELECT CASE k.part WHEN 0 THEN x.ts WHEN 1 THEN x.off_ts ELSE x.woken END AS ts,
        CASE k.part WHEN 1 THEN x.off_cpu ELSE x.cpu END AS cpu
 FROM x CROSS JOIN k	-- the slices outer: read once, as they come
   ON k.part = 0 OR (x.off_dur IS NOT NULL
-		    AND (k.part = 1 OR (x.woken IS NOT NULL AND x.woken < x.ts)));
+		    AND ((k.part = 1 AND (x.off_state <> -2 OR x.woken IS NULL
+					      OR x.woken > x.off_ts))
+			 OR (k.part = 2 AND x.woken IS NOT NULL AND x.woken < x.ts)));

@@ -41,14 +41,18 @@ views() {	# DB OUT: the three views (sched: schema 3's columns), sorted
 	# (but a gap between two runs with two wakings in it: the task ran
 	# unseen between them, in events a loss took. A capture since knows
 	# no state there; a database written before pairs the two runs, and
-	# keeps doing so after its migration)
+	# keeps doing so after its migration. Nor a new task's wait before
+	# its first run, new then runnable: schema 026 stores its birth with
+	# that run, which rows written before do not have)
 	q "$1" "with t as materialized (select * from thread_state),
 		run as materialized (select pid, ts, ts + dur as e from t where state = 'running')
 		select t.* from t where t.state = 'running' or (select count(*) from ev_sched_waking k
 			where k.target_pid = t.pid
 			and k.ts >= coalesce((select max(e) from run r where r.pid = t.pid and r.e <= t.ts), 0)
 			and k.ts < coalesce((select min(r.ts) from run r where r.pid = t.pid
-				and r.ts >= t.ts + t.dur), 9223372036854775807)) < 2" |
+				and r.ts >= t.ts + t.dur), 9223372036854775807)) < 2
+		and t.state <> 'new' and not (t.state = 'runnable' and exists (select 1 from t n
+			where n.pid = t.pid and n.state = 'new' and n.ts + n.dur = t.ts))" |
 		LC_ALL=C sort > "$2.state"
 }
 views "$new" "$TMPDIR_TEST/want"

@@ -115,11 +115,6 @@ BEGIN { OFS = "\t"; unparsed = 0; nsw = 0; breaks = 0; nulls = 0; drops = 0; hav
 # cpumask (trace-cmd record -M): what runs there is not seen.
 NR == FNR && twopass {
 	if (index($0, ": task_rename: ")) has_rename = 1
-	# and the threads that exec: thread q takes its leader's pid p
-	if (index($0, ": sched_process_exec: ") && match($0, / pid=[0-9]+ old_pid=[0-9]+$/)) {
-		x = substr($0, RSTART + 5); q = substr(x, index(x, "old_pid=") + 8) + 0
-		if (x + 0 != q) { xn[q]++; xp[q, xn[q]] = x + 0 }
-	}
 	if (match($0, /CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/)) {
 		x = $0; sub(/.*CPU:/, "", x); traced[x + 0] = 1
 	} else if (match($0, /-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]: [A-Za-z0-9_]+: /)) {
@@ -198,8 +193,6 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 		# program's), its task the leader of its process now
 		x = substr(rest, RSTART + 5); delete xexit[x + 0]; delete xgone[x + 0]
 		tg[x + 0] = x + 0
-		x = substr(x, index(x, "old_pid=") + 8) + 0
-		if ((x, xi[x] + 1) in xp) xi[x]++
 	}
 	if (ev == "task_newtask" && match(rest, /^pid=[0-9]+ /)) {
 		x = substr(rest, 5) + 0
@@ -345,7 +338,7 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 		x = cpu_but(p, cpu)
 		lo_s = opid[cpu]
 		took(cpu, p)
-		if (x != "") took(x, lo_s)
+		if (x != "" && !olost[x]) took(x, lo_s)
 		return
 	}
 	final_start(cpu)
@@ -364,30 +357,49 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 
 # Whether the task running on cpu as q has swapped pids with p: q is the
 # leader, exited but not gone (no X/Z switch-out), and p a live task of
-# its process (or of one not known: no task_newtask named it); or p is
-# the leader and q its thread, as this line says (an exec whose old_pid
-# is q, a rename by p from q's name), or p exited and the exec after
-# says so (first pass), or q's process does (when not known: p gone, or
-# still running elsewhere).
-function swapped(cpu, q, p) {
+# its process (of one not known: this line shows p under q's name); or p
+# is the leader and q its thread, as this line says (an exec whose
+# old_pid is q, a rename by p from q's name), or p exited, q did not,
+# and q's process says so (when not known: p gone, or still running
+# elsewhere and this line shows p under q's name).
+function swapped(cpu, q, p,   x) {
 	if (q <= 0 || p <= 0 || olost[cpu])
 		return 0
-	if ((q in xexit) && !(q in xgone) && !(p in xexit) && (!(p in tg) || tg[p] == q))
+	if ((q in xexit) && !(q in xgone) && !(p in xexit) &&
+	    ((p in tg) ? tg[p] == q : shows(p, ocomm[cpu])))
 		return 1
-	if (ev == "sched_process_exec" && rest ~ (" pid=" p " old_pid=" q "$"))
+	if (ev == "sched_process_exec" && cpid == p && rest ~ (" pid=" p " old_pid=" q "$"))
 		return 1
 	# the exec's rename under p, its old name the thread's: p's exit may
 	# not have been seen (a CPU a cpumask left out)
 	if (ev == "task_rename" && cpid == p && index(rest, "pid=" p " oldcomm=" ocomm[cpu] " newcomm=") == 1 &&
 	    (!(q in tg) || tg[q] == p))
 		return 1
-	if (!(p in xexit))
+	# (the thread that execs does not exit first: de_thread kills the
+	# others)
+	if (!(p in xexit) || (q in xexit))
 		return 0
-	if (((q, xi[q] + 1) in xp) && xp[q, xi[q] + 1] == p)
-		return 1
 	if (q in tg)
 		return tg[q] == p
-	return (p in xgone) || cpu_but(p, cpu) != ""
+	x = cpu_but(p, cpu)
+	return (p in xgone) || (x != "" && !olost[x] && shows(p, ocomm[cpu]))
+}
+
+# Whether this line shows pid p under name n, which is not the name p
+# has: a switch's prev or next, a runtime's, a rename's old name, an
+# exit's.
+function shows(p, n) {
+	if ((p in known) && known[p] == n)
+		return 0
+	if (ev == "sched_switch")
+		return index(rest, n ":" p " [") == 1 || index(rest, " ==> " n ":" p " [") > 0
+	if (ev == "sched_stat_runtime")
+		return index(rest, "comm=" n " pid=" p " runtime=") == 1
+	if (ev == "task_rename")
+		return index(rest, "pid=" p " oldcomm=" n " newcomm=") == 1
+	if (ev == "sched_process_exit")
+		return index(rest, "comm=" n " pid=" p " prio=") == 1
+	return 0
 }
 
 # The task running on cpu is pid p from this line on, under its name.
@@ -432,6 +444,8 @@ function final_start(cpu,   p, s_s, s_f) {
 		oinf[cpu] = 0
 		p = opid[cpu]
 		s_s = hd[cpu] ? ds[cpu] : os[cpu]; s_f = hd[cpu] ? df[cpu] : of[cpu]
+		# (a new task's wait ends only at a switch in seen)
+		if (p > 0 && (p in out_s) && out_st[p] == "N") { delete out_s[p]; delete nw[p] }
 		if (p > 0) end_gap(p, s_s, s_f)
 	}
 	if (held[cpu]) {

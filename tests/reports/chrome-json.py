@@ -110,7 +110,7 @@ def main():
         elif ph == "X" and e.get("cat") == "state":
             dur = ns(e.get("dur"), where + " dur")
             if e.get("name") not in ("running", "runnable", "sleeping", "uninterruptible",
-                                     "idle", "stopped", "traced", "parked") and \
+                                     "idle", "stopped", "traced", "parked", "new") and \
                     not str(e.get("name")).startswith("state "):
                 fail("%s: a state slice named %r" % (where, e.get("name")))
             if dur <= 0 or ts < lo or ts + dur > hi:
