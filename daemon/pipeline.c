@@ -577,6 +577,25 @@ static int shows_as(struct pipeline *p, const struct decode_event *ev,
 	return 0;
 }
 
+/* Whether ev, a sched_stat_runtime the exited leader running on its CPU
+ * fired (common_pid) about another pid under the leader's own name, is
+ * the leader's under the tid a thread's exec just gave it: the kernel
+ * read current's pid for the event and the task's for the field on
+ * either side of the swap (de_thread on the thread's CPU). A remote
+ * update of the thread's clock shows the thread's name. */
+static int racing_swap(struct pipeline *p, const struct decode_event *ev)
+{
+	uint32_t from = 0;
+
+	if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_C0)) != (DECODE_HAS_P0 | DECODE_HAS_C0) ||
+	    ev->p[0] <= 0 || ev->p[0] == ev->pid || ev->pid <= 0 || !p->derive ||
+	    resolve_exited_fast(p->resolve, ev->pid) != RESOLVE_EXITED ||
+	    derive_other(p->derive, ev->cpu, -1, 0, 1, &from) != ev->pid ||
+	    !shows_as(p, ev, ev->p[0], from))
+		return 0;
+	return resolve_gave_tid(p->resolve, ev->pid, ev->p[0], 1);
+}
+
 /* A thread that execs and its process's leader swap pids (de_thread),
  * the leader exited: the first event under the other's pid on a CPU where
  * one of them runs shows it. The task running there is that pid from ts
@@ -790,9 +809,17 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		break;
 	case DECODE_SCHED_WAKEUP:
 	case DECODE_SCHED_WAKEUP_NEW:
+	case DECODE_SCHED_STAT_RUNTIME:
+		/* the leader, dying here, under its new tid before its
+		 * common_pid shows it: not the thread's name (the swap comes
+		 * at its next event, which shows that tid) */
+		if (__builtin_expect(racing_swap(p, &ev), 0)) {
+			ids[0] = intern_only(p, &ev, 0);
+			break;
+		}
+		/* fall through */
 	case DECODE_SCHED_WAKING:
 	case DECODE_SCHED_MIGRATE_TASK:
-	case DECODE_SCHED_STAT_RUNTIME:
 		ids[0] = name(p, &ev, 0, 0, kind_source[ev.kind], &hid);
 		break;
 	case DECODE_SCHED_PROCESS_FREE:

@@ -464,7 +464,14 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 	x = substr(rest, RSTART + 5); p = x + 0
 	x = substr(x, index(x, "runtime=") + 8); r = x + 0
 	t = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", t)
-	if (p > 0) setname(p, t)
+	# the exited leader running here, about a thread's tid under its own
+	# name: itself under the tid the thread's exec just gave it (the
+	# swap comes at its next line), not the thread's name
+	if (p > 0 && p != cpid && (c in open) && opid[c] == cpid && !olost[c] &&
+	    (cpid in xexit) && !(cpid in xgone) && !(p in xexit) &&
+	    (!(p in tg) || tg[p] == cpid) && shows(p, ocomm[c]))
+		;
+	else if (p > 0) setname(p, t)
 	check_split(c, cpid, 0)
 	# ts - r (where the clock started), kept as (s, f): r < 2^53 ns
 	s_s = ts_s - int(r / 1000000000); s_f = ts_f - r % 1000000000
