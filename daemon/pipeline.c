@@ -577,6 +577,13 @@ static int shows_as(struct pipeline *p, const struct decode_event *ev,
 	return 0;
 }
 
+/* Whether pid's slice runs on cpu with no loss inside (who runs there is
+ * known), and its row (*hid). */
+static int runs_known(struct pipeline *p, int cpu, int32_t pid, uint32_t *hid)
+{
+	return derive_other(p->derive, cpu, -1, 0, 1, hid) == pid;
+}
+
 /* Whether ev, a sched_stat_runtime the exited leader running on its CPU
  * fired (common_pid) about another pid under the leader's own name, is
  * the leader's under the tid a thread's exec just gave it: the kernel
@@ -590,7 +597,7 @@ static int racing_swap(struct pipeline *p, const struct decode_event *ev)
 	if ((ev->has & (DECODE_HAS_P0 | DECODE_HAS_C0)) != (DECODE_HAS_P0 | DECODE_HAS_C0) ||
 	    ev->p[0] <= 0 || ev->p[0] == ev->pid || ev->pid <= 0 || !p->derive ||
 	    resolve_exited_fast(p->resolve, ev->pid) != RESOLVE_EXITED ||
-	    derive_other(p->derive, ev->cpu, -1, 0, 1, &from) != ev->pid ||
+	    !runs_known(p, ev->cpu, ev->pid, &from) ||
 	    !shows_as(p, ev, ev->p[0], from))
 		return 0;
 	return resolve_gave_tid(p->resolve, ev->pid, ev->p[0], 1);
@@ -620,8 +627,8 @@ static int took_here(struct pipeline *p, const struct decode_event *ev,
 		return 0;
 	cpu = derive_cpu_of(p->derive, ev->pid);	/* the other's */
 	if (cpu >= 0 && (!derive_part(p->derive, cpu, ev->pid, &run) ||
-			 derive_other(p->derive, cpu, -1, 0, 1, &hid) != ev->pid))
-		cpu = -1;	/* (a loss there: who runs is not known) */
+			 !runs_known(p, cpu, ev->pid, &hid)))
+		cpu = -1;
 	hid = 0;
 	if (gone_tid == RESOLVE_EXITED &&
 	    resolve_gave_tid(r, tid, ev->pid, shows_as(p, ev, ev->pid, from))) {
@@ -632,9 +639,10 @@ static int took_here(struct pipeline *p, const struct decode_event *ev,
 		resolve_ran_dead(r, tid, ts, 0);
 		if (!resolve_swap_tid(r, ev->pid, ts, from))
 			return 0;
-		hid = resolve_took_from(r, tid, ts, 0, cpu >= 0 ? run.hid : 0, 0);
-		if (cpu < 0)
-			hid = 0;
+		if (cpu >= 0)
+			hid = resolve_took_from(r, tid, ts, 0, run.hid, 0);
+		else
+			resolve_took_from(r, tid, ts, 0, 0, 0);
 	} else if (said || (gone_pid &&
 			    resolve_took_leader(r, tid, ev->pid,
 						cpu >= 0 && shows_as(p, ev, ev->pid, from)))) {
