@@ -645,7 +645,7 @@ static int took_here(struct pipeline *p, const struct decode_event *ev,
 			resolve_took_from(r, tid, ts, 0, 0, 0);
 	} else if (said || (gone_pid &&
 			    resolve_took_leader(r, tid, ev->pid,
-						cpu >= 0 && shows_as(p, ev, ev->pid, from)))) {
+						shows_as(p, ev, ev->pid, from), cpu >= 0))) {
 		/* the thread runs here under the leader's pid; the leader,
 		 * where it still runs, ran under it to here */
 		if (cpu >= 0)
@@ -654,6 +654,12 @@ static int took_here(struct pipeline *p, const struct decode_event *ev,
 		if (cpu >= 0)
 			hid = resolve_swap_tid(r, tid, ts, run.hid);
 	} else {
+		/* a leader gone that shows again with no birth: a thread of
+		 * its process took its pid, this event not showing which
+		 * (the task believed to run here may not: a switch in left
+		 * out) */
+		if (gone_pid == RESOLVE_GONE)
+			resolve_took_gone(r, ev->pid);
 		return 0;
 	}
 	p->took_tid = tid;

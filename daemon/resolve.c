@@ -834,8 +834,28 @@ void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
 	r->hot.rows[h].prev = 0;
 }
 
+/* Whether tid's lifetime was cloned by leader, or by a task so cloned
+ * (a few steps up): the lifetimes a thread of leader's process has when
+ * the trace saw them all begin. */
+static int cloned_by(struct resolve *r, int32_t tid, int32_t leader)
+{
+	const struct resolve_entry *e;
+	int32_t q = tid;
+
+	for (int i = 0; i < 8; i++) {
+		if (!(e = resolve_slot(r, q)) || e->state != E_ALIVE || !e->hid)
+			return 0;
+		q = r->hot.rows[r->hot.rows[e->hid].life].parent;
+		if (q == leader)
+			return 1;
+		if (q <= 0 || q == tid)
+			return 0;
+	}
+	return 0;
+}
+
 int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader,
-			int elsewhere)
+			int shown, int elsewhere)
 {
 	const struct resolve_entry *l = resolve_slot(r, leader),
 				   *t = resolve_slot(r, tid);
@@ -847,11 +867,15 @@ int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader,
 		return 0;
 	/* a process not known (no task_newtask, no tgid recorded): a
 	 * leader gone, dead switch-out and all, that shows again with no
-	 * birth, or one exited that runs on elsewhere while this event
-	 * shows its pid under the thread's name, can only be a thread's
-	 * exec */
-	return r->hot.rows[t->hid].tgid == leader ||
-	       l->exited == RESOLVE_GONE || elsewhere;
+	 * birth, by the task running here if this event shows the pid
+	 * under its name or the leader cloned it (the task believed to run
+	 * here may not: a switch in left out); one exited that runs on
+	 * elsewhere, if this event shows the pid under tid's name */
+	if (r->hot.rows[t->hid].tgid == leader)
+		return 1;
+	if (l->exited == RESOLVE_GONE)
+		return shown || cloned_by(r, tid, leader);
+	return shown && elsewhere;
 }
 
 /* pid's lifetime of the thread that took it begins at ts, unnamed. */
@@ -886,6 +910,19 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
 	 * it, but the leader may have exited long before (pthread_exit),
 	 * and until the swap the thread ran under its own tid. */
 	return took_life(r, e, cached, pid, ts);
+}
+
+int resolve_took_gone(struct resolve *r, int32_t pid)
+{
+	struct resolve_entry *e;
+	char *cached;
+	uint64_t end;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    e->exited != RESOLVE_GONE || !e->hid ||
+	    (end = r->hot.rows[e->hid].end_ts) == RESOLVE_OPEN)
+		return 0;
+	return took_life(r, e, cached, pid, end);
 }
 
 /* The same where the leader's exit was not seen (a CPU left out, or no

@@ -263,14 +263,15 @@ void resolve_death(struct resolve *r, int32_t pid, uint64_t ts, int need_exit);
  * (de_thread): the old leader exits first (sched_process_exit, group_dead
  * false), then the thread runs on as the leader's pid. Whether tid, of
  * leader's process, may have become leader: the leader exited and tid did
- * not (when tid's process is not known: the leader's dead switch-out was
- * seen, or it still runs elsewhere (elsewhere: and the event shows the
- * leader's pid under tid's name): the swap came before its last
- * switch-out).
+ * not. When tid's process is not known: the leader's dead switch-out was
+ * seen and the event shows the leader's pid under tid's name (shown) or
+ * the leader cloned tid (or the task that did, a few steps up); or the
+ * leader still runs elsewhere (elsewhere) and shown: the swap came before
+ * its last switch-out.
  * resolve_exec_leader: the exec came; pid's task lives again (its exit,
  * later, is the program's). */
 int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader,
-			int elsewhere);
+			int shown, int elsewhere);
 void resolve_exec_leader(struct resolve *r, int32_t pid);
 
 /* The exec of thread old_pid took pid (sched_process_exec's old_pid)
@@ -284,6 +285,13 @@ void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid);
  * task_rename) can. A lifetime of that thread under pid begins at ts,
  * unnamed: the rename's old name names it. 1 when it did. */
 int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts);
+
+/* pid, a leader gone (its dead switch-out seen), shows again with no
+ * birth, and the event does not show which thread of its process took
+ * its pid: a lifetime of that thread under pid begins where the leader's
+ * ended (de_thread swaps them once the leader is dead), unnamed until an
+ * event shows it. 1 when it did (not when taken already). */
+int resolve_took_gone(struct resolve *r, int32_t pid);
 
 /* The same where the first event under pid shows on the CPU where thread
  * tid runs (its common_pid, any event): the lifetime begins at ts under

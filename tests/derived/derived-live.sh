@@ -156,14 +156,14 @@ check_latency "$db" "$TMPDIR_TEST/schednames" "sched-only names trace"
 # (de_thread). The thread's slice splits where the leader's pid first
 # shows on its CPU: before, its tid's; after, a lifetime of the leader's
 # pid under the thread's name. The leader, exited, may still run a moment
-# under the thread's tid. Recorded with task events (task_newtask says
-# each thread's process). Not yet with `-e sched` alone: with the process
-# not known, a task-to-task switch this VM drops with no loss marked can
-# make the task running on a CPU wrong just before the thread shows
-# under the gone leader's pid, and the swap is then given to that task
-# (open; 1 recording in about 10 of 60 thread execs under load).
+# under the thread's tid. Recorded with and without task events (no
+# task_newtask: the process of a thread is not known; the leader's exit
+# and dead switch-out say the pid is free, and the task running where it
+# shows again took it if the event shows it so or the leader cloned it:
+# a task-to-task switch this VM drops with no loss marked can make the
+# task believed to run there another).
 : "${THREAD_EXEC:?THREAD_EXEC not set (the thread_exec binary of tests/derived)}"
-for ev in "-e sched -e task"; do
+for ev in "-e sched -e task" "-e sched"; do
 	label="thread-exec trace ($ev)"
 	dat=$TMPDIR_TEST/texec.dat
 	rm -f "$dat"

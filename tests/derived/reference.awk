@@ -191,7 +191,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	else if (ev == "sched_process_exec" && match(rest, / pid=[0-9]+ old_pid=[0-9]+$/)) {
 		# the exec came: the pid lives again (its exit, later, is the
 		# program's), its task the leader of its process now
-		x = substr(rest, RSTART + 5); delete xexit[x + 0]; delete xgone[x + 0]
+		x = substr(rest, RSTART + 5); delete xexit[x + 0]; delete xgone[x + 0]; delete gtook[x + 0]
 		tg[x + 0] = x + 0
 	}
 	if (ev == "task_newtask" && match(rest, /^pid=[0-9]+ /)) {
@@ -204,11 +204,11 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 		if (i % 2 == 0) tg[x] = x
 		else if (cpid in tg) tg[x] = tg[cpid]
 		else delete tg[x]
-		ntk[x] = 1
+		ntk[x] = 1; par[x] = cpid
 	} else if (ev == "sched_process_fork" && match(rest, / child_pid=[0-9]+$/)) {
 		x = substr(rest, RSTART + 11) + 0
 		born(x)
-		if (!(x in ntk)) delete tg[x]
+		if (!(x in ntk)) { delete tg[x]; i = rest; sub(/ child_comm=.*$/, "", i); sub(/^.* pid=/, "", i); par[x] = i + 0 }
 		delete ntk[x]
 	}
 }
@@ -273,7 +273,7 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	# starts pp's
 	if (np > 0) end_gap(np, ts_s, ts_f)
 	# a dead switch-out (X, Z): the task is gone (exited, seen or not)
-	if (pp > 0 && st ~ /^[XZ]/) { xexit[pp] = 1; xgone[pp] = 1 }
+	if (pp > 0 && st ~ /^[XZ]/) { xexit[pp] = 1; xgone[pp] = 1; delete gtook[pp] }
 	if (pp > 0 && (c in open) && opid[c] == pp && !olost[c] && st !~ /^[XZ]/) {
 		out_s[pp] = ts_s; out_f[pp] = ts_f; out_st[pp] = st
 	}
@@ -341,6 +341,10 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 		if (x != "" && !olost[x]) took(x, lo_s)
 		return
 	}
+	# a leader gone that shows again with no birth: a thread of its
+	# took its pid, this line not showing which (the task believed to
+	# run here may not: a switch in left out); its first name names it
+	if ((p in xgone) && !(p in gtook)) { gtook[p] = 1; delete known[p]; delete par[p]; forget_names(p) }
 	final_start(cpu)
 	lo_s = lst_s[cpu]; lo_f = lst_f[cpu]
 	if (before(lo_s, lo_f, os[cpu], of[cpu])) { lo_s = os[cpu]; lo_f = of[cpu] }
@@ -360,8 +364,9 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 # its process (of one not known: this line shows p under q's name); or p
 # is the leader and q its thread, as this line says (an exec whose
 # old_pid is q, a rename by p from q's name), or p exited, q did not,
-# and q's process says so (when not known: p gone, or still running
-# elsewhere and this line shows p under q's name).
+# and q's process says so (when not known: p gone, and this line shows
+# p under q's name or p cloned q; or p still running elsewhere and this
+# line shows p under q's name).
 function swapped(cpu, q, p,   x) {
 	if (q <= 0 || p <= 0 || olost[cpu])
 		return 0
@@ -381,8 +386,23 @@ function swapped(cpu, q, p,   x) {
 		return 0
 	if (q in tg)
 		return tg[q] == p
+	if (p in xgone)
+		return shows(p, ocomm[cpu]) || cloned_by(q, p)
 	x = cpu_but(p, cpu)
-	return (p in xgone) || (x != "" && !olost[x] && shows(p, ocomm[cpu]))
+	return x != "" && !olost[x] && shows(p, ocomm[cpu])
+}
+
+# Whether p's lifetime was cloned by l, or by a task so cloned (a few
+# steps up; commd's resolve.c cloned_by).
+function cloned_by(p, l,   i, q) {
+	q = p
+	for (i = 0; i < 8; i++) {
+		if (!(q in par)) return 0
+		q = par[q]
+		if (q == l) return 1
+		if (q <= 0 || q == p) return 0
+	}
+	return 0
 }
 
 # Whether this line shows pid p under name n, which is not the name p
@@ -406,7 +426,7 @@ function shows(p, n) {
 function took(cpu, p,   x) {
 	x = ocomm[cpu]
 	split_at(cpu, opid[cpu], x, x, ts_s, ts_f)
-	opid[cpu] = p; known[p] = x
+	opid[cpu] = p; known[p] = x; delete par[p]
 	forget_names(p); delete rn_s[p]
 }
 
@@ -685,7 +705,7 @@ function forget_names(p,   i) {
 # birth): its time off the CPUs begins, state N (new, the kernel's
 # TASK_NEW) until its sched_wakeup_new (nw), not known without one.
 function born(p) {
-	delete xexit[p]; delete xgone[p]
+	delete xexit[p]; delete xgone[p]; delete gtook[p]
 	if ((p in out_s) && out_st[p] == "N" && !(p in nw)) return
 	out_s[p] = ts_s; out_f[p] = ts_f; out_st[p] = "N"; delete nw[p]
 }

@@ -351,6 +351,49 @@ static void resolve_thread_exec_without_exit(void)
 	resolve_free(r);
 }
 
+/* 630 is a leader of a process not known (births without clone flags:
+ * -e sched, no task_newtask), 631 the thread it cloned, 632 one 631
+ * cloned, 640 a task the trace saw before 630's birth. 630 exits and is
+ * switched out dead, then shows again with no birth: a thread of its
+ * process took its pid (de_thread). The task believed to run there may
+ * not (a switch in left out): it took the pid only if the event shows
+ * the pid under its name, or 630 cloned it. */
+static void resolve_gone_leader_taken_by_its_thread_only(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t leader, took;
+
+	NAME(r, 640, "tokio-rt-worker", 1);
+	resolve_birth(r, 630, 1, 0, 0, 5, RESOLVE_SRC_FORK);
+	NAME(r, 630, "leader", 6);
+	leader = resolve_hid(r, 630, 0, 6);
+	resolve_birth(r, 631, 630, 0, 0, 10, RESOLVE_SRC_FORK);
+	NAME(r, 631, "execer", 11);
+	resolve_birth(r, 632, 631, 0, 0, 12, RESOLVE_SRC_FORK);
+	NAME(r, 632, "worker", 13);
+	resolve_exit(r, 630, 40);
+	resolve_ran_dead(r, 630, 41, 1);
+	CHECK_INT(resolve_exited_fast(r, 630), RESOLVE_GONE);
+	CHECK_INT(resolve_took_leader(r, 640, 630, 0, 0), 0);
+	CHECK_INT(resolve_took_leader(r, 640, 630, 1, 0), 1);
+	CHECK_INT(resolve_took_leader(r, 631, 630, 0, 0), 1);
+	CHECK_INT(resolve_took_leader(r, 632, 630, 0, 0), 1);
+	CHECK_INT(resolve_took_leader(r, 630, 630, 1, 0), 0);
+	/* not shown which: 630's new lifetime begins where the leader's
+	 * ended, unnamed, once */
+	CHECK_INT(resolve_took_gone(r, 630), 1);
+	took = resolve_hid(r, 630, 0, 50);
+	CHECK(took != leader);
+	CHECK_INT(resolve_row(r, took)->start_ts, 41);
+	CHECK_INT(resolve_row(r, took)->comm_id, 0);
+	CHECK_INT(resolve_took_gone(r, 630), 0);
+	NAME(r, 630, "execer", 51);
+	CHECK_INT(resolve_hid(r, 630, 0, 52), took);
+	CHECK_STR(comm_of(r, took), "execer");
+	CHECK_INT(resolve_row(r, leader)->end_ts, 41);
+	resolve_free(r);
+}
+
 static void resolve_late_old_name_after_rename_moves_boundary(void)
 {
 	struct resolve *r = resolve_new(16);
@@ -580,6 +623,7 @@ int main(void)
 	RUN(resolve_free_after_reuse_keeps_new_lifetime);
 	RUN(resolve_lifetime_ends_at_exit_not_free);
 	RUN(resolve_thread_exec_without_exit);
+	RUN(resolve_gone_leader_taken_by_its_thread_only);
 	RUN(resolve_late_old_name_after_rename_moves_boundary);
 	RUN(resolve_exec_sets_leader_tgid);
 	RUN(resolve_exec_renames_same_pid);
