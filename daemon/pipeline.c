@@ -794,6 +794,12 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	if (ev.pid > 0 && p->derive && derive_running(p->derive, cpu) != ev.pid &&
 	    took_here(p, &ev, ts))
 		return -1;
+	/* A new task woken for the first time under a pid whose task
+	 * exited: the pid was reused, its fork not traced (-e
+	 * sched:sched_wakeup_new without sched_process_fork). */
+	if (__builtin_expect(ev.kind == DECODE_SCHED_WAKEUP_NEW, 0) &&
+	    (ev.has & DECODE_HAS_P0) && resolve_exited_fast(r, ev.p[0]))
+		resolve_birth(r, ev.p[0], ev.pid, 0, 0, ts, RESOLVE_SRC_SCHED_WAKEUP_NEW);
 	switch (ev.kind) {
 	case DECODE_SCHED_SWITCH:
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_SCHED_SWITCH, &hid);
