@@ -724,6 +724,11 @@ function do_waking(key, tail,   x, p) {
 	if (!match(rest, tail)) { unparsed++; return }
 	x = substr(rest, RSTART + length(key)); p = x + 0
 	x = substr(rest, 1, RSTART - 1); sub(/^comm=/, "", x)
+	# a new task under a pid whose task exited: the pid reused, no fork
+	# traced (commd's resolve_birth from the waker)
+	if (ev == "sched_wakeup_new" && p > 0 && (p in xexit)) {
+		delete xexit[p]; delete xgone[p]; delete gtook[p]; par[p] = cpid
+	}
 	if (p > 0) setname(p, x)
 	check_split(c, cpid, 0)
 	# a wakeup (not a waking: it may come while p still switches out)
