@@ -1,5 +1,6 @@
 /* derive.c — see derive.h. */
 #include "derive.h"
+#include "states.h"
 #include "grow.h"
 
 #include <stdint.h>
@@ -93,6 +94,7 @@ struct derive {
 	size_t nchunks;
 	uint64_t first_ts;	/* the capture's first event */
 	int any;		/* first_ts is set */
+	const struct state_map *states;	/* NULL: today's numbering */
 };
 
 struct derive *derive_new(const struct derive_ops *ops)
@@ -235,7 +237,7 @@ static struct derive_slice open_slice(const struct running *r, int cpu,
  * gives, but for a dead one (X, Z: it does not come back). */
 static int off_state_known(int64_t state)
 {
-	return state >= 0 && state <= INT32_MAX && state != 16 && state != 32;
+	return state >= 0 && state <= INT32_MAX && !state_dead(state);
 }
 
 /* The open slice ends at ts, under the name it has had since its start or
@@ -250,6 +252,10 @@ static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts
 	struct wake *w;
 
 	r->active = 0;
+	/* (the slice ends in the kernel's own state; its time off the CPUs
+	 * is in today's numbering, for thread_state) */
+	if (d->states)
+		state = state_today(d->states, state);
 	/* Switched out of an unbroken slice: its time off the CPUs begins. */
 	if (!r->lost && off_state_known(state) && (w = wake_of(d, r->pid))) {
 		w->off.known = 1;
@@ -949,4 +955,9 @@ int derive_finish(struct derive *d, uint64_t ts)
 		}
 	}
 	return rc;
+}
+
+void derive_states(struct derive *d, const struct state_map *m)
+{
+	d->states = m && !m->identity ? m : NULL;
 }

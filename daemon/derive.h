@@ -99,6 +99,12 @@ struct derive;
 struct derive *derive_new(const struct derive_ops *ops);
 void derive_free(struct derive *d);
 
+/* How the recording kernel letters a switch-out's state (states.h): a
+ * task's time off the CPUs is kept in today's numbering. The map must
+ * outlive d; NULL or today's table: as the values come. */
+struct state_map;
+void derive_states(struct derive *d, const struct state_map *m);
+
 /* prev_hid: prev's row (the switch's own row: comm = prev_comm); next_hid
  * the row of next at ts. Returns a callback's non-zero result. */
 int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,

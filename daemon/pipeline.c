@@ -15,6 +15,7 @@
 
 #include "decode.h"
 #include "derive.h"
+#include "states.h"
 #include "store.h"
 
 struct pipeline {
@@ -23,6 +24,7 @@ struct pipeline {
 	struct resolve *resolve;
 	struct store *store;
 	struct derive *derive;
+	struct state_map states;	/* the recording kernel's task states */
 	int exec_names;		/* no task_rename in the trace: exec names */
 	int has_exit;		/* sched_process_exit is in the trace */
 	uint32_t *type_rows;	/* tep event id -> event_types row, 0 = none */
@@ -135,6 +137,7 @@ struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 		goto oom;
 	p->tep = tep;
 	p->store = store;
+	state_map_init(&p->states, NULL);
 	p->decode = decode_new(tep);
 	if (!p->decode) {
 		snprintf(err, errlen, "no usable event formats (%s)", strerror(errno));
@@ -810,8 +813,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		 * there (the last one traced is the end: with the CPU it
 		 * died on left out, the one before). */
 		if (ev.has & DECODE_HAS_P0) {
-			int dead = (ev.has & DECODE_HAS_V1) && (ev.v[1] & 0x30) &&
-				   !(ev.v[1] & ~(int64_t)0xff);
+			int dead = (ev.has & DECODE_HAS_V1) &&
+				   state_dead(state_today(&p->states, ev.v[1]));
 
 			if (dead || resolve_exited_fast(r, ev.p[0]))
 				resolve_ran_dead(r, ev.p[0], ts, dead);
@@ -1075,6 +1078,9 @@ int pipeline_store_states(struct pipeline *p, int64_t capture)
 
 	if (state_letters(p, states, sizeof(states)))
 		return 0;	/* no table in the format: state_name's own */
+	state_map_init(&p->states, states);
+	if (p->derive)
+		derive_states(p->derive, &p->states);
 	return store_capture_states(p->store, capture, states);
 }
 

@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include "derive.h"
+#include "states.h"
 
 #include <stdlib.h>
 
@@ -705,6 +706,72 @@ static void cpumask_left_out(void)
 	derive_free(d);
 }
 
+/* The letters of a 4.4 kernel's sched_switch format (its raw task state:
+ * Z 16, X 32, x 64, K 128, W 256, P 512, N 1024, R+ 2048) and a 3.x's
+ * (no N: P 512, R+ 1024), in today's numbering; today's table passes
+ * values as they are. */
+static const char letters_4_4[] =
+	"1:S,2:D,4:T,8:t,16:Z,32:X,64:x,128:K,256:W,512:P,1024:N,0:R,+2048";
+
+static void states_of_older_kernels(void)
+{
+	struct state_map m;
+
+	state_map_init(&m, "1:S,2:D,4:T,8:t,16:X,32:Z,64:P,128:I,0:R,+256");
+	CHECK_INT(m.identity, 1);
+	CHECK_INT(state_today(&m, 1026), 1026);
+	state_map_init(&m, NULL);
+	CHECK_INT(m.identity, 1);
+	state_map_init(&m, letters_4_4);
+	CHECK_INT(m.identity, 0);
+	CHECK_INT(state_today(&m, 0), 0);		/* R */
+	CHECK_INT(state_today(&m, -1), -1);		/* not known */
+	CHECK_INT(state_today(&m, 2048), 256);		/* R+ */
+	CHECK_INT(state_today(&m, 1), 1);		/* S */
+	CHECK_INT(state_today(&m, 1026), 128);		/* D|N: TASK_IDLE, I */
+	CHECK_INT(state_today(&m, 130), 2);		/* D|K: TASK_KILLABLE, D */
+	CHECK_INT(state_today(&m, 64), 16);		/* x: TASK_DEAD */
+	CHECK_INT(state_today(&m, 16), 32);		/* Z */
+	CHECK_INT(state_today(&m, 32), 16);		/* X */
+	CHECK_INT(state_today(&m, 512), 64);		/* P */
+	CHECK_INT(state_today(&m, 4096), 4096);		/* a bit not named */
+	CHECK_INT(state_dead(state_today(&m, 64)), 1);
+	CHECK_INT(state_dead(state_today(&m, 2048)), 0);
+	state_map_init(&m, "1:S,2:D,4:T,8:t,16:Z,32:X,64:x,128:K,256:W,512:P,0:R,+1024");
+	CHECK_INT(state_today(&m, 1024), 256);
+	CHECK_INT(state_today(&m, 130), 2);
+}
+
+/* With a 4.4 kernel's table, a task's time off the CPUs is in today's
+ * numbering (thread_state reads it so), its slice's end state the
+ * kernel's own: pid 10 leaves in D|N (1026, TASK_IDLE) at 2000, pid 11
+ * preempted (2048) at 3000. */
+static void off_state_of_older_kernel(void)
+{
+	struct got g;
+	struct state_map m;
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	state_map_init(&m, letters_4_4);
+	derive_states(d, &m);
+	CHECK_INT(derive_switch(d, 2000, 0, 10, 1, 120, 1026, 11, 3, 120), 0);
+	CHECK_INT(derive_switch(d, 3000, 0, 11, 3, 120, 2048, 10, 1, 120), 0);
+	CHECK_INT(derive_switch(d, 4000, 0, 10, 1, 120, 1, 11, 3, 120), 0);
+	CHECK_INT(derive_finish(d, 4500), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 4);
+	CHECK_INT(g.s[0].end_state, 1026);
+	CHECK_INT(g.s[1].end_state, 2048);
+	CHECK_INT(g.s[2].pid, 10);
+	CHECK_INT(g.s[2].off_dur, 1000);
+	CHECK_INT(g.s[2].off_state, 128);
+	CHECK_INT(g.s[3].pid, 11);
+	CHECK_INT(g.s[3].off_dur, 1000);
+	CHECK_INT(g.s[3].off_state, 256);
+}
+
 int main(void)
 {
 	RUN(rename_inside);
@@ -724,5 +791,7 @@ int main(void)
 	RUN(rewaking);
 	RUN(woken_runs_unseen);
 	RUN(cpumask_left_out);
+	RUN(states_of_older_kernels);
+	RUN(off_state_of_older_kernel);
 	return check_done("test_derive");
 }
