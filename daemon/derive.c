@@ -451,6 +451,14 @@ int32_t derive_running(const struct derive *d, int cpu)
 	return r->active ? r->pid : -1;
 }
 
+int derive_idle_other(struct derive *d, int cpu, int32_t pid, int switch_mm, int own)
+{
+	const struct running *r = cpu_state(d, cpu);
+
+	return r && r->active && r->pid == 0 && pid > 0 && !r->lost &&
+	       !in_tail(r, pid, switch_mm, own);
+}
+
 int32_t derive_other(struct derive *d, int cpu, int32_t pid, int switch_mm,
 		     int own, uint32_t *hid)
 {

@@ -150,6 +150,11 @@ int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run);
 /* The pid whose slice is open on cpu, -1 when none. */
 int32_t derive_running(const struct derive *d, int cpu);
 
+/* Whether the idle task is believed to run on cpu, with no loss inside,
+ * and an event of pid (switch_mm, own: as derive_other) is not from the
+ * tail of a switch out of pid: pid runs there, switched in unrecorded. */
+int derive_idle_other(struct derive *d, int cpu, int32_t pid, int switch_mm, int own);
+
 /* An event of pid on cpu that derive_seen would not take for pid's own
  * or for the tail of the switch before: the pid whose slice runs there
  * (and its row, *hid), -1 when none (pid's own, a tail, nothing open, a

@@ -621,8 +621,15 @@ static int took_here(struct pipeline *p, const struct decode_event *ev,
 				   own_event(ev), &from);
 	int gone_tid, gone_pid, said, cpu;
 
-	if (tid <= 0)
+	if (tid <= 0) {
+		/* a task dead (its last switch-out seen) runs where idle
+		 * was believed to: a task under its pid reused */
+		if (resolve_exited_fast(r, ev->pid) == RESOLVE_GONE &&
+		    derive_idle_other(p->derive, ev->cpu, ev->pid, ev->switch_mm,
+				      own_event(ev)))
+			resolve_reborn(r, ev->pid);
 		return 0;
+	}
 	gone_tid = resolve_exited_fast(r, tid);
 	gone_pid = resolve_exited_fast(r, ev->pid);
 	said = exec_of(ev, tid) || renamed_from(p, ev, tid, from);
@@ -806,6 +813,11 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	switch (ev.kind) {
 	case DECODE_SCHED_SWITCH:
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_SCHED_SWITCH, &hid);
+		/* a task switched out dead never runs again: switched in
+		 * under its pid is another, its birth not traced */
+		if ((ev.has & DECODE_HAS_P1) &&
+		    __builtin_expect(resolve_exited_fast(r, ev.p[1]) == RESOLVE_GONE, 0))
+			resolve_reborn(r, ev.p[1]);
 		ids[1] = name(p, &ev, 1, 1, RESOLVE_SRC_SCHED_SWITCH, &hid);
 		/* A task that called exit still runs until its last
 		 * switch-out (X, Z), and may be preempted on the way (R):

@@ -925,6 +925,20 @@ int resolve_took_gone(struct resolve *r, int32_t pid)
 	return took_life(r, e, cached, pid, end);
 }
 
+void resolve_reborn(struct resolve *r, int32_t pid)
+{
+	struct resolve_entry *e;
+	char *cached;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    e->exited != RESOLVE_GONE || !e->hid ||
+	    r->hot.rows[e->hid].end_ts == RESOLVE_OPEN)
+		return;
+	e->state = E_DEAD;
+	e->comm_id = 0;		/* the hot path's "alive and named" */
+	e->fresh = 0;
+}
+
 /* The same where the leader's exit was not seen (a CPU left out, or no
  * sched_process_exit recorded): its lifetime ends at ts. */
 static int took_unseen(struct resolve *r, int32_t pid, uint64_t ts)

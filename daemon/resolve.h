@@ -293,6 +293,12 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts);
  * event shows it. 1 when it did (not when taken already). */
 int resolve_took_gone(struct resolve *r, int32_t pid);
 
+/* pid, whose task was switched out dead (X, Z) and never runs again, is
+ * seen running (switched in, or its event where the idle task was
+ * believed to run): a task under the pid reused, its birth not traced.
+ * Its next event begins a lifetime (no-op when one began already). */
+void resolve_reborn(struct resolve *r, int32_t pid);
+
 /* The same where the first event under pid shows on the CPU where thread
  * tid runs (its common_pid, any event): the lifetime begins at ts under
  * the thread's name, its row `from`'s (a thread keeps its name when it

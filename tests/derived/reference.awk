@@ -274,6 +274,10 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	if (np > 0) end_gap(np, ts_s, ts_f)
 	# a dead switch-out (X, Z): the task is gone (exited, seen or not)
 	if (pp > 0 && st ~ /^[XZ]/) { xexit[pp] = 1; xgone[pp] = 1; delete gtook[pp] }
+	# one switched in under a pid gone, no thread having taken it: a
+	# task under the pid reused, its birth not traced (commd's
+	# resolve_reborn)
+	if (np > 0 && (np in xgone) && !(np in gtook)) reborn(np)
 	if (pp > 0 && (c in open) && opid[c] == pp && !olost[c] && st !~ /^[XZ]/) {
 		out_s[pp] = ts_s; out_f[pp] = ts_f; out_st[pp] = st
 	}
@@ -344,7 +348,12 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	# a leader gone that shows again with no birth: a thread of its
 	# took its pid, this line not showing which (the task believed to
 	# run here may not: a switch in left out); its first name names it
-	if ((p in xgone) && !(p in gtook)) { gtook[p] = 1; delete known[p]; delete par[p]; forget_names(p) }
+	# (where idle was believed to run: a task under the pid reused)
+	if ((p in xgone) && !(p in gtook) && (cpu in open) && !olost[cpu] && opid[cpu] >= 0) {
+		if (opid[cpu] == 0) reborn(p)
+		else gtook[p] = 1
+		delete known[p]; delete par[p]; forget_names(p)
+	}
 	final_start(cpu)
 	lo_s = lst_s[cpu]; lo_f = lst_f[cpu]
 	if (before(lo_s, lo_f, os[cpu], of[cpu])) { lo_s = os[cpu]; lo_f = of[cpu] }
@@ -422,11 +431,16 @@ function shows(p, n) {
 	return 0
 }
 
+# p's task is dead, and p another's now.
+function reborn(p) {
+	delete xexit[p]; delete xgone[p]; delete gtook[p]; delete par[p]
+}
+
 # The task running on cpu is pid p from this line on, under its name.
 function took(cpu, p,   x) {
 	x = ocomm[cpu]
 	split_at(cpu, opid[cpu], x, x, ts_s, ts_f)
-	opid[cpu] = p; known[p] = x; delete par[p]
+	opid[cpu] = p; known[p] = x; delete par[p]; gtook[p] = 1
 	forget_names(p); delete rn_s[p]
 }
 
