@@ -1027,11 +1027,57 @@ void pipeline_no_derived(struct pipeline *p)
 	p->derive = NULL;
 }
 
-/* Walks a print format's arguments for __print_flags tables and a "+"
- * literal (the preempted mark). */
-static void state_walk(const struct tep_print_arg *a, char *buf, size_t len,
-		       size_t *n, unsigned long long *top, int *plus, int depth)
+/* The value of a constant expression of a print format ("4096", "(((0x0
+ * | 0x1 | ... | 0x40) + 1) << 1)"): 0 when it is none. */
+static int const_value(const struct tep_print_arg *a, unsigned long long *v, int depth)
 {
+	unsigned long long l, r;
+	const char *op;
+	char *end;
+
+	if (!a || depth > 64)
+		return -1;
+	switch (a->type) {
+	case TEP_PRINT_ATOM:
+		if (!a->atom.atom || !*a->atom.atom)
+			return -1;
+		*v = strtoull(a->atom.atom, &end, 0);
+		return *end ? -1 : 0;
+	case TEP_PRINT_TYPE:
+		return const_value(a->typecast.item, v, depth + 1);
+	case TEP_PRINT_OP:
+		if (!(op = a->op.op) || const_value(a->op.left, &l, depth + 1) ||
+		    const_value(a->op.right, &r, depth + 1))
+			return -1;
+		if (!strcmp(op, "|"))
+			*v = l | r;
+		else if (!strcmp(op, "&"))
+			*v = l & r;
+		else if (!strcmp(op, "+"))
+			*v = l + r;
+		else if (!strcmp(op, "-"))
+			*v = l - r;
+		else if (!strcmp(op, "<<") && r < 64)
+			*v = l << r;
+		else if (!strcmp(op, ">>") && r < 64)
+			*v = l >> r;
+		else
+			return -1;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Walks a print format's arguments for __print_flags tables and a "+"
+ * literal (the preempted mark), and the mark's bit where the format says
+ * it: `prev_state & MARK ? "+" : ""` (*pre). */
+static void state_walk(const struct tep_print_arg *a, char *buf, size_t len,
+		       size_t *n, unsigned long long *top, int *plus,
+		       unsigned long long *pre, int depth)
+{
+	const struct tep_print_arg *c, *t;
+
 	if (!a || depth > 32)
 		return;
 	switch (a->type) {
@@ -1048,11 +1094,24 @@ static void state_walk(const struct tep_print_arg *a, char *buf, size_t len,
 		}
 		break;
 	case TEP_PRINT_OP:
-		state_walk(a->op.left, buf, len, n, top, plus, depth + 1);
-		state_walk(a->op.right, buf, len, n, top, plus, depth + 1);
+		/* COND ? "+" : "", COND a field & a constant */
+		if (a->op.op && !strcmp(a->op.op, "?") && (c = a->op.left) &&
+		    (t = a->op.right) && t->type == TEP_PRINT_OP && t->op.op &&
+		    !strcmp(t->op.op, ":") && t->op.left &&
+		    t->op.left->type == TEP_PRINT_ATOM && t->op.left->atom.atom &&
+		    !strcmp(t->op.left->atom.atom, "+") &&
+		    c->type == TEP_PRINT_OP && c->op.op && !strcmp(c->op.op, "&")) {
+			unsigned long long v;
+
+			if ((!const_value(c->op.right, &v, 0) ||
+			     !const_value(c->op.left, &v, 0)) && v && !(v & (v - 1)))
+				*pre = v;
+		}
+		state_walk(a->op.left, buf, len, n, top, plus, pre, depth + 1);
+		state_walk(a->op.right, buf, len, n, top, plus, pre, depth + 1);
 		break;
 	case TEP_PRINT_TYPE:
-		state_walk(a->typecast.item, buf, len, n, top, plus, depth + 1);
+		state_walk(a->typecast.item, buf, len, n, top, plus, pre, depth + 1);
 		break;
 	case TEP_PRINT_ATOM:
 		if (a->atom.atom && !strcmp(a->atom.atom, "+"))
@@ -1063,10 +1122,10 @@ static void state_walk(const struct tep_print_arg *a, char *buf, size_t len,
 	}
 }
 
-static int state_letters(struct pipeline *p, char *buf, size_t len)
+int pipeline_state_letters(struct tep_handle *tep, char *buf, size_t len)
 {
-	struct tep_event *ev = tep_find_event_by_name(p->tep, "sched", "sched_switch");
-	unsigned long long top = 0;
+	struct tep_event *ev = tep_find_event_by_name(tep, "sched", "sched_switch");
+	unsigned long long top = 0, pre = 0;
 	size_t n = 0;
 	int plus = 0;
 
@@ -1074,14 +1133,22 @@ static int state_letters(struct pipeline *p, char *buf, size_t len)
 	if (!ev)
 		return -1;
 	for (const struct tep_print_arg *a = ev->print_fmt.args; a; a = a->next)
-		state_walk(a, buf, len, &n, &top, &plus, 0);
+		state_walk(a, buf, len, &n, &top, &plus, &pre, 0);
 	if (!n)
 		return -1;
 	n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",0:R");
-	/* The preempted mark: the bit above the table's (TASK_REPORT_MAX). */
+	/* The preempted mark: the bit the format tests for its "+"; else
+	 * the bit above the table's (TASK_REPORT_MAX; 4.8-4.13 left
+	 * TASK_NEW, 2048, out of the table and marked 4096) */
 	if (plus)
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",+%llu", top << 1);
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",+%llu",
+				      pre > top ? pre : top << 1);
 	return n < len ? 0 : -1;
+}
+
+static int state_letters(struct pipeline *p, char *buf, size_t len)
+{
+	return pipeline_state_letters(p->tep, buf, len);
 }
 
 int pipeline_store_states(struct pipeline *p, int64_t capture)

@@ -72,4 +72,9 @@ struct cgroups *pipeline_cgroups(struct pipeline *p);
 /* CPUs 0..n-1 had events or losses. */
 int pipeline_cpus(const struct pipeline *p);
 
+/* How tep's sched_switch format letters prev_state: "V:L,...,0:R,+P"
+ * (P the preempted mark; capture.states, states.h). -1 when the format
+ * has no table. */
+int pipeline_state_letters(struct tep_handle *tep, char *buf, size_t len);
+
 #endif

@@ -789,8 +789,10 @@ void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts)
 	struct resolve_entry *e;
 	char *cached;
 
+	/* (a lifetime begun under a pid gone, its row open: its own exit) */
 	if (pid > 0 && (e = entry(r, pid, &cached)) && e->state == E_ALIVE &&
-	    !e->exited) {
+	    (!e->exited || (e->exited == RESOLVE_GONE && e->hid &&
+			    r->hot.rows[e->hid].end_ts == RESOLVE_OPEN))) {
 		e->exited = RESOLVE_EXITED;
 		end_row(r, e->hid, ts);
 	}
@@ -843,7 +845,8 @@ static int cloned_by(struct resolve *r, int32_t tid, int32_t leader)
 	int32_t q = tid;
 
 	for (int i = 0; i < 8; i++) {
-		if (!(e = resolve_slot(r, q)) || e->state != E_ALIVE || !e->hid)
+		/* (a task between that died and was freed: its row says) */
+		if (!(e = resolve_slot(r, q)) || !e->hid)
 			return 0;
 		q = r->hot.rows[r->hot.rows[e->hid].life].parent;
 		if (q == leader)
@@ -1043,8 +1046,16 @@ void resolve_ran_dead(struct resolve *r, int32_t pid, uint64_t ts, int dead)
 	char *cached;
 
 	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
-	    e->exited == RESOLVE_GONE || (!e->exited && !dead))
+	    (!e->exited && !dead))
 		return;
+	if (e->exited == RESOLVE_GONE) {
+		/* a lifetime begun under the pid since (resolve_took_gone, a
+		 * thread's swap before its exec): its own last switch-out
+		 * ends it */
+		if (dead && e->hid)
+			end_row(r, e->hid, ts);
+		return;
+	}
 	row = &r->hot.rows[e->hid];
 	if (!e->exited) {
 		end_row(r, e->hid, ts);

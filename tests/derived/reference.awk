@@ -186,8 +186,13 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 		x = substr(rest, RSTART + 5)
 		queued(x + 0, substr(rest, index(rest, " dest_cpu=") + 10) + 0)
 	}
-	else if (ev == "sched_process_exit" && match(rest, / pid=[0-9]+ prio=/))
-		xexit[substr(rest, RSTART + 5) + 0] = 1
+	else if (ev == "sched_process_exit" && match(rest, / pid=[0-9]+ prio=/)) {
+		# (the exit of a lifetime begun under a pid gone: not gone
+		# until its own last switch-out)
+		x = substr(rest, RSTART + 5) + 0
+		xexit[x] = 1
+		if (x in gtook) delete xgone[x]
+	}
 	else if (ev == "sched_process_exec" && match(rest, / pid=[0-9]+ old_pid=[0-9]+$/)) {
 		# the exec came: the pid lives again (its exit, later, is the
 		# program's), its task the leader of its process now

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "decode.h"
+#include "pipeline.h"
 
 #define COMMON \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
@@ -169,6 +170,59 @@ static void decode_switch_fields_from_format(void)
 
 /* A trace.dat from a big-endian machine (s390x, ppc64) read here: every
  * number of the record is swapped, the names are not. */
+/* sched_switch as three kernels print prev_state: 4.4 (raw state, R+ at
+ * 2048), 4.9 (4.8-4.13: TASK_NEW, 2048, left out of the table, R+ at
+ * 4096) and 6.x (TASK_REPORT, R+ at 256, the masks as expressions). */
+#define SWITCH_FIELDS \
+	"name: sched_switch\nID: 300\nformat:\n" COMMON \
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n" \
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n" \
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n" \
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n" \
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n" \
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n" \
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "
+#define SWITCH_NEXT ", REC->next_comm, REC->next_pid, REC->next_prio\n"
+
+static const char switch_4_4[] = SWITCH_FIELDS
+	"REC->prev_state & (2048-1) ? __print_flags(REC->prev_state & (2048-1), \"|\", "
+	"{ 1, \"S\"} , { 2, \"D\" }, { 4, \"T\" }, { 8, \"t\" }, { 16, \"Z\" }, { 32, \"X\" }, "
+	"{ 64, \"x\" }, { 128, \"K\" }, { 256, \"W\" }, { 512, \"P\" }, { 1024, \"N\" }) : \"R\", "
+	"REC->prev_state & 2048 ? \"+\" : \"\"" SWITCH_NEXT;
+static const char switch_4_9[] = SWITCH_FIELDS
+	"REC->prev_state & (4096-1) ? __print_flags(REC->prev_state & (4096-1), \"|\", "
+	"{ 1, \"S\"} , { 2, \"D\" }, { 4, \"T\" }, { 8, \"t\" }, { 16, \"Z\" }, { 32, \"X\" }, "
+	"{ 64, \"x\" }, { 128, \"K\" }, { 256, \"W\" }, { 512, \"P\" }, { 1024, \"N\" }) : \"R\", "
+	"REC->prev_state & 4096 ? \"+\" : \"\"" SWITCH_NEXT;
+static const char switch_6[] = SWITCH_FIELDS
+	"(REC->prev_state & ((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1)) ? "
+	"__print_flags(REC->prev_state & ((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1), \"|\", "
+	"{ 0x00000001, \"S\" }, { 0x00000002, \"D\" }, { 0x00000004, \"T\" }, { 0x00000008, \"t\" }, { 0x00000010, \"X\" }, "
+	"{ 0x00000020, \"Z\" }, { 0x00000040, \"P\" }, { 0x00000080, \"I\" }) : \"R\", "
+	"REC->prev_state & (((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) ? \"+\" : \"\"" SWITCH_NEXT;
+
+static void state_letters_of_three_kernels(void)
+{
+	const char *const fmts[] = { switch_4_4, switch_4_9, switch_6 };
+	const char *const want[] = {
+		"1:S,2:D,4:T,8:t,16:Z,32:X,64:x,128:K,256:W,512:P,1024:N,0:R,+2048",
+		"1:S,2:D,4:T,8:t,16:Z,32:X,64:x,128:K,256:W,512:P,1024:N,0:R,+4096",
+		"1:S,2:D,4:T,8:t,16:X,32:Z,64:P,128:I,0:R,+256",
+	};
+	const char *s[] = { "sched", NULL };
+
+	for (int i = 0; i < 3; i++) {
+		const char *f[] = { fmts[i], NULL };
+		struct tep_handle *tep = tep_with(f, s);
+		char buf[256];
+
+		CHECK_INT(pipeline_state_letters(tep, buf, sizeof(buf)), 0);
+		CHECK_STR(buf, want[i]);
+		tep_free(tep);
+	}
+}
+
 static void decode_big_endian_file(void)
 {
 	const char *f[] = { switch16, irq_entry, NULL }, *s[] = { "sched", "irq" };
@@ -512,6 +566,7 @@ static void decode_json_last_array_not_grown_into_padding_or_data(void)
 
 int main(void)
 {
+	RUN(state_letters_of_three_kernels);
 	RUN(decode_switch_fields_from_format);
 	RUN(decode_long_comm_width_64);
 	RUN(decode_big_endian_file);

@@ -737,6 +737,10 @@ static void states_of_older_kernels(void)
 	CHECK_INT(state_today(&m, 4096), 4096);		/* a bit not named */
 	CHECK_INT(state_dead(state_today(&m, 64)), 1);
 	CHECK_INT(state_dead(state_today(&m, 2048)), 0);
+	/* 4.8-4.13: TASK_NEW (2048) not in the table, R+ at 4096 */
+	state_map_init(&m, "1:S,2:D,4:T,8:t,16:Z,32:X,64:x,128:K,256:W,512:P,1024:N,0:R,+4096");
+	CHECK_INT(state_today(&m, 4096), 256);
+	CHECK_INT(state_today(&m, 1026 | 4096), 128 | 256);
 	state_map_init(&m, "1:S,2:D,4:T,8:t,16:Z,32:X,64:x,128:K,256:W,512:P,0:R,+1024");
 	CHECK_INT(state_today(&m, 1024), 256);
 	CHECK_INT(state_today(&m, 130), 2);

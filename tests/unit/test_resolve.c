@@ -391,6 +391,24 @@ static void resolve_gone_leader_taken_by_its_thread_only(void)
 	CHECK_INT(resolve_hid(r, 630, 0, 52), took);
 	CHECK_STR(comm_of(r, took), "execer");
 	CHECK_INT(resolve_row(r, leader)->end_ts, 41);
+	/* that task's own exit and last switch-out end its lifetime; the
+	 * pid switched in again after is a task of its own (reused) */
+	resolve_exit(r, 630, 60);
+	CHECK_INT(resolve_row(r, took)->end_ts, 60);
+	resolve_ran_dead(r, 630, 62, 1);
+	CHECK_INT(resolve_row(r, took)->end_ts, 62);
+	CHECK_INT(resolve_exited_fast(r, 630), RESOLVE_GONE);
+	resolve_reborn(r, 630);
+	NAME(r, 630, "execer", 70);
+	CHECK(resolve_hid(r, 630, 0, 71) != took);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 630, 0, 71))->start_ts, 70);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 630, 0, 71))->life,
+		  resolve_hid(r, 630, 0, 71));
+	CHECK_INT(resolve_exited_fast(r, 630), 0);
+	/* a gone task's own row, ended: dying again changes nothing */
+	resolve_ran_dead(r, 631, 80, 1);
+	resolve_ran_dead(r, 631, 90, 1);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 631, 0, 91))->end_ts, 80);
 	resolve_free(r);
 }
 
