@@ -738,6 +738,13 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	off = take_off(w);
 	if (w)
 		w->rfirst_ts = 0;	/* running here from a recorded switch */
+	/* The leader, exited, switched out under the tid a thread's exec
+	 * just gave it (the event's pid read before the swap, prev's after):
+	 * the task running here goes on under prev's pid (took_pid). */
+	if (r->active && r->pid != prev_pid && r->pid > 0 && prev_pid > 0 &&
+	    !r->lost && d->ops.took_pid && d->ops.took_pid(d->ops.ctx, r->pid, prev_pid) &&
+	    (rc = derive_took(d, cpu, ts, prev_pid, prev_hid)))
+		return rc;
 	if (r->active) {
 		if (r->pid == prev_pid) {
 			/* An inferred start had no prio, and a part begun at

@@ -714,6 +714,11 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 	case DECODE_SCHED_SWITCH:
 		if ((ev->has & sw) != sw)
 			return 0;
+		/* prev is the event's own pid but where a thread's exec
+		 * swapped it in between (the leader switched out under the
+		 * tid): then prev's row, not the pid's */
+		if (__builtin_expect(ev->p[0] != ev->pid, 0) && ev->p[0] > 0)
+			hid = resolve_hid(p->resolve, ev->p[0], ev->cpu, ev->ts);
 		return derive_switch(p->derive, ev->ts, ev->cpu, ev->p[0], hid,
 				     (int32_t)ev->v[0],
 				     (ev->has & DECODE_HAS_V1) ? ev->v[1] : -1,
@@ -804,6 +809,19 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	if (ev.pid > 0 && p->derive && derive_running(p->derive, cpu) != ev.pid &&
 	    took_here(p, &ev, ts))
 		return -1;
+	/* The exited leader switched out under the thread's tid, the
+	 * event's pid read before the swap (de_thread, on the thread's CPU)
+	 * and prev's after: the switch shows the swap as the first event
+	 * under the tid where the leader runs would. */
+	if (__builtin_expect(ev.kind == DECODE_SCHED_SWITCH, 0) && p->derive &&
+	    (ev.has & DECODE_HAS_P0) && ev.p[0] > 0 && ev.p[0] != ev.pid &&
+	    ev.pid > 0 && resolve_exited_fast(r, ev.pid) == RESOLVE_EXITED) {
+		struct decode_event as_prev = ev;
+
+		as_prev.pid = ev.p[0];
+		if (derive_running(p->derive, cpu) != as_prev.pid && took_here(p, &as_prev, ts))
+			return -1;
+	}
 	/* A new task woken for the first time under a pid whose task
 	 * exited: the pid was reused, its fork not traced (-e
 	 * sched:sched_wakeup_new without sched_process_fork). */

@@ -270,6 +270,15 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	nsw++
 	if (rst[c] && opid[c] == pp && rn[c] == 1) rst[c] = 0
 	restart(c)
+	# the exited leader switched out under the tid a thread's exec just
+	# gave it, the line's pid read before the swap and prev's after
+	# (commd's pipeline: took_here as prev)
+	if ((c in open) && opid[c] == cpid && pp > 0 && pp != cpid && !olost[c] &&
+	    swapped(c, cpid, pp)) {
+		x = cpu_but(pp, c); i = opid[c]
+		took(c, pp)
+		if (x != "" && !olost[x]) took(x, i)
+	}
 	setname(pp, pc); setname(np, nc)
 	check_split(c, pp, 1)
 	if (c in open)
