@@ -1201,8 +1201,18 @@ void pipeline_cpu_untraced(struct pipeline *p, int cpu)
 void pipeline_finish(struct pipeline *p,
 		     const char *(*lookup)(void *ctx, int32_t pid), void *ctx)
 {
-	if (p->derive)
+	if (p->derive) {
+		/* a task that exited and runs on at the end (its last
+		 * switch-out not traced): its lifetime ends with its slice,
+		 * at the end, not at its exit */
+		for (int cpu = 0; cpu < p->ncpus; cpu++) {
+			int32_t pid = derive_running(p->derive, cpu);
+
+			if (pid > 0 && resolve_exited_fast(p->resolve, pid) == RESOLVE_EXITED)
+				resolve_ran_dead(p->resolve, pid, p->last_ts, 0);
+		}
 		derive_finish(p->derive, p->last_ts);
+	}
 	resolve_name_unnamed(p->resolve, lookup, ctx, RESOLVE_SRC_CMDLINES);
 	resolve_close_all(p->resolve, p->last_ts);
 }
