@@ -111,8 +111,7 @@ static void process_comm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* The letters of recent kernels (their sched_switch __print_flags table),
  * for a database whose captures do not say. */
-static const char default_states[] =
-	"1:S,2:D,4:T,8:t,16:X,32:Z,64:P,128:I,0:R,+256";
+static const char default_states[] = STATE_LETTERS_TODAY;
 
 /* The connection's letters, read again only when the database changed
  * (another connection's commit: SQLITE_FCNTL_DATA_VERSION; its own

@@ -46,6 +46,10 @@ int commd_sql_register_bounded(sqlite3 *db);
  * written to out (size bytes, at least 4); returns out. */
 const char *state_letters(const char *map, uint64_t v, char *out, size_t size);
 
+/* The letters of kernels since 4.14 (their sched_switch table), for a
+ * database whose captures do not say. */
+#define STATE_LETTERS_TODAY "1:S,2:D,4:T,8:t,16:X,32:Z,64:P,128:I,0:R,+256"
+
 /* The schema's migrations (schema/NNN-*.sql, embedded at build time): a
  * database at PRAGMA user_version < commd_schema_count was written by an
  * older commd and lacks what the later ones add. */

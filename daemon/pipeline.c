@@ -1164,16 +1164,11 @@ int pipeline_state_letters(struct tep_handle *tep, char *buf, size_t len)
 	return n < len ? 0 : -1;
 }
 
-static int state_letters(struct pipeline *p, char *buf, size_t len)
-{
-	return pipeline_state_letters(p->tep, buf, len);
-}
-
 int pipeline_store_states(struct pipeline *p, int64_t capture)
 {
 	char states[256];
 
-	if (state_letters(p, states, sizeof(states)))
+	if (pipeline_state_letters(p->tep, states, sizeof(states)))
 		return 0;	/* no table in the format: state_name's own */
 	state_map_init(&p->states, states);
 	if (p->derive)

@@ -915,17 +915,27 @@ int resolve_took_pid(struct resolve *r, int32_t pid, uint64_t ts)
 	return took_life(r, e, cached, pid, ts);
 }
 
+/* pid's entry when its task was switched out dead and nothing has begun
+ * a lifetime under the pid since (its row ended), else NULL. */
+static struct resolve_entry *gone_ended(struct resolve *r, int32_t pid, char **cached)
+{
+	struct resolve_entry *e;
+
+	if (pid <= 0 || !(e = entry(r, pid, cached)) || e->state != E_ALIVE ||
+	    e->exited != RESOLVE_GONE || !e->hid ||
+	    r->hot.rows[e->hid].end_ts == RESOLVE_OPEN)
+		return NULL;
+	return e;
+}
+
 int resolve_took_gone(struct resolve *r, int32_t pid)
 {
 	struct resolve_entry *e;
 	char *cached;
-	uint64_t end;
 
-	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
-	    e->exited != RESOLVE_GONE || !e->hid ||
-	    (end = r->hot.rows[e->hid].end_ts) == RESOLVE_OPEN)
+	if (!(e = gone_ended(r, pid, &cached)))
 		return 0;
-	return took_life(r, e, cached, pid, end);
+	return took_life(r, e, cached, pid, r->hot.rows[e->hid].end_ts);
 }
 
 void resolve_reborn(struct resolve *r, int32_t pid)
@@ -933,9 +943,7 @@ void resolve_reborn(struct resolve *r, int32_t pid)
 	struct resolve_entry *e;
 	char *cached;
 
-	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
-	    e->exited != RESOLVE_GONE || !e->hid ||
-	    r->hot.rows[e->hid].end_ts == RESOLVE_OPEN)
+	if (!(e = gone_ended(r, pid, &cached)))
 		return;
 	e->state = E_DEAD;
 	e->comm_id = 0;		/* the hot path's "alive and named" */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sqlfuncs.h"
+
 /* Today's bit for a letter of an older table; 0 for a flag that is no
  * state of its own (K: wakekill, W: waking, N: noload). */
 static int64_t today_of(char letter)
@@ -24,12 +26,11 @@ static int64_t today_of(char letter)
 
 void state_map_init(struct state_map *m, const char *letters)
 {
-	static const char today[] = "1:S,2:D,4:T,8:t,16:X,32:Z,64:P,128:I,0:R,+256";
 	const char *p;
 
 	memset(m, 0, sizeof(*m));
 	m->identity = 1;
-	if (!letters || !*letters || !strcmp(letters, today))
+	if (!letters || !*letters || !strcmp(letters, STATE_LETTERS_TODAY))
 		return;
 	for (p = letters; *p; p += strcspn(p, ","), p += *p == ',') {
 		char *end;
@@ -44,7 +45,6 @@ void state_map_init(struct state_map *m, const char *letters)
 		    m->nbits == (int)(sizeof(m->bits) / sizeof(m->bits[0])))
 			continue;	/* 0:R, or a letter of more than one char */
 		m->bits[m->nbits].bit = v;
-		m->bits[m->nbits].letter = end[1];
 		m->bits[m->nbits].to = today_of(end[1]);
 		if (end[1] == 'N')
 			m->noload = v;

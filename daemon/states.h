@@ -28,7 +28,6 @@ struct state_map {
 	struct {
 		int64_t bit;	/* the kernel's */
 		int64_t to;	/* today's (0: a flag with no state of its own) */
-		char letter;
 	} bits[24];
 	int64_t preempt;	/* the kernel's preempted mark, 0: none */
 	int64_t noload;		/* N (TASK_NOLOAD), 0: none */
