@@ -802,20 +802,22 @@ int store_wakeup(struct store *s, const struct derive_wakeup *w)
 	return 0;
 }
 
-/* The last stored event: the last of each busy table (by its key); -1
- * when there is none. */
+/* The newest event stored, of any event table (each by its key; -1 when
+ * there is none): a killed capture ends there, and no name or membership
+ * known in it may end after (its last commit may end on an exit, a
+ * rename, a migration). */
 static int64_t last_event_ts(struct store *s)
 {
-	static const char *const tables[] = {
-		"ev_sched_switch", "ev_sched_waking", "ev_sched_wakeup",
-		"ev_sched_stat_runtime", "ev_other", NULL
-	};
 	sqlite3_stmt *st = NULL;
 	int64_t last = -1;
 	char sql[80];
 
-	for (int i = 0; tables[i]; i++) {
-		snprintf(sql, sizeof(sql), "SELECT max(ts) FROM %s", tables[i]);
+	for (int k = 0; k < TABLE_COUNT; k++) {
+		const char *t = st_table_name(k);
+
+		if (!t || strncmp(t, "ev_", 3))
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT max(ts) FROM %s", t);
 		if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK &&
 		    sqlite3_step(st) == SQLITE_ROW &&
 		    sqlite3_column_type(st, 0) != SQLITE_NULL &&

@@ -220,6 +220,9 @@ void st_free_batch(struct batch *b);
 void st_forget_keys(struct store *s);
 void st_load_retention(struct store *s);
 struct op *st_new_op(struct store *s, enum op_kind kind);
+/* The table of a kind (TABLE_* or a decode kind): ev_* for events, dv_*
+ * for derived rows; NULL past them. */
+const char *st_table_name(int kind);
 int st_prepare_insert(struct store *s, int kind);
 int st_run_op(struct store *s, const struct op *o, const struct batch *b);
 int st_set_db_stat(struct store *s, const char *name, int64_t value);

@@ -29,6 +29,11 @@ static const struct { const char *name; int ncols; } event_table[TABLE_COUNT] = 
 	[DECODE_SCHED_STAT_RUNTIME] = { "ev_sched_stat_runtime", 8 },
 };
 
+const char *st_table_name(int kind)
+{
+	return kind >= 0 && kind < TABLE_COUNT ? event_table[kind].name : NULL;
+}
+
 /* Events reach SQLite through a virtual table per event table, not through
  * bound parameters: `INSERT INTO ev_x SELECT * FROM commd_rows_N` reads
  * the batch's pending rows of that table straight from their ops. A

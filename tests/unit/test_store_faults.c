@@ -272,6 +272,84 @@ static void faults_live_batches_retry_and_lose_nothing(void)
 	CHECK(expected > 0);
 }
 
+/* One integer from db (-1: none, or an error, printed). */
+static long long query_int(const char *db, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	long long v = -1;
+
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	else
+		fprintf(stderr, "%s: %s: %s\n", db, sql, h ? sqlite3_errmsg(h) : "no handle");
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* A capture killed after its last commit ends, at the next start, at its
+ * last stored event, whatever table that is in: here an exec
+ * (cases/thread-exec-noexit.dat: task events and execs, no switch). The
+ * names it knew end there, none after (an exec's old name ends at it). */
+static void killed_capture_ends_at_its_last_event(void)
+{
+	char db[4200], path[4200], err[256];
+	const char *data = getenv("TESTDATA");
+	struct tracedat *t;
+	struct feed f = { 0 };
+	int64_t marked = -1;
+	long long end, last;
+
+	snprintf(path, sizeof(path), "%s/cases/thread-exec-noexit.dat", data);
+	snprintf(db, sizeof(db), "%s/killed.db", dir);
+	arm(-1, 0);
+	t = tracedat_open(path, err, sizeof(err));
+	f.s = store_open(db, STORE_LIVE, err, sizeof(err));
+	if (!t || !f.s) {
+		check_failures++;
+		fprintf(stderr, "setup failed: %s\n", err);
+		tracedat_close(t);
+		store_close(f.s);
+		return;
+	}
+	f.p = pipeline_new(tracedat_tep(t), f.s, err, sizeof(err));
+	store_begin(f.s);
+	CHECK(store_capture_begin(f.s, "live", NULL, NULL, 1, NULL, NULL, NULL) > 0);
+	tracedat_iterate(t, feed_record, &f);
+	pipeline_sync_names(f.p);
+	CHECK_INT(store_commit(f.s), 0);
+	/* killed here: no capture end, no pipeline_finish */
+	pipeline_free(f.p);
+	CHECK_INT(store_close(f.s), 0);
+	tracedat_close(t);
+
+	last = query_int(db, "SELECT max(ts) FROM ev_sched_process_exec");
+	CHECK(last > query_int(db, "SELECT max(ts) FROM ev_task_rename"));
+	f.s = store_open(db, STORE_LIVE, err, sizeof(err));
+	if (!f.s) {
+		check_failures++;
+		fprintf(stderr, "reopening: %s\n", err);
+		return;
+	}
+	CHECK_INT(store_mark_unclean(f.s, (uint64_t)last + 1000000000, 2, &marked), 0);
+	CHECK_INT(store_close_open_history(f.s, (uint64_t)last + 1000000000), 0);
+	CHECK_INT(store_close(f.s), 0);
+	end = query_int(db, "SELECT end_ts FROM capture");
+	CHECK_INT(end, last);
+	CHECK_INT(marked, 1000000000);
+	CHECK_INT(query_int(db, "SELECT count(*) FROM comm_history WHERE end_ts IS NULL"), 0);
+	{
+		char sql[200];
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM comm_history WHERE "
+			 "start_ts <= %lld AND end_ts > %lld", end, end);
+		CHECK_INT(query_int(db, sql), 0);
+	}
+}
+
 int main(void)
 {
 	const char *data = getenv("TESTDATA");
@@ -296,6 +374,7 @@ int main(void)
 	if (!getenv("FAULTS_LIVE_ONLY"))
 		RUN(faults_import_fails_cleanly_or_succeeds);
 	RUN(faults_live_batches_retry_and_lose_nothing);
+	RUN(killed_capture_ends_at_its_last_event);
 	{
 		char cmd[4200];
 
