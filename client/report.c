@@ -713,7 +713,7 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 "  FROM (SELECT pid, comm, ts + dur AS ts, end_state, lost,\n"
 "               lead(ts) OVER (PARTITION BY pid ORDER BY ts) AS nx\n"
 "        FROM ws WHERE pid > 0) p\n"
-"  WHERE p.end_state & 255 = 0 AND p.lost = 0\n"
+"  WHERE p.end_state & ~(SELECT preempt FROM kernel_states) = 0 AND p.lost = 0\n"
 "    AND p.ts >= " W_LO " AND p.ts < " W_HI ")");
 	sbuf_printf(b, ",\n"
 "d AS (SELECT pid, comm, ts, latency AS d FROM wl");

@@ -20,6 +20,8 @@
  *           cpu it ran on, waker pid | -1, waker's CPU | -1
  *   lost    [cpu | -1, ts, count]
  *   letters {"state": "letters"} for every end state of s
+ *   today   {"state": value} the same states in the numbering of kernels
+ *           since 4.14, which the page reads them in (states.h)
  *   n       [slices, tasks, wakeups, losses]
  */
 #include "tlpage.h"
@@ -28,6 +30,7 @@
 #include "json.h"
 #include "log.h"
 #include "sqlfuncs.h"
+#include "states.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -308,9 +311,11 @@ static int pg_end(void *ctx)
 
 static const struct output_sink page_sink = { pg_begin, pg_row, pg_end };
 
-/* The closing part: the letters of the states seen, the counts. */
+/* The closing part: the letters of the states seen, their values in
+ * today's numbering, the counts. */
 static void finish(struct page *p)
 {
+	struct state_map m;
 	char out[64];
 
 	puts_(p, "],\n\"letters\":{");
@@ -319,6 +324,11 @@ static void finish(struct page *p)
 		putf(p, "%s\"%" PRId64 "\":", i ? "," : "", p->letters[i]);
 		json_string_to(p->put, p->put_ctx, out, strlen(out), 0);
 	}
+	state_map_init(&m, p->states);
+	puts_(p, "},\n\"today\":{");
+	for (int i = 0; i < p->nletters; i++)
+		putf(p, "%s\"%" PRId64 "\":%" PRId64, i ? "," : "", p->letters[i],
+		     state_today(&m, p->letters[i]));
 	putf(p, "},\n\"n\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]}",
 	     p->n[0], p->n[1], p->n[2], p->n[3]);
 }

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""as-kernel-4.9.py IN.dat OUT.dat — a trace.dat (file version 6, as
+`trace-cmd record --file-version 6` writes it) rewritten as a kernel of
+4.8-4.13 would have recorded it: sched_switch's print format is the one
+those kernels gave, and every prev_state is given in their numbering.
+
+Kernels since 4.14 report a task's state through TASK_REPORT: S 1, D 2,
+T 4, t 8, X 16, Z 32, P 64, I 128, and 256 (TASK_REPORT_MAX) for a task
+preempted while running. 4.8-4.13 gave the raw task state: S 1, D 2, T 4,
+t 8, EXIT_ZOMBIE 16, EXIT_DEAD 32, TASK_DEAD 64 (a task's last switch-out:
+its state is TASK_DEAD, whatever exit_state says), TASK_WAKEKILL 128,
+TASK_WAKING 256, TASK_PARKED 512, TASK_NOLOAD 1024, TASK_NEW 2048, and
+4096 (TASK_STATE_MAX) for a preempted task; a kernel thread's idle wait
+(TASK_IDLE) was D|N, 1026.
+
+The same events, the same times, the same names: what commd derives from
+the two files must be the same, except the raw states it keeps
+(sched_switch.prev_state, sched.end_state), which map one to one.
+"""
+import struct
+import sys
+
+FMT_4_9 = (
+    'print fmt: "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> '
+    'next_comm=%s next_pid=%d next_prio=%d", REC->prev_comm, REC->prev_pid, '
+    'REC->prev_prio, REC->prev_state & (4096-1) ? __print_flags(REC->prev_state '
+    '& (4096-1), "|", { 1, "S"} , { 2, "D" }, { 4, "T" }, { 8, "t" }, '
+    '{ 16, "Z" }, { 32, "X" }, { 64, "x" }, { 128, "K" }, { 256, "W" }, '
+    '{ 512, "P" }, { 1024, "N" }) : "R", REC->prev_state & 4096 ? "+" : "", '
+    'REC->next_comm, REC->next_pid, REC->next_prio')
+
+# today's value -> 4.9's (a value with other bits is refused)
+MAP = {0: 0, 1: 1, 2: 2, 4: 4, 8: 8, 16: 64, 32: 64, 64: 512, 128: 1026,
+       256: 4096}
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: as-kernel-4.9.py IN.dat OUT.dat")
+    buf = bytearray(open(sys.argv[1], "rb").read())
+    pos = 0
+
+    def take(n):
+        nonlocal pos
+        b = buf[pos:pos + n]
+        pos += n
+        return bytes(b)
+
+    def skip(fmt):
+        nonlocal pos
+        n = struct.unpack(fmt, take(struct.calcsize(fmt)))[0]
+        pos += n
+
+    def cstr():
+        nonlocal pos
+        end = buf.index(0, pos)
+        s = bytes(buf[pos:end])
+        pos = end + 1
+        return s
+
+    if take(3) != b"\x17\x08\x44" or take(7) != b"tracing":
+        sys.exit("not a trace.dat")
+    if cstr() != b"6":
+        sys.exit("not file version 6 (record with --file-version 6)")
+    if take(1) != b"\0":
+        sys.exit("not little-endian")
+    long_size = take(1)[0]
+    page_size = struct.unpack("<I", take(4))[0]
+    for name in (b"header_page\0", b"header_event\0"):
+        if take(len(name)) != name:
+            sys.exit("no %s" % name)
+        skip("<Q")
+    for _ in range(struct.unpack("<I", take(4))[0]):       # ftrace formats
+        skip("<Q")
+    switch_id = None
+    for _ in range(struct.unpack("<I", take(4))[0]):       # event systems
+        cstr()
+        for _ in range(struct.unpack("<I", take(4))[0]):
+            size = struct.unpack("<Q", take(8))[0]
+            text = bytes(buf[pos:pos + size]).decode()
+            if text.startswith("name: sched_switch\n"):
+                switch_id = int(text.split("\nID: ")[1].split("\n")[0])
+                head, _, _ = text.partition("print fmt: ")
+                new = head + FMT_4_9
+                if "field:long prev_state;\toffset:32;\tsize:8;" not in head:
+                    sys.exit("sched_switch's prev_state is not a long at 32")
+                if len(new) + 1 > size:
+                    sys.exit("4.9's format is longer than the file's")
+                new += " " * (size - len(new) - 1) + "\n"
+                buf[pos:pos + size] = new.encode()
+            pos += size
+    if switch_id is None:
+        sys.exit("no sched_switch format")
+    skip("<I")  # kallsyms
+    skip("<I")  # printk
+    skip("<Q")  # cmdlines
+    cpus = struct.unpack("<I", take(4))[0]
+    tables = []
+    if buf[pos:pos + 10] == b"options  \0":
+        pos += 10
+        while True:
+            opt = struct.unpack("<H", take(2))[0]
+            if opt == 0:
+                break
+            size = struct.unpack("<I", take(4))[0]
+            if opt == 3:                                   # a buffer
+                tables.append(struct.unpack("<Q", buf[pos:pos + 8])[0])
+            pos += size
+    if take(10) != b"flyrecord\0":
+        sys.exit("no flyrecord section")
+    tables.append(pos)
+
+    seen = 0
+    for t in tables:
+        if buf[t:t + 10] == b"flyrecord\0":               # a buffer's
+            t += 10
+        for cpu in range(cpus):
+            off, size = struct.unpack("<QQ", buf[t + 16 * cpu:t + 16 * cpu + 16])
+            for page in range(off, off + size, page_size):
+                seen += patch_page(buf, page, page_size, long_size, switch_id)
+    open(sys.argv[2], "wb").write(buf)
+    print("%d sched_switch records rewritten" % seen)
+
+
+def patch_page(buf, page, page_size, long_size, switch_id):
+    """Every sched_switch record of one ring-buffer page."""
+    commit = int.from_bytes(buf[page + 8:page + 8 + long_size], "little")
+    data = page + 8 + long_size
+    end = data + (commit & 0xfffff)
+    if end > page + page_size:
+        sys.exit("page at %d: commit %d past its end" % (page, commit))
+    p, n = data, 0
+    while p < end:
+        head = struct.unpack("<I", buf[p:p + 4])[0]
+        kind, delta = head & 31, head >> 5
+        if kind == 29:                                     # padding
+            if delta == 0:
+                break
+            p += 4 + struct.unpack("<I", buf[p + 4:p + 8])[0]
+            continue
+        if kind in (30, 31):                               # time extend, stamp
+            p += 8
+            continue
+        if kind == 0:
+            length = struct.unpack("<I", buf[p + 4:p + 8])[0] - 4
+            rec, size = p + 8, 8 + length
+        else:
+            rec, size = p + 4, 4 + 4 * kind
+        if struct.unpack("<H", buf[rec:rec + 2])[0] == switch_id:
+            state = struct.unpack("<q", buf[rec + 32:rec + 40])[0]
+            if state not in MAP:
+                sys.exit("prev_state %d: no 4.9 value for it" % state)
+            buf[rec + 32:rec + 40] = struct.pack("<q", MAP[state])
+            n += 1
+        p += size
+    return n
+
+
+if __name__ == "__main__":
+    main()
