@@ -172,6 +172,24 @@ static int feed_record(void *ctx, const void *data, int size, int cpu,
 	return 0;
 }
 
+/* A live store on db and a pipeline over t's events, a batch begun; on
+ * failure (counted, printed) both are closed and -1 returned. */
+static int feed_open(struct feed *f, struct tracedat *t, const char *db,
+		     char *err, size_t errsize)
+{
+	f->s = store_open(db, STORE_LIVE, err, errsize);
+	if (!t || !f->s) {
+		check_failures++;
+		fprintf(stderr, "setup failed: %s\n", err);
+		tracedat_close(t);
+		store_close(f->s);
+		return -1;
+	}
+	f->p = pipeline_new(tracedat_tep(t), f->s, err, errsize);
+	store_begin(f->s);
+	return 0;
+}
+
 static void unlink_suffix(const char *db, const char *suffix)
 {
 	char path[4300];
@@ -220,16 +238,8 @@ static void faults_live_batches_retry_and_lose_nothing(void)
 		unlink(db);
 		unlink_suffix(db, "-wal");
 		unlink_suffix(db, "-shm");
-		f.s = store_open(db, STORE_LIVE, err, sizeof(err));
-		if (!t || !f.s) {
-			check_failures++;
-			fprintf(stderr, "setup failed: %s\n", err);
-			tracedat_close(t);
-			store_close(f.s);
+		if (feed_open(&f, t, db, err, sizeof(err)))
 			return;
-		}
-		f.p = pipeline_new(tracedat_tep(t), f.s, err, sizeof(err));
-		store_begin(f.s);
 		arm(n, 1);			/* fail from the Nth on ... */
 		if (n < 0)
 			arm(-1, 0);
@@ -307,16 +317,8 @@ static void killed_capture_ends_at_its_last_event(void)
 	snprintf(db, sizeof(db), "%s/killed.db", dir);
 	arm(-1, 0);
 	t = tracedat_open(path, err, sizeof(err));
-	f.s = store_open(db, STORE_LIVE, err, sizeof(err));
-	if (!t || !f.s) {
-		check_failures++;
-		fprintf(stderr, "setup failed: %s\n", err);
-		tracedat_close(t);
-		store_close(f.s);
+	if (feed_open(&f, t, db, err, sizeof(err)))
 		return;
-	}
-	f.p = pipeline_new(tracedat_tep(t), f.s, err, sizeof(err));
-	store_begin(f.s);
 	CHECK(store_capture_begin(f.s, "live", NULL, NULL, 1, NULL, NULL, NULL) > 0);
 	tracedat_iterate(t, feed_record, &f);
 	pipeline_sync_names(f.p);
