@@ -47,6 +47,16 @@ check_eq "sched_switch rows in both" "$(q "$TMPDIR_TEST/today.db" "select count(
 check_eq "4.9: state_name() of its states" "0:R|1:S|2:D|64:x|512:P|1026:D|N|4096:R+" \
 	"$(cq "$TMPDIR_TEST/4.9.db" "select group_concat(s || ':' || state_name(s), '|')
 		from (select distinct prev_state as s from sched_switch order by s)")" || true
+# trace-cmd report's sched_switch plugin letters prev_state by a table of
+# its own (S D T t Z X x W, R for no bit): it prints this file's P (512)
+# and R+ (4096) as R and D|N as D. The file's own print format, which
+# `trace-cmd report -N` runs, says what commd says.
+check_eq "4.9: state_name() of every switch-out against trace-cmd report -N (the format's letters)" \
+	"$(LC_ALL=C trace-cmd report -N -t -i "$old" 2> /dev/null | grep -o ' prev_state=[^ ]*' |
+		sed 's/.*=//' | LC_ALL=C sort | uniq -c | awk '{ print $2 "|" $1 }' | LC_ALL=C sort |
+		paste -sd' ')" \
+	"$(cq "$TMPDIR_TEST/4.9.db" "select l || '|' || n from (select state_name(prev_state) as l,
+		count(*) as n from sched_switch group by 1)" | LC_ALL=C sort | paste -sd' ')" || true
 check_eq "kernel_states, today's" "256|0" "$(q "$TMPDIR_TEST/today.db" "select preempt, noload from kernel_states")" || true
 check_eq "kernel_states, 4.9's" "4096|1024" "$(q "$TMPDIR_TEST/4.9.db" "select preempt, noload from kernel_states")" || true
 
