@@ -198,24 +198,29 @@ static void unlink_suffix(const char *db, const char *suffix)
 	unlink(path);
 }
 
-static long count_rows(const char *db)
+/* One integer from db (-1: none, or an error, printed). */
+static long long query_int(const char *db, const char *sql)
 {
 	sqlite3 *h = NULL;
 	sqlite3_stmt *st = NULL;
-	long n = -1;
+	long long v = -1;
 
 	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, "SELECT (SELECT count(*) FROM ev_sched_switch) + "
-			       "(SELECT count(*) FROM ev_sched_waking) + "
-			       "(SELECT count(*) FROM ev_sched_wakeup)", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
 	else
-		fprintf(stderr, "counting the rows of %s: %s\n", db,
-			h ? sqlite3_errmsg(h) : "no handle");
+		fprintf(stderr, "%s: %s: %s\n", db, sql, h ? sqlite3_errmsg(h) : "no handle");
 	sqlite3_finalize(st);
 	sqlite3_close(h);
-	return n;
+	return v;
+}
+
+static long count_rows(const char *db)
+{
+	return (long)query_int(db, "SELECT (SELECT count(*) FROM ev_sched_switch) + "
+			       "(SELECT count(*) FROM ev_sched_waking) + "
+			       "(SELECT count(*) FROM ev_sched_wakeup)");
 }
 
 /* Live batches: a failed write pauses the store; once allocations succeed
@@ -280,24 +285,6 @@ static void faults_live_batches_retry_and_lose_nothing(void)
 	}
 	fprintf(stderr, "live: %d rounds, %ld rows each\n", rounds, expected);
 	CHECK(expected > 0);
-}
-
-/* One integer from db (-1: none, or an error, printed). */
-static long long query_int(const char *db, const char *sql)
-{
-	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-	long long v = -1;
-
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	else
-		fprintf(stderr, "%s: %s: %s\n", db, sql, h ? sqlite3_errmsg(h) : "no handle");
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
 }
 
 /* A capture killed after its last commit ends, at the next start, at its
