@@ -18,8 +18,12 @@ The same events, the same times, the same names: what commd derives from
 the files must be the same, except the raw states it keeps
 (sched_switch.prev_state, sched.end_state), which map one to one.
 """
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tracedat6 import V6  # noqa: E402
 
 def print_fmt(mark):
     """sched_switch's print format with the preempted mark `mark`."""
@@ -45,82 +49,37 @@ def main():
     mark = MARKS[sys.argv[3] if len(sys.argv) == 4 else "4.9"]
     states = {**MAP, 256: mark}
     buf = bytearray(open(sys.argv[1], "rb").read())
-    pos = 0
-
-    def take(n):
-        nonlocal pos
-        b = buf[pos:pos + n]
-        pos += n
-        return bytes(b)
-
-    def skip(fmt):
-        nonlocal pos
-        n = struct.unpack(fmt, take(struct.calcsize(fmt)))[0]
-        pos += n
-
-    def cstr():
-        nonlocal pos
-        end = buf.index(0, pos)
-        s = bytes(buf[pos:end])
-        pos = end + 1
-        return s
-
-    if take(3) != b"\x17\x08\x44" or take(7) != b"tracing":
-        sys.exit("not a trace.dat")
-    if cstr() != b"6":
-        sys.exit("not file version 6 (record with --file-version 6)")
-    if take(1) != b"\0":
+    f = V6(buf, sys.argv[1])
+    if f.e != "<":
         sys.exit("not little-endian")
-    long_size = take(1)[0]
-    page_size = struct.unpack("<I", take(4))[0]
-    for name in (b"header_page\0", b"header_event\0"):
-        if take(len(name)) != name:
-            sys.exit("no %s" % name)
-        skip("<Q")
-    for _ in range(struct.unpack("<I", take(4))[0]):       # ftrace formats
-        skip("<Q")
     switch_id = None
-    for _ in range(struct.unpack("<I", take(4))[0]):       # event systems
-        cstr()
-        for _ in range(struct.unpack("<I", take(4))[0]):
-            size = struct.unpack("<Q", take(8))[0]
-            text = bytes(buf[pos:pos + size]).decode()
-            if text.startswith("name: sched_switch\n"):
-                switch_id = int(text.split("\nID: ")[1].split("\n")[0])
-                head, _, _ = text.partition("print fmt: ")
-                new = head + print_fmt(mark)
-                if "field:long prev_state;\toffset:32;\tsize:8;" not in head:
-                    sys.exit("sched_switch's prev_state is not a long at 32")
-                if len(new) + 1 > size:
-                    sys.exit("the old format is longer than the file's")
-                new += " " * (size - len(new) - 1) + "\n"
-                buf[pos:pos + size] = new.encode()
-            pos += size
+    for _, pos, size in f.formats:
+        text = bytes(buf[pos:pos + size]).decode()
+        if not text.startswith("name: sched_switch\n"):
+            continue
+        switch_id = int(text.split("\nID: ")[1].split("\n")[0])
+        head, _, _ = text.partition("print fmt: ")
+        new = head + print_fmt(mark)
+        if "field:long prev_state;\toffset:32;\tsize:8;" not in head:
+            sys.exit("sched_switch's prev_state is not a long at 32")
+        if len(new) + 1 > size:
+            sys.exit("the old format is longer than the file's")
+        new += " " * (size - len(new) - 1) + "\n"
+        buf[pos:pos + size] = new.encode()
     if switch_id is None:
         sys.exit("no sched_switch format")
-    skip("<I")  # kallsyms
-    skip("<I")  # printk
-    skip("<Q")  # cmdlines
-    cpus = struct.unpack("<I", take(4))[0]
-    tables = []
-    if buf[pos:pos + 10] == b"options  \0":
-        pos += 10
-        while True:
-            opt = struct.unpack("<H", take(2))[0]
-            if opt == 0:
-                break
-            size = struct.unpack("<I", take(4))[0]
-            if opt == 3:                                   # a buffer
-                tables.append(struct.unpack("<Q", buf[pos:pos + 8])[0])
-            pos += size
-    if take(10) != b"flyrecord\0":
+    if f.kind != b"flyrecord\0":
         sys.exit("no flyrecord section")
-    tables.append(pos)
+    # each buffer's offset and size per CPU: the top one's, an instance's
+    # (its option points at them, or at a "flyrecord\0" before them)
+    tables = [f.data]
+    for r in f.buffer_refs:
+        t = struct.unpack_from("<Q", buf, r)[0]
+        tables.append(t + 10 if buf[t:t + 10] == b"flyrecord\0" else t)
+    cpus, page_size, long_size = f.cpus, f.page_size, f.long_size
 
     seen = 0
     for t in tables:
-        if buf[t:t + 10] == b"flyrecord\0":               # a buffer's
-            t += 10
         for cpu in range(cpus):
             off, size = struct.unpack("<QQ", buf[t + 16 * cpu:t + 16 * cpu + 16])
             for page in range(off, off + size, page_size):
