@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The derived tables (sched, wakeup_latency) on a database of at least 10
-# million events: what filling them costs at ingest (`commd import` of the
-# same trace.dat with and without them: --no-derived), and how long
+# million events: what storing them costs at ingest (`commd import` of the
+# same trace.dat with and without them: --no-derived, which still derives
+# them, as the names need it), and how long
 # `commq top` and `commq latency` take on the result. hyperfine, one run.
 #   bench/derived.sh [RUNS]
 set -euo pipefail
@@ -40,7 +41,7 @@ med = {k: statistics.median(v) for k, v in res.items()}
 for k, v in med.items():
     print(f"{k:24s} median {v:7.3f} s  (runs: {', '.join(f'{t:.3f}' for t in res[k])})")
 w, wo = med["import"], med["import --no-derived"]
-print(f"derived tables at ingest: +{w - wo:.3f} s, {(w / wo - 1) * 100:+.1f}% of the import")
+print(f"derived tables stored at ingest: +{w - wo:.3f} s, {(w / wo - 1) * 100:+.1f}% of the import")
 PY
 echo
 echo "== commq top (first lines)"

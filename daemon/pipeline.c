@@ -26,6 +26,7 @@ struct pipeline {
 	struct derive *derive;
 	struct state_map states;	/* the recording kernel's task states */
 	int exec_names;		/* no task_rename in the trace: exec names */
+	int no_derived;		/* derive runs (names need it), stores nothing */
 	int has_exit;		/* sched_process_exit is in the trace */
 	uint32_t *type_rows;	/* tep event id -> event_types row, 0 = none */
 	uint64_t *type_counts;	/* tep event id -> events stored */
@@ -94,7 +95,8 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 	/* a task that exited ran on to an end no switch recorded */
 	if (s->end_err >= 0 && s->pid > 0)
 		resolve_ran_until(p->resolve, s->hid, s->ts + s->dur);
-
+	if (p->no_derived)
+		return 0;
 	if (s->ref && !s->lost && s->end_state >= 0 && s->start_err < 0 &&
 	    s->end_err < 0 && s->hid == s->ref_hid)
 		return store_slice_at(p->store, s);
@@ -117,6 +119,8 @@ static int derived_wakeup(void *ctx, const struct derive_wakeup *w)
 {
 	struct pipeline *p = ctx;
 
+	if (p->no_derived)
+		return 0;
 	p->sw_wake = (int64_t)w->latency;
 
 	if (w->ref)
@@ -1039,10 +1043,12 @@ int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 	return store_lost(p->store, cpu, ts, count);
 }
 
+/* The derivations still run: a slice's end dates a dead task's last
+ * name and a thread's exec is told by who runs where, so the names are
+ * the same with or without the derived rows. */
 void pipeline_no_derived(struct pipeline *p)
 {
-	derive_free(p->derive);
-	p->derive = NULL;
+	p->no_derived = 1;
 }
 
 /* The value of a constant expression of a print format ("4096", "(((0x0

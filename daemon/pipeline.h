@@ -19,8 +19,10 @@ struct pipeline;
 struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 			      char *err, size_t errlen);
 void pipeline_free(struct pipeline *p);
-/* Leaves the derived tables (sched, wakeup_latency) empty: what they cost
- * to fill is measured against this (bench/derived.sh). */
+/* Leaves the derived tables (sched, wakeup_latency) and the switches'
+ * latencies empty; the derivations still run, as the names depend on
+ * them: what storing them costs is measured against this
+ * (bench/derived.sh). */
 void pipeline_no_derived(struct pipeline *p);
 
 /* One raw record of `cpu` at ts. 0, or -1 when the store failed (the
