@@ -387,8 +387,11 @@ int report_check(const struct report_args *a)
 			  "stdout)");
 		return -1;
 	}
+	/* Only times of one kind compare here (a time of day is ns since
+	 * 1970, a trace time ns since boot; --last counts back) */
 	if (a->from.set && a->to.set && a->from.relative == a->to.relative &&
-	    a->from.ns >= a->to.ns) {
+	    a->from.wall == a->to.wall && a->from.last == a->to.last &&
+	    (a->from.last ? a->from.ns <= a->to.ns : a->from.ns >= a->to.ns)) {
 		log_error("--from must be before --to");
 		return -1;
 	}
@@ -644,7 +647,9 @@ static void util_sql(struct sbuf *b, const struct report_args *a)
 }
 
 /* Per CPU, the run queue's length over the window (the runqueue view's
- * steps, each counted for its part inside the window): time-weighted
+ * steps, each counted for its part inside the window and the captures:
+ * a step across the time between two captures, or before the retention
+ * cutoff, counts only where something was captured): time-weighted
  * mean, percentiles of the time (the least length the queue was at or
  * under for that share of the time), the maximum, and the waiting it
  * adds up to (the time integral of the length: the CPU's run delay). */
@@ -653,11 +658,13 @@ static void runq_sql(struct sbuf *b, const struct report_args *a)
 	static const int pcts[] = { 50, 90, 99 };
 
 	report_window_cte(b, a);
+	report_capture_window_cte(b);
 	sbuf_printf(b, ",\n"
 "rq AS (SELECT r.cpu, r.nr,\n"
-"              min(r.ts + r.dur, " W_HI ") - max(r.ts, " W_LO ") AS t\n"
-"       FROM runqueue r WHERE r.dur IS NOT NULL AND r.ts < " W_HI "\n"
-"         AND r.ts + r.dur > " W_LO "),\n"
+"              min(r.ts + r.dur, coalesce(g.hi, " W_HI ")) - max(r.ts, g.lo) AS t\n"
+"       FROM runqueue r JOIN cseg g ON r.ts < coalesce(g.hi, " W_HI ")\n"
+"         AND r.ts + r.dur > g.lo\n"
+"       WHERE r.dur IS NOT NULL AND r.ts < " W_HI " AND r.ts + r.dur > " W_LO "),\n"
 "h AS (SELECT cpu, nr, sum(t) AS t FROM rq GROUP BY cpu, nr),\n"
 "c AS (SELECT cpu, nr, t, sum(t) OVER (PARTITION BY cpu ORDER BY nr) AS cum,\n"
 "             sum(t) OVER (PARTITION BY cpu) AS span FROM h),\n"

@@ -168,11 +168,13 @@ void report_window_rows_cte(struct sbuf *b)
 "wc(cpu) AS (SELECT 0 WHERE (SELECT max(cpus) FROM capture) > 0\n"
 "            UNION ALL SELECT cpu + 1 FROM wc\n"
 "            WHERE cpu + 1 < (SELECT max(cpus) FROM capture)),\n"
-"w(lo, hi, since) AS (SELECT lo, hi, min(lo, coalesce((SELECT min(coalesce(\n"
+"wp(cpu, last) AS (SELECT wc.cpu, coalesce(\n"
 "        (SELECT max(e.ts) FROM ev_sched_switch e\n"
 "         WHERE e.ts < w0.lo AND e.cpu = wc.cpu),\n"
 "        (SELECT max(d.ts) FROM dv_sched d\n"
-"         WHERE d.ts < w0.lo AND d.cpu = wc.cpu), w0.lo)) FROM wc), lo))\n"
+"         WHERE d.ts < w0.lo AND d.cpu = wc.cpu)) FROM wc, w0),\n"
+"w(lo, hi, since) AS (SELECT lo, hi, min(lo, coalesce((SELECT\n"
+"        min(coalesce(last, w0.lo)) FROM wp), lo))\n"
 "      FROM w0),\n"
 "ws(ts, dur, cpu, pid, comm, prio, end_state, lost, start_err, end_err, hid)\n"
 "  AS NOT MATERIALIZED (\n"
@@ -216,16 +218,38 @@ void report_window_rows_cte(struct sbuf *b)
  * unknown ns (in no slice: before the CPU's first event, a switch nobody
  * recorded, a loss), out of the window's part of the captures (a capture
  * still running ends, per CPU, at its last stored slice), its slices and
- * tasks: cu(cpu, busy, idle, unknown, span, slices, tasks). */
+ * tasks: cu(cpu, busy, idle, unknown, span, slices, tasks). The captures'
+ * part is cseg(lo, hi), a row per capture the window meets, from the
+ * retention cutoff on (rows before it are gone: nothing says what ran
+ * there, and it was captured): the time between two captures (commd
+ * stopped) is in none, so it is no CPU's span, nor unknown. A CPU is
+ * the window's when it has a slice in it or before it (one with none
+ * before its end was not traced: a cpumask left it out). */
 void report_capture_window_cte(struct sbuf *b)
 {
 	sbuf_printf(b, ",\n"
+"wcut(ts) AS (SELECT coalesce((SELECT max(value) FROM stats\n"
+"             WHERE name = 'retention_cutoff_ts' AND capture IS NULL), 0)),\n"
+"cseg(lo, hi) AS (SELECT max(w.lo, coalesce(c.start_ts, 0), wcut.ts),\n"
+"                        CASE WHEN c.end_ts IS NOT NULL THEN min(w.hi, c.end_ts) END\n"
+"      FROM capture c, w, wcut\n"
+"      WHERE coalesce(c.start_ts, 0) < w.hi\n"
+"        AND (c.end_ts IS NULL OR c.end_ts > max(w.lo, wcut.ts))\n"
+"      UNION ALL\n"
+"      SELECT max(w.lo, (SELECT min(ts) FROM sched), wcut.ts), NULL FROM w, wcut\n"
+"      WHERE NOT EXISTS (SELECT 1 FROM capture)),\n"
 "cw AS (SELECT max(w.lo, coalesce((SELECT min(start_ts) FROM capture),\n"
-"                                 (SELECT min(ts) FROM sched))) AS lo,\n"
+"                                 (SELECT min(ts) FROM sched)), wcut.ts) AS lo,\n"
 "              CASE WHEN (SELECT count(*) - count(end_ts) FROM capture) > 0\n"
 "                   THEN NULL ELSE min(w.hi, (SELECT max(end_ts) FROM capture))\n"
-"              END AS hi, w.hi AS whi FROM w)");
+"              END AS hi, w.hi AS whi FROM w, wcut)");
 }
+
+/* The span of the captures' part of the window on a CPU whose last slice
+ * there ends at E (NULL: none; a capture still running ends there). */
+#define SEG_SPAN(E) \
+	"(SELECT coalesce(sum(max(0, coalesce(g.hi, min(" W_HI ", coalesce(" E ", g.lo)))\n" \
+	"                                  - g.lo)), 0) FROM cseg g)"
 
 void report_cpu_use_cte(struct sbuf *b)
 {
@@ -243,12 +267,14 @@ void report_cpu_use_cte(struct sbuf *b)
 "              max(e) AS e, count(*) AS slices,\n"
 "              count(DISTINCT nullif(pid, 0)) AS tasks\n"
 "       FROM cs GROUP BY cpu),\n"
-"cu AS (SELECT cg.cpu, cg.busy, cg.idle,\n"
-"              max(0, coalesce(cw.hi, min(cw.whi, cg.e)) - cw.lo) AS span,\n"
-"              cg.slices, cg.tasks\n"
-"       FROM cg, cw),\n"
+"cu AS (SELECT k.cpu, coalesce(cg.busy, 0) AS busy, coalesce(cg.idle, 0) AS idle,\n"
+"              " SEG_SPAN("cg.e") " AS span,\n"
+"              coalesce(cg.slices, 0) AS slices, coalesce(cg.tasks, 0) AS tasks\n"
+"       FROM (SELECT cpu FROM cg UNION SELECT cpu FROM wp WHERE last IS NOT NULL) k\n"
+"       LEFT JOIN cg USING (cpu)),\n"
 "cpu_use AS (SELECT cpu, busy, idle, max(0, span - busy - idle) AS unknown,\n"
-"                   max(span, busy + idle) AS span, slices, tasks FROM cu)");
+"                   max(span, busy + idle) AS span, slices, tasks FROM cu\n"
+"            WHERE span > 0 OR slices > 0)");
 }
 
 /* The time table's slices (duration column dur) cover in the window,
@@ -267,8 +293,8 @@ void report_unknown_total_cte(struct sbuf *b)
 	 * it starts the next), so a CPU's slices in the window add up to
 	 * at most its span there, and its latest-starting slice ends last:
 	 * its end is a step back from hi through the time key, not a sort
-	 * of the window by CPU. A CPU with no slice ending after lo has no
-	 * span, as in cpu_use. */
+	 * of the window by CPU. A CPU with no slice starting before hi (not
+	 * traced) has no span, as in cpu_use. */
 	report_capture_window_cte(b);
 	sbuf_printf(b, ",\n"
 "ce AS (SELECT wc.cpu, max(coalesce(\n"
@@ -281,8 +307,7 @@ void report_unknown_total_cte(struct sbuf *b)
 "            AND d.cpu = wc.cpu ORDER BY d.ts DESC LIMIT 1), 0)) AS e\n"
 "       FROM wc),\n"
 "unknown_total AS (SELECT\n"
-"         (SELECT sum(max(0, coalesce(cw.hi, min(cw.whi, ce.e)) - cw.lo))\n"
-"          FROM ce, cw WHERE ce.e > " W_LO ") AS span,\n"
+"         (SELECT sum(" SEG_SPAN("nullif(ce.e, 0)") ") FROM ce WHERE ce.e > 0) AS span,\n"
 "         " KNOWN("ev_sched_switch", "slice_dur", " AND slice_dur IS NOT NULL") "\n"
 "         + " KNOWN("dv_sched", "dur", "") " AS known)");
 }

@@ -1,0 +1,104 @@
+#!/bin/bash
+# A database of more than one capture, and one retention cut: the time
+# between two captures (commd stopped) and the time before the retention
+# cutoff (rows deleted) are no CPU's span, so they are not "unknown" in
+# top --by cpu, in the unknown-time warning, nor time of runq's queues;
+# util begins at the cutoff. Both databases are made from an import the
+# way commd makes them: a cut deletes every row before the cutoff and
+# writes it to stats (daemon/store_retain.c); a stop ends the capture, a
+# start begins the next one (the rows between them deleted, and slices
+# running at the stop left without an end, as a stop leaves them). Also:
+# a CPU with no slice in the window but one before it is listed, all of
+# its time unknown (a chain break on it covers the window); times of
+# different kinds (a time of day and a trace time) are not compared.
+set -euo pipefail
+# shellcheck source=tests/reports/lib.sh
+source "$(dirname "$0")/lib.sh"
+import sched-drops
+db=$T/sched-drops.db
+read -r S E < <(ref -separator ' ' "$db" "select start_ts, end_ts from capture")
+tables=$(ref "$db" "select name from sqlite_master where type = 'table'
+	and (name glob 'ev_*' or name glob 'dv_*' or name = 'switch_stack')")
+
+# spans DB ARGS...: "cpu span_ms" a line per CPU of top --by cpu (busy +
+# idle + unknown, each rounded to the µs by the report).
+spans() {
+	local d=$1
+	shift
+	commq_ok "top --by cpu $*" --db "$d" -q -csv top --by cpu "$@"
+	awk -F, '{ printf "%s %.3f\n", $1, $2 + $3 + $4 }' "$T/got"
+}
+# near NAME A B: two "cpu ms" lists equal to 2 µs (three rounded terms).
+near() {
+	local d
+	d=$(paste -d' ' <(echo "$2") <(echo "$3") |
+		awk '$1 != $3 || $2 - $4 > 0.002 || $4 - $2 > 0.002 { print }')
+	[ -z "$d" ] || fail "$1: expected [$2], got [$3]"
+}
+
+# --- a retention cut at 40% of the capture
+X=$((S + (E - S) * 4 / 10))
+cut=$T/cut.db
+cp "$db" "$cut"
+{
+	for t in $tables; do echo "DELETE FROM $t WHERE ts < $X;"; done
+	echo "INSERT INTO stats (name, value) VALUES ('retention_cutoff_ts', $X);"
+} | sqlite3 "$cut"
+near "after a cut at $X, each CPU's span is the window from the cutoff" \
+	"$(spans "$db" --from "$X")" "$(spans "$cut")"
+before=$(spans "$cut" --to "$X")
+expect_eq "top --by cpu of the time before the cutoff: no CPU" "" "$before"
+commq_ok "util after the cut" --db "$cut" -q -csv util --by cpu --interval 10ms
+expect_eq "util after the cut begins at the cutoff" "$X" "$(head -1 "$T/got" | cut -d, -f1)"
+commq_ok "top after the cut" --db "$cut" top
+grep -q "is unknown" "$T/err" && fail "top after the cut warns of unknown time: $(cat "$T/err")"
+
+# --- a stop 30 ms into the capture and a start 30 ms later
+A=$((S + 30000000)) B=$((S + 60000000))
+two=$T/two.db
+cp "$db" "$two"
+{
+	for t in $tables; do echo "DELETE FROM $t WHERE ts >= $A AND ts < $B;"; done
+	echo "UPDATE ev_sched_switch SET slice_dur = NULL WHERE ts < $A AND ts + slice_dur > $A;"
+	echo "DELETE FROM dv_sched WHERE ts < $A AND ts + dur > $A;"
+	echo "UPDATE capture SET end_ts = $A;"
+	echo "INSERT INTO capture (source, kernel, host, start_ts, end_ts, events, clock,"
+	echo "  buffer, states, cpus, boot, ts_offset) SELECT source, kernel, host, $B, $E,"
+	echo "  events, clock, buffer, states, cpus, boot, ts_offset FROM capture;"
+} | sqlite3 "$two"
+expect_eq "the two-capture database" "2" "$(ref "$two" "select count(*) from capture")"
+want=$(awk -v a=$((A - S)) -v b=$((E - B)) '{ printf "%s %.3f\n", $1, (a + b) / 1e6 }' <<< "$(spans "$db")")
+near "two captures: each CPU's span is their time, not the stop's 30 ms" "$want" "$(spans "$two")"
+expect_failure "a window between the captures is refused" 1 "outside every capture" \
+	--db "$two" top --by cpu --from "$((A + 1))" --to "$((B - 1))"
+commq_ok "runq, one capture" --db "$db" -q -csv runq
+one=$(cut -d, -f1,8 "$T/got")
+commq_ok "runq, two captures" --db "$two" -q -csv runq
+got=$(cut -d, -f1,8 "$T/got")
+expect_eq "runq: each CPU's span_ms is 30 ms less with the stop (the queue is not known then)" \
+	"$(awk -F, '{ printf "%s,%.3f\n", $1, $2 - 30 }' <<< "$one")" \
+	"$(awk -F, '{ printf "%s,%.3f\n", $1, $2 }' <<< "$got")"
+commq_ok "runq --to the stop" --db "$two" -q -csv runq --to "$A"
+one=$(commq_ok x --db "$db" -q -csv runq --to "$A"; cut -d, -f1,8 "$T/got")
+expect_eq "runq up to the stop: each CPU's span_ms the same with one capture or two" \
+	"$one" "$(commq_ok x --db "$two" -q -csv runq --to "$A"; cut -d, -f1,8 "$T/got")"
+
+# --- a CPU with no slice in the window: CPU 1's chain break (its last
+# slice ends before the window, its next begins after it)
+read -r lo hi < <(ref -separator ' ' "$db" "
+	select e, n from (select ts + dur as e, lead(ts) over (order by ts, dur) as n
+		from sched where cpu = 1) where n > e order by n - e desc limit 1")
+wl=$((lo + (hi - lo) / 4)) wh=$((hi - (hi - lo) / 4))
+commq_ok "top --by cpu inside CPU 1's chain break" --db "$db" -csv top --by cpu --from "$wl" --to "$wh"
+expect_eq "CPU 1 inside its chain break: listed, no busy or idle time" "1,0.0,0.0" \
+	"$(grep '^1,' "$T/got" | cut -d, -f1-3)"
+expect_eq "CPU 1 inside its chain break: all of the window unknown" \
+	"$(awk -v n=$((wh - wl)) 'BEGIN { printf "%.3f", n / 1e6 }')" \
+	"$(grep '^1,' "$T/got" | awk -F, '{ printf "%.3f", $4 }')"
+grep -q "is unknown (CPU [0-9: .%,]*1: 100.0%" "$T/err" ||
+	fail "the unknown-time warning names CPU 1 at 100%: $(cat "$T/err")"
+
+# --- --from a time of day, --to a trace time: not compared
+expect_failure "a time of day against a trace time is not refused as out of order" 1 \
+	"no clock readings" --db "$db" top --from 2020-01-01T00:00:00Z --to "$E"
+finish
