@@ -12,6 +12,38 @@
 #   ch_kill N [SIG] stops server N (default SIGKILL) and waits for it
 #   ch_query N SQL  runs SQL on server N over HTTP, prints the answer
 #   ch_cluster_stop stops both and frees their ports
+#   ch_free_base LO N
+#       prints a base port in [LO, LO + 10 N) whose ten ports (both servers'
+#       HTTP base and base+4, TCP base+1 and base+5, interserver base+3 and
+#       base+7) are free now, all below the kernel's ephemeral ports, which
+#       any outgoing connection may take meanwhile; picked from the shell's
+#       pid on, so that two runs side by side try different ones.
+ch_free_base() {
+	/usr/bin/python3 - "$1" "$2" "$$" <<'PY'
+import socket, sys
+lo, n, seed = map(int, sys.argv[1:])
+eph = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for i in range(n):
+    base = lo + (seed + i) % n * 10
+    if base + 10 > eph:
+        continue
+    free = True
+    for port in range(base, base + 10):
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            free = False
+        finally:
+            s.close()
+        if not free:
+            break
+    if free:
+        print(base)
+        sys.exit(0)
+sys.exit("no ten free ports from %d below %d" % (lo, eph))
+PY
+}
 ch_config() {	# N HTTP TCP: writes $CH_DIR/N/config.xml
 	local n=$1 http=$2 tcp=$3 d=$CH_DIR/$1
 	mkdir -p "$d/data" "$d/tmp" "$d/user_files" "$d/format_schemas" "$d/log"

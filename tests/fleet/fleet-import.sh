@@ -21,7 +21,7 @@ done
 : "${TESTDATA:?TESTDATA not set}"
 
 chmod 0755 "$TMP"
-base=$((24000 + ($$ % 2000) * 10))
+base=$(ch_free_base 26000 600) || abort "fleet_import: free ports for two ClickHouse servers" "ten from 26000" "none"
 H1=$base T1=$((base + 1)) H2=$((base + 4)) T2=$((base + 5))
 cleanup_ch() { ch_cluster_stop 2> /dev/null || true; }
 CLEANUP_HOOKS+=(cleanup_ch)

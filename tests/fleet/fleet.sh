@@ -39,7 +39,7 @@ done
 . "$(dirname "$0")/clickhouse.sh"
 
 chmod 0755 "$TMP"
-base=$((20000 + ($$ % 2000) * 10))
+base=$(ch_free_base 20000 600) || abort "fleet: free ports for two ClickHouse servers" "ten from 20000" "none"
 H1=$base T1=$((base + 1)) H2=$((base + 4)) T2=$((base + 5))
 cleanup_ch() {
 	ch_cluster_stop 2> /dev/null || true
