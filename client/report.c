@@ -703,11 +703,13 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 "      FROM ws s WHERE " IN_WINDOW " AND s.pid > 0)");
 	/* A wait past hi ends at the task's next slice, a step forward
 	 * through the time key from hi, no further than the end of the
-	 * wait's capture; each looked up once (materialized). */
+	 * wait's capture; each looked up once (materialized). A plain R
+	 * that a wakeup of the task follows was a sleep (preempt_wait,
+	 * schema 028). */
 	if (a->preempt)
 		sbuf_printf(b, ",\n"
 "pw AS MATERIALIZED (\n"
-"  SELECT p.pid, p.comm, p.ts, coalesce(p.nx,\n"
+"  SELECT p.pid, p.comm, p.ts, p.end_state, coalesce(p.nx,\n"
 "         (SELECT min(x) FROM (\n"
 "            SELECT * FROM (SELECT e.ts AS x FROM ev_sched_switch e\n"
 "              WHERE e.ts >= " W_HI " AND e.ts <= " CAP_END " AND e.next_pid = p.pid\n"
@@ -729,6 +731,8 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 "      UNION ALL\n"
 "      SELECT q.pid, q.comm, q.ts, q.d FROM pw q\n"
 "      WHERE q.d IS NOT NULL\n"
+"        AND NOT (q.end_state = 0 AND EXISTS (SELECT 1 FROM ev_sched_wakeup u\n"
+"                 WHERE u.ts > q.ts AND u.ts <= q.ts + q.d AND u.target_pid = q.pid))\n"
 "        AND NOT EXISTS (SELECT 1 FROM lost_events l\n"
 "                        WHERE l.ts > q.ts AND l.ts <= q.ts + q.d)\n"
 "        AND NOT EXISTS (SELECT 1 FROM capture c\n"

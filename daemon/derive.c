@@ -802,6 +802,8 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 
 	if (!w)
 		return 0;
+	if (kind == DERIVE_WAKEUP && !w->ts && w->off.known && w->off.state == 0)
+		w->off.state = DERIVE_STATE_ASLEEP;
 	if (w->ts) {
 		/* Only the first waking since it last ran counts: the
 		 * sched_wakeup after a sched_waking is the same wakeup. Any

@@ -229,6 +229,12 @@ int derive_rename_on(struct derive *d, int cpu, uint64_t ts, int32_t pid,
  * its sched_wakeup_new; without one it is not known. The value is none a
  * kernel gives (2048, TASK_NEW now, was the "preempted" mark of 4.x). */
 #define DERIVE_STATE_NEW (-2)
+/* A switch-out in plain R (0, not preempted) that a sched_wakeup of the
+ * task follows was a sleep, S or D: 5.8-5.17 read the state at the
+ * tracepoint, after a waker on another CPU had set it to TASK_WAKING
+ * (reported as R); no kernel wakes a task that is still runnable. Its
+ * time off the CPUs is in this state (thread_state: asleep). */
+#define DERIVE_STATE_ASLEEP (-3)
 void derive_born(struct derive *d, int32_t pid, uint64_t ts, int cpu, uint32_t hid);
 /* Events were lost on cpu at ts. Returns a callback's non-zero result. */
 int derive_lost(struct derive *d, int cpu, uint64_t ts);

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""as-old-kernel.py IN.dat OUT.dat [4.4|4.9] — a trace.dat (file version 6,
-as `trace-cmd record --file-version 6` writes it) rewritten as a kernel of
-4.2-4.7 (4.4) or 4.8-4.13 (4.9, the default) would have recorded it:
-sched_switch's print format is the one those kernels gave, and every
-prev_state is given in their numbering.
+"""as-old-kernel.py IN.dat OUT.dat [4.4|4.9|5.15] — a trace.dat (file
+version 6, as `trace-cmd record --file-version 6` writes it) rewritten as
+a kernel of 4.2-4.7 (4.4) or 4.8-4.13 (4.9, the default) would have
+recorded it: sched_switch's print format is the one those kernels gave,
+and every prev_state is given in their numbering. Or as 5.8-5.17 (5.15)
+would have: the same format and numbering, but a switch-out into a sleep
+that a waker on another CPU raced (its sched_waking while the task ran,
+its sched_wakeup after the switch) shows R: those kernels read the state
+at the tracepoint, after the waker had set it to TASK_WAKING.
 
 Kernels since 4.14 report a task's state through TASK_REPORT: S 1, D 2,
 T 4, t 8, X 16, Z 32, P 64, I 128, and 256 (TASK_REPORT_MAX) for a task
@@ -19,6 +23,7 @@ the files must be the same, except the raw states it keeps
 (sched_switch.prev_state, sched.end_state), which map one to one.
 """
 import os
+import re
 import struct
 import sys
 
@@ -36,91 +41,118 @@ def print_fmt(mark):
             'REC->next_comm, REC->next_pid, REC->next_prio').format(mark)
 
 
-MARKS = {"4.4": 2048, "4.9": 4096}
+MARKS = {"4.4": 2048, "4.9": 4096, "5.15": None}
 
 # today's value -> the old kernel's (a value with other bits is refused;
 # 256, the preempted mark, is the kernel's mark)
 MAP = {0: 0, 1: 1, 2: 2, 4: 4, 8: 8, 16: 64, 32: 64, 64: 512, 128: 1026}
 
 
+def fields(text, names):
+    """The offsets of the format's fields `names`."""
+    out = []
+    for n in names:
+        m = re.search(r"field:[^;]*[ *]%s(\[\d+\])?;\toffset:(\d+);" % n, text)
+        if not m:
+            sys.exit("no field %s" % n)
+        out.append(int(m.group(2)))
+    return out
+
+
+def racing(f, switch_id):
+    """The switch-outs a kernel of 5.8-5.17 may show as R: in S or D,
+    after a waking of the task whose sched_wakeup comes after the
+    switch-out, with no other waking or switch-in between (the waker set
+    TASK_WAKING before the tracepoint read the state). The positions of
+    their records."""
+    waking = f.format_of("sched_waking")
+    wakeup = f.format_of("sched_wakeup")
+    if not waking or not wakeup:
+        sys.exit("no sched_waking or sched_wakeup format")
+    ids = {int(t.split("\nID: ")[1].split("\n")[0]): k
+           for k, (_, _, t) in (("waking", waking), ("wakeup", wakeup))}
+    sw = fields(f.format_of("sched_switch")[2], ("prev_pid", "prev_state", "next_pid"))
+    wk = fields(waking[2], ("pid",))[0]
+    wu = fields(wakeup[2], ("pid",))[0]
+    ev = []
+    for _, page in f.pages():
+        for ts, rec in f.records(page):
+            i = struct.unpack_from("<H", f.buf, rec)[0]
+            if i == switch_id:
+                prev, state, nxt = (struct.unpack_from("<i", f.buf, rec + sw[0])[0],
+                                    struct.unpack_from("<q", f.buf, rec + sw[1])[0],
+                                    struct.unpack_from("<i", f.buf, rec + sw[2])[0])
+                ev.append((ts, 0, "out", prev, state, rec))
+                ev.append((ts, 1, "in", nxt, 0, rec))
+            elif ids.get(i) == "waking":
+                ev.append((ts, 2, "waking", struct.unpack_from("<i", f.buf, rec + wk)[0], 0, rec))
+            elif ids.get(i) == "wakeup":
+                ev.append((ts, 2, "wakeup", struct.unpack_from("<i", f.buf, rec + wu)[0], 0, rec))
+    ev.sort(key=lambda x: (x[0], x[1]))
+    woke, out, race = {}, {}, set()
+    for ts, _, k, pid, state, rec in ev:
+        if pid <= 0:
+            continue
+        if k == "in":
+            woke[pid] = None
+            out.pop(pid, None)
+        elif k == "waking":
+            # a waking after the switch-out is a wakeup of its own
+            woke[pid], out[pid] = ts, None
+        elif k == "out":
+            # a waking still waiting for its sched_wakeup
+            out[pid] = rec if state in (1, 2) and woke.get(pid) is not None else None
+            woke[pid] = None
+        elif k == "wakeup":
+            if out.get(pid) is not None:
+                race.add(out[pid])
+            woke[pid] = out[pid] = None
+    return race
+
+
 def main():
     if len(sys.argv) not in (3, 4) or sys.argv[3:] and sys.argv[3] not in MARKS:
-        sys.exit("usage: as-old-kernel.py IN.dat OUT.dat [4.4|4.9]")
-    mark = MARKS[sys.argv[3] if len(sys.argv) == 4 else "4.9"]
-    states = {**MAP, 256: mark}
+        sys.exit("usage: as-old-kernel.py IN.dat OUT.dat [4.4|4.9|5.15]")
+    kernel = sys.argv[3] if len(sys.argv) == 4 else "4.9"
     buf = bytearray(open(sys.argv[1], "rb").read())
     f = V6(buf, sys.argv[1])
     if f.e != "<":
         sys.exit("not little-endian")
-    switch_id = None
-    for _, pos, size in f.formats:
-        text = bytes(buf[pos:pos + size]).decode()
-        if not text.startswith("name: sched_switch\n"):
-            continue
-        switch_id = int(text.split("\nID: ")[1].split("\n")[0])
-        head, _, _ = text.partition("print fmt: ")
-        new = head + print_fmt(mark)
-        if "field:long prev_state;\toffset:32;\tsize:8;" not in head:
-            sys.exit("sched_switch's prev_state is not a long at 32")
-        if len(new) + 1 > size:
-            sys.exit("the old format is longer than the file's")
-        new += " " * (size - len(new) - 1) + "\n"
-        buf[pos:pos + size] = new.encode()
-    if switch_id is None:
+    found = f.format_of("sched_switch")
+    if found is None:
         sys.exit("no sched_switch format")
-    if f.kind != b"flyrecord\0":
-        sys.exit("no flyrecord section")
-    # each buffer's offset and size per CPU: the top one's, an instance's
-    # (its option points at them, or at a "flyrecord\0" before them)
-    tables = [f.data]
-    for r in f.buffer_refs:
-        t = struct.unpack_from("<Q", buf, r)[0]
-        tables.append(t + 10 if buf[t:t + 10] == b"flyrecord\0" else t)
-    cpus, page_size, long_size = f.cpus, f.page_size, f.long_size
-
+    pos, size, text = found
+    switch_id = int(text.split("\nID: ")[1].split("\n")[0])
+    head, _, _ = text.partition("print fmt: ")
+    if "field:long prev_state;\toffset:32;\tsize:8;" not in head:
+        sys.exit("sched_switch's prev_state is not a long at 32")
+    if kernel == "5.15":
+        # today's numbering and format; the racing switch-outs in R
+        race = racing(f, switch_id)
+        for rec in race:
+            buf[rec + 32:rec + 40] = struct.pack("<q", 0)
+        open(sys.argv[2], "wb").write(buf)
+        print("%d sched_switch records rewritten" % len(race))
+        return
+    mark = MARKS[kernel]
+    states = {**MAP, 256: mark}
+    new = head + print_fmt(mark)
+    if len(new) + 1 > size:
+        sys.exit("the old format is longer than the file's")
+    new += " " * (size - len(new) - 1) + "\n"
+    buf[pos:pos + size] = new.encode()
     seen = 0
-    for t in tables:
-        for cpu in range(cpus):
-            off, size = struct.unpack("<QQ", buf[t + 16 * cpu:t + 16 * cpu + 16])
-            for page in range(off, off + size, page_size):
-                seen += patch_page(buf, page, page_size, long_size, switch_id,
-                                   states)
-    open(sys.argv[2], "wb").write(buf)
-    print("%d sched_switch records rewritten" % seen)
-
-
-def patch_page(buf, page, page_size, long_size, switch_id, states):
-    """Every sched_switch record of one ring-buffer page."""
-    commit = int.from_bytes(buf[page + 8:page + 8 + long_size], "little")
-    data = page + 8 + long_size
-    end = data + (commit & 0xfffff)
-    if end > page + page_size:
-        sys.exit("page at %d: commit %d past its end" % (page, commit))
-    p, n = data, 0
-    while p < end:
-        head = struct.unpack("<I", buf[p:p + 4])[0]
-        kind, delta = head & 31, head >> 5
-        if kind == 29:                                     # padding
-            if delta == 0:
-                break
-            p += 4 + struct.unpack("<I", buf[p + 4:p + 8])[0]
-            continue
-        if kind in (30, 31):                               # time extend, stamp
-            p += 8
-            continue
-        if kind == 0:
-            length = struct.unpack("<I", buf[p + 4:p + 8])[0] - 4
-            rec, size = p + 8, 8 + length
-        else:
-            rec, size = p + 4, 4 + 4 * kind
-        if struct.unpack("<H", buf[rec:rec + 2])[0] == switch_id:
-            state = struct.unpack("<q", buf[rec + 32:rec + 40])[0]
+    for _, page in f.pages():
+        for _, rec in f.records(page):
+            if struct.unpack_from("<H", buf, rec)[0] != switch_id:
+                continue
+            state = struct.unpack_from("<q", buf, rec + 32)[0]
             if state not in states:
                 sys.exit("prev_state %d: no old kernel's value for it" % state)
             buf[rec + 32:rec + 40] = struct.pack("<q", states[state])
-            n += 1
-        p += size
-    return n
+            seen += 1
+    open(sys.argv[2], "wb").write(buf)
+    print("%d sched_switch records rewritten" % seen)
 
 
 if __name__ == "__main__":

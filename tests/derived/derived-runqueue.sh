@@ -7,7 +7,8 @@
 #   sched_wakeup_new and sched_migrate_task as trace-cmd report prints
 #   them (not commd's decoding) move it between those. A wakeup queues a
 #   task that slept (or was not seen yet), a slice left in R or R+
-#   queues it where it ran, a migration of a waiting task ends its wait
+#   queues it where it ran (but for an R that a wakeup follows, next or
+#   after a migration: a sleep 5.8-5.17 showed as R), a migration of a waiting task ends its wait
 #   on orig_cpu and begins one on dest_cpu, its next slice ends the wait;
 #   a slice end while waiting (a switch-in nobody saw) leaves the wait's
 #   end unknown.
@@ -28,7 +29,8 @@ while read -r dat; do
 	# Events: pid, ts, order, kind, cpu (kind 0 slept, 1 preempted,
 	# 2 migrated, 3 woken, 4 ran; order within a ts as the view's).
 	{
-		q "$db" "SELECT pid, ts + dur, 0, CASE WHEN end_state & 255 = 0 THEN 1 ELSE 0 END, cpu
+		q "$db" "SELECT pid, ts + dur, 0, CASE WHEN end_state = 0 THEN 5
+				WHEN end_state & 255 = 0 THEN 1 ELSE 0 END, cpu
 			 FROM sched WHERE pid > 0"
 		q "$db" "SELECT pid, ts, 3, 4, cpu FROM sched WHERE pid > 0"
 		LC_ALL=C awk -v OFS='\t' '
@@ -56,9 +58,20 @@ while read -r dat; do
 			printf "%.0f\t%s\t%d\t%d\t%s\t%s\n", since, (how == "" ? "" : sprintf("%.0f", end - since)), qcpu, pid, why, how
 		}
 		function flush() { if (st == "queued") emit(0, "") }	# no end seen
-		$1 != pid { flush(); pid = $1; st = "new" }
-		{
-			t = $2; k = $4; c = $5
+		{ P[NR] = $1; T[NR] = $2; K[NR] = $4; C[NR] = $5 }
+		# a slice left in plain R (5) that a wakeup follows (next, or
+		# after a migration) was a sleep: 5.8-5.17 read the state after
+		# a waker set TASK_WAKING; a task still runnable is never woken
+		function woken_next(i) {
+			if (P[i + 1] != P[i]) return 0
+			if (K[i + 1] == 3) return 1
+			return K[i + 1] == 2 && P[i + 2] == P[i] && K[i + 2] == 3
+		}
+		END { for (i = 1; i <= NR; i++) step(i); flush() }
+		function step(i) {
+			if (P[i] != pid) { flush(); pid = P[i]; st = "new" }
+			t = T[i]; k = K[i]; c = C[i]
+			if (k == 5) k = woken_next(i) ? 0 : 1
 			if (k == 0 || k == 1) {		# a slice ends
 				flush()
 				if (k == 1) { st = "queued"; since = t; qcpu = c; why = "preempted" }
@@ -71,8 +84,7 @@ while read -r dat; do
 				if (st == "queued") emit(t, "ran")
 				st = "running"
 			}
-		}
-		END { flush() }' "$p.events" > "$p.tmp"
+		}' "$p.events" > "$p.tmp"
 	LC_ALL=C sort "$p.tmp" > "$p.want"
 	q "$db" "SELECT ts, coalesce(dur, ''), cpu, pid, reason, coalesce(ended, '') FROM runqueue_wait" |
 		LC_ALL=C sort > "$p.got"
@@ -93,5 +105,9 @@ while read -r dat; do
 	check_eq "$name.dat: per CPU, runqueue's integral = the sum of its known waits" \
 		"$(q "$db" "SELECT cpu, sum(dur) FROM runqueue_wait WHERE dur IS NOT NULL GROUP BY cpu ORDER BY cpu")" \
 		"$(q "$db" "SELECT cpu, sum(nr * dur) FROM runqueue GROUP BY cpu ORDER BY cpu")" || true
-done < <(fixtures)
+done < <(fixtures
+	# and a recording as 5.8-5.17 would have made it (sleeps shown as R)
+	python3 "$TESTDATA/as-old-kernel.py" "$TESTDATA/sched-v6.dat" \
+		"$TMPDIR_TEST/sched-v6-5.15.dat" 5.15 > /dev/null &&
+		echo "$TMPDIR_TEST/sched-v6-5.15.dat")
 finish

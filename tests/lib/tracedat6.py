@@ -1,7 +1,7 @@
 """tracedat6 — where the sections of a trace.dat of file version 6 (what
-`trace-cmd record --file-version 6` writes) are, for the tests' tools
-that rewrite one (tests/integration/add-tsc2nsec.py,
-tests/data/as-old-kernel.py)."""
+`trace-cmd record --file-version 6` writes) are, and the records of its
+ring-buffer pages, for the tests' tools that rewrite one
+(tests/integration/add-tsc2nsec.py, tests/data/as-old-kernel.py)."""
 import struct
 import sys
 
@@ -74,3 +74,64 @@ class V6:
         s = bytes(self.buf[self.p:end])
         self.p = end + 1
         return s
+
+    def format_of(self, name):
+        """(pos, size, text) of the event `name`'s format."""
+        for _, pos, size in self.formats:
+            text = bytes(self.buf[pos:pos + size]).decode()
+            if text.startswith("name: %s\n" % name):
+                return pos, size, text
+        return None
+
+    def pages(self):
+        """(cpu, position) of every ring-buffer page: the top buffer's,
+        then each instance's (BUFFER options)."""
+        if self.kind != b"flyrecord\0":
+            sys.exit("no flyrecord section")
+        tables = [self.data]
+        for r in self.buffer_refs:
+            t = struct.unpack_from(self.e + "Q", self.buf, r)[0]
+            tables.append(t + 10 if self.buf[t:t + 10] == b"flyrecord\0" else t)
+        for t in tables:
+            for cpu in range(self.cpus):
+                off, size = struct.unpack_from(self.e + "QQ", self.buf, t + 16 * cpu)
+                for page in range(off, off + size, self.page_size):
+                    yield cpu, page
+
+    def records(self, page):
+        """(ts, pos) of every event record of the page at `page`: its
+        time (the page's, with the deltas and time extends before it)
+        and where its data begins."""
+        buf, e = self.buf, self.e
+        ts = struct.unpack_from(e + "Q", buf, page)[0]
+        commit = int.from_bytes(buf[page + 8:page + 8 + self.long_size],
+                                "little" if e == "<" else "big")
+        data = page + 8 + self.long_size
+        end = data + (commit & 0xfffff)
+        if end > page + self.page_size:
+            sys.exit("page at %d: commit %d past its end" % (page, commit))
+        p = data
+        while p < end:
+            head = struct.unpack_from(e + "I", buf, p)[0]
+            kind, delta = head & 31, head >> 5
+            if kind == 29:                                 # padding
+                if delta == 0:
+                    break
+                p += 4 + struct.unpack_from(e + "I", buf, p + 4)[0]
+                continue
+            if kind == 30:                                 # time extend
+                ts += delta + (struct.unpack_from(e + "I", buf, p + 4)[0] << 27)
+                p += 8
+                continue
+            if kind == 31:                                 # absolute stamp
+                ts = delta + (struct.unpack_from(e + "I", buf, p + 4)[0] << 27)
+                p += 8
+                continue
+            ts += delta
+            if kind == 0:
+                length = struct.unpack_from(e + "I", buf, p + 4)[0] - 4
+                rec, size = p + 8, 8 + length
+            else:
+                rec, size = p + 4, 4 + 4 * kind
+            yield ts, rec
+            p += size
