@@ -104,7 +104,9 @@
 # Output, tab separated:
 #   S cpu pid comm ts dur lost             one per slice
 #   W ts pid comm cpu latency waker_pid    one per wakeup_latency row
-#   G pid ts dur state                     one per gap (thread_state)
+#   G pid ts dur state                     one per gap (thread_state; state
+#                                          the switch-out's letters, A for an R
+#                                          a sched_wakeup followed: asleep)
 #   E last_ts switches nulls drop_lines unparsed
 #            (nulls: slices ended by an inferred switch or a rename split,
 #            whose end_state is NULL besides one open slice per CPU)
@@ -763,6 +765,10 @@ function do_waking(key, tail,   x, p) {
 	if (ev != "sched_waking") for (x in tl) if (tl[x] == p) tl[x] = ""
 	if (p <= 0) return
 	if (ev == "sched_wakeup_new" && (p in out_s) && out_st[p] == "N") nw[p] = 1
+	# a switch-out in plain R that a wakeup follows was a sleep, S or D
+	# (A: asleep): 5.8-5.17 read the state after a racing waker set
+	# TASK_WAKING, which they report as R; no task runnable is woken
+	if (ev == "sched_wakeup" && !(p in pend_s) && (p in out_s) && out_st[p] == "R") out_st[p] = "A"
 	if (p in pend_s) {
 		# a waking's own sched_wakeup: the same wakeup
 		if (ev == "sched_wakeup" && pend_pair[p]) {
