@@ -75,6 +75,12 @@ struct wake {			/* a pending wakeup of a pid */
 	uint64_t ref;		/* the waking's (derive_waking_ref) */
 	int32_t ref_cpu, ref_kind;
 	int open_pair;		/* a waking began it: its sched_wakeup may follow */
+	/* That waking came while the task ran, and it switched out before
+	 * the sched_wakeup: the waker queued it to its CPU's wake list or
+	 * waited for it to leave the CPU, and whoever runs there then fires
+	 * the wakeup (idle, often). The waking's waker is the waker; the
+	 * wakeup's row (its pid is not the waker) does not carry it. */
+	int ran_woken, keep_waker;
 	int from_untraced;	/* that waking's task last ran on a CPU not
 				 * traced (derive_waking_cpu) */
 	int32_t tail_cpu;	/* + 1: the CPU whose switch's tail it is in */
@@ -762,8 +768,10 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 		}
 	}
 	/* (pid 0, the idle task, has no wake: no tail of its own either) */
-	if ((pw = wake_of(d, prev_pid)))
+	if ((pw = wake_of(d, prev_pid))) {
+		pw->ran_woken = pw->ts && pw->open_pair;
 		set_wake(d, prev_pid, pw, 0);	/* woken while still running: no latency row */
+	}
 	begin_slice(r, ts, next_pid, next_hid, next_prio, -1);
 	r->off = off;
 	end_tail(d, w, next_pid);
@@ -802,6 +810,9 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 
 	if (!w)
 		return 0;
+	int keep = kind == DERIVE_WAKEUP && !w->ts && w->ran_woken;
+
+	w->ran_woken = 0;
 	if (kind == DERIVE_WAKEUP && !w->ts && w->off.known && w->off.state == 0)
 		w->off.state = DERIVE_STATE_ASLEEP;
 	if (w->ts) {
@@ -822,8 +833,11 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 	w->open_pair = kind == DERIVE_WAKING;
 	w->from_untraced = 0;
 	set_wake(d, pid, w, ts ? ts : 1);
-	w->waker_pid = waker_pid;
-	w->waker_hid = waker_hid;
+	w->keep_waker = keep;
+	if (!keep) {
+		w->waker_pid = waker_pid;
+		w->waker_hid = waker_hid;
+	}
 	w->ref = 0;
 	return 1;
 }
@@ -838,7 +852,8 @@ void derive_waking_ref(struct derive *d, int32_t pid, uint64_t ref, int cpu,
 {
 	struct wake *w = wake_of(d, pid);
 
-	if (w && w->ts) {
+	/* (a wakeup whose waker is not its event's: a row of its own) */
+	if (w && w->ts && !w->keep_waker) {
 		w->ref = ref;
 		w->ref_cpu = cpu;
 		w->ref_kind = kind;
@@ -871,7 +886,8 @@ static void void_wakeups(struct derive *d, int forget_off)
 			for (unsigned i = 0; i < CHUNK; i++) {
 				d->chunks[c][i].ts = 0;
 				if (forget_off)
-					d->chunks[c][i].off.known = 0;
+					d->chunks[c][i].off.known =
+						d->chunks[c][i].ran_woken = 0;
 			}
 		d->npending[c] = 0;
 	}

@@ -16,6 +16,13 @@
 -- show it; the views read them as before. Its time off the CPUs is a
 -- sleep: thread_state says asleep (S or D: the letter is lost; commd
 -- stores it so, DERIVE_STATE_ASLEEP, -3), offcpu has it with state S|D.
+--
+-- The same race, on every kernel since 5.8: the waker finds the task
+-- still on its CPU and queues it to that CPU's wake list (or waits for
+-- it to leave), so the sched_wakeup comes after the switch-out, fired by
+-- whoever runs there then (idle, often). The wakeup's waker is the
+-- waking's: commd stores that wakeup as a dv_wakeup_latency row with the
+-- waking's waker_hid, and offcpu reads a waker there first.
 DROP VIEW runqueue_wait;
 CREATE VIEW runqueue_wait AS
 WITH e(ts, cpu, pid, k, o) AS (
@@ -193,11 +200,17 @@ SELECT o.ts, o.next_ts - o.ts AS dur, o.cpu, o.pid, o.comm,
 	    ELSE 'S|D' END AS state,
        CASE WHEN o.woke >= o.ts THEN o.next_ts - o.woke END AS runnable,
        o.stack, t.frames,
-       coalesce((SELECT h.pid FROM ev_sched_waking x JOIN comm_history h ON h.id = x.hid
+       coalesce((SELECT h.pid FROM dv_wakeup_latency x JOIN comm_history t ON t.id = x.hid
+		 JOIN comm_history h ON h.id = x.waker_hid
+		 WHERE x.ts = o.woke AND t.pid = o.pid),
+		(SELECT h.pid FROM ev_sched_waking x JOIN comm_history h ON h.id = x.hid
 		 WHERE x.ts = o.woke AND x.target_pid = o.pid),
 		(SELECT h.pid FROM ev_sched_wakeup x JOIN comm_history h ON h.id = x.hid
 		 WHERE x.ts = o.woke AND x.target_pid = o.pid)) AS waker_pid,
-       coalesce((SELECT h.comm FROM ev_sched_waking x JOIN comm_history h ON h.id = x.hid
+       coalesce((SELECT h.comm FROM dv_wakeup_latency x JOIN comm_history t ON t.id = x.hid
+		 JOIN comm_history h ON h.id = x.waker_hid
+		 WHERE x.ts = o.woke AND t.pid = o.pid),
+		(SELECT h.comm FROM ev_sched_waking x JOIN comm_history h ON h.id = x.hid
 		 WHERE x.ts = o.woke AND x.target_pid = o.pid),
 		(SELECT h.comm FROM ev_sched_wakeup x JOIN comm_history h ON h.id = x.hid
 		 WHERE x.ts = o.woke AND x.target_pid = o.pid)) AS waker_comm

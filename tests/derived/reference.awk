@@ -137,6 +137,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	tl[c] = ""
 	for (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
 	for (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
+	for (p in rw) delete rw[p]
 	drops++
 	next
 }
@@ -312,6 +313,11 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	oinf[c] = 0
 	for (x in tl) if (tl[x] == np) tl[x] = ""
 	tl[c] = pp > 0 && pp != np ? pp : pp == 0 && np != 0 ? "idle" : ""
+	# a waking while it ran whose sched_wakeup comes after this
+	# switch-out (the wake list, or the waker waiting for it to leave
+	# the CPU): its waker is the wakeup's waker, not the wakeup's pid
+	delete rw[pp]
+	if ((pp in pend_s) && pend_pair[pp]) rw[pp] = pend_w[pp]
 	if (pp in pend_s) { delete pend_s[pp]; delete pend_f[pp]; delete pend_w[pp] }
 	# woken where it last ran, a CPU not traced, and no sched_wakeup
 	# seen: queued there, it came here later; its wait's end is not known
@@ -780,7 +786,9 @@ function do_waking(key, tail,   x, p) {
 		# wakes only a task asleep); its time off is not known
 		if (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
 	}
-	pend_s[p] = ts_s; pend_f[p] = ts_f; pend_w[p] = cpid
+	pend_s[p] = ts_s; pend_f[p] = ts_f
+	pend_w[p] = ev == "sched_wakeup" && (p in rw) ? rw[p] : cpid
+	delete rw[p]
 	pend_pair[p] = ev == "sched_waking"
 	# a waking's target_cpu: where the task last ran
 	x = substr(rest, index(rest, " target_cpu=") + 12)
