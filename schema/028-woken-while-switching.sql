@@ -13,7 +13,10 @@
 -- followed by a wakeup of the task before its next slice began no wait:
 -- its wait begins at the wakeup (runqueue_wait: woken), and it is no
 -- preempted wait (preempt_wait). Kernels before 5.8 and since 5.18 never
--- show it; the views read them as before. Its time off the CPUs is a
+-- show it; the views read them as before. (The wakeup is read where the
+-- task's next slice keeps it, the switch's wake_latency: one look by the
+-- time key, where a search of the wakeups between the two slices cost a
+-- scan of them.) Its time off the CPUs is a
 -- sleep: thread_state says asleep (S or D: the letter is lost; commd
 -- stores it so, DERIVE_STATE_ASLEEP, -3), offcpu has it with state S|D.
 --
@@ -120,9 +123,9 @@ SELECT ts, next_ts - ts AS dur, cpu, pid, next_cpu AS run_cpu
 FROM s
 WHERE end_state & ~(SELECT preempt FROM kernel_states) = 0
   AND next_ts IS NOT NULL AND lost = 0
-  AND NOT (end_state = 0 AND EXISTS (SELECT 1 FROM ev_sched_wakeup u
-				     WHERE u.ts > s.ts AND u.ts <= s.next_ts
-				       AND u.target_pid = s.pid))
+  AND NOT (end_state = 0 AND coalesce((SELECT e.ts - e.wake_latency FROM ev_sched_switch e
+					 WHERE e.ts = s.next_ts AND e.cpu = s.next_cpu
+					   AND e.next_pid = s.pid) > s.ts, 0))
   AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > s.ts AND l.ts <= s.next_ts)
   AND NOT EXISTS (SELECT 1 FROM capture c WHERE c.start_ts > s.ts AND c.start_ts <= s.next_ts)
   AND NOT EXISTS (SELECT 1 FROM comm_history b
@@ -184,9 +187,10 @@ o AS (
 		WHERE e.ts = s.next_ts AND e.cpu = s.next_cpu AND e.next_pid = s.pid) AS woke
 	FROM s LEFT JOIN switch_stack k ON k.ts = s.ts AND k.cpu = s.cpu
 	WHERE (s.end_state & 3 <> 0
-	       OR (s.end_state = 0 AND EXISTS (SELECT 1 FROM ev_sched_wakeup u
-					       WHERE u.ts > s.ts AND u.ts <= s.next_ts
-						 AND u.target_pid = s.pid)))
+	       OR (s.end_state = 0 AND coalesce((SELECT e.ts - e.wake_latency
+						  FROM ev_sched_switch e
+						  WHERE e.ts = s.next_ts AND e.cpu = s.next_cpu
+						    AND e.next_pid = s.pid) > s.ts, 0)))
 	  AND s.end_state & (SELECT noload FROM kernel_states) = 0
 	  AND s.next_ts IS NOT NULL AND s.lost = 0
 	  AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > s.ts AND l.ts <= s.next_ts)
