@@ -810,7 +810,10 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 
 	if (!w)
 		return 0;
-	int keep = kind == DERIVE_WAKEUP && !w->ts && w->ran_woken;
+	/* (fired by the waker itself, after waiting for the task to leave
+	 * its CPU, the wakeup's row names the waker: kept there) */
+	int keep = kind == DERIVE_WAKEUP && !w->ts && w->ran_woken &&
+		   waker_pid != w->waker_pid;
 
 	w->ran_woken = 0;
 	if (kind == DERIVE_WAKEUP && !w->ts && w->off.known && w->off.state == 0)

@@ -7,7 +7,8 @@
 # keeps only the slices that are not ordinary in dv_sched (the rest are
 # columns of the switch that began them, schema 010) and no
 # dv_wakeup_latency rows (a latency is a column of the waking that began
-# it). The migration passes through every schema since, 004's columns on
+# it; but for a wakeup fired after the woken task's switch-out by another
+# task than its waker, which this file has none of). The migration passes through every schema since, 004's columns on
 # the switch and 010's rebuilt tables keyed by time among them.
 #
 # The old database is built the way commd at schema 3 built it: from
