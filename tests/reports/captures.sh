@@ -28,12 +28,17 @@ spans() {
 	commq_ok "top --by cpu $*" --db "$d" -q -csv top --by cpu "$@"
 	awk -F, '{ printf "%s %.3f\n", $1, $2 + $3 + $4 }' "$T/got"
 }
-# near NAME A B: two "cpu ms" lists equal to 2 µs (three rounded terms).
-near() {
-	local d
-	d=$(paste -d' ' <(echo "$2") <(echo "$3") |
-		awk '$1 != $3 || $2 - $4 > 0.002 || $4 - $2 > 0.002 { print }')
-	[ -z "$d" ] || fail "$1: expected [$2], got [$3]"
+# spans_near NAME A B: two "cpu ms" lists, the same CPUs, each span
+# within 2 µs (three terms rounded to the µs): lib.sh's near, per CPU.
+spans_near() {
+	local a=() b=() i
+	mapfile -t a <<< "$2"
+	mapfile -t b <<< "$3"
+	expect_eq "$1: CPUs" "$(cut -d' ' -f1 <<< "$2" | paste -sd' ')" \
+		"$(cut -d' ' -f1 <<< "$3" | paste -sd' ')"
+	for i in "${!a[@]}"; do
+		near "$1: CPU ${a[i]%% *}" "${a[i]#* }" "$(cut -d' ' -f2 <<< "${b[i]:-}")" 0.002
+	done
 }
 
 # --- a retention cut at 40% of the capture
@@ -44,7 +49,7 @@ cp "$db" "$cut"
 	for t in $tables; do echo "DELETE FROM $t WHERE ts < $X;"; done
 	echo "INSERT INTO stats (name, value) VALUES ('retention_cutoff_ts', $X);"
 } | sqlite3 "$cut"
-near "after a cut at $X, each CPU's span is the window from the cutoff" \
+spans_near "after a cut at $X, each CPU's span is the window from the cutoff" \
 	"$(spans "$db" --from "$X")" "$(spans "$cut")"
 before=$(spans "$cut" --to "$X")
 expect_eq "top --by cpu of the time before the cutoff: no CPU" "" "$before"
@@ -68,7 +73,7 @@ cp "$db" "$two"
 } | sqlite3 "$two"
 expect_eq "the two-capture database" "2" "$(ref "$two" "select count(*) from capture")"
 want=$(awk -v a=$((A - S)) -v b=$((E - B)) '{ printf "%s %.3f\n", $1, (a + b) / 1e6 }' <<< "$(spans "$db")")
-near "two captures: each CPU's span is their time, not the stop's 30 ms" "$want" "$(spans "$two")"
+spans_near "two captures: each CPU's span is their time, not the stop's 30 ms" "$want" "$(spans "$two")"
 expect_failure "a window between the captures is refused" 1 "outside every capture" \
 	--db "$two" top --by cpu --from "$((A + 1))" --to "$((B - 1))"
 commq_ok "runq, one capture" --db "$db" -q -csv runq
