@@ -61,8 +61,6 @@ struct capture {
 	struct store *store;
 	struct pipeline *pipe;
 	int64_t id;
-	struct live_cpu_stats *last;	/* per CPU, at the last commit */
-	uint64_t *read_base;		/* per CPU: read events before resets */
 	uint64_t lost_total, events_at_status, status_ts;
 	uint64_t lost_at_commit;	/* lost_total at the last commit */
 	uint64_t lost_reported;		/* lost_total at the last warning */
@@ -147,44 +145,13 @@ static int on_record(void *ctx, const void *data, int size, int cpu,
 		if (pipeline_lost(c->pipe, cpu, ts, missed > 0 ? missed : -1))
 			goto fail;
 	}
-	if (pipeline_record(c->pipe, data, size, cpu, ts))
+	/* (no record: a loss the CPU's stats counted, in its place) */
+	if (data && pipeline_record(c->pipe, data, size, cpu, ts))
 		goto fail;
 	return 0;
 fail:
 	c->failed = 1;
 	return 1;
-}
-
-/* Drops the kernel counted since the last look become lost_events rows:
- * in non-overwrite mode they show nowhere else. */
-static int account_losses(struct capture *c)
-{
-	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++) {
-		struct live_cpu_stats st;
-		uint64_t lost;
-
-		if (live_cpu_stats(c->live, cpu, &st))
-			continue;
-		if (st.read < c->last[cpu].read || st.dropped < c->last[cpu].dropped ||
-		    st.overrun < c->last[cpu].overrun) {
-			/* The buffer was reset (writing trace_clock does
-			 * that): its counters start again from 0. */
-			c->read_base[cpu] += c->last[cpu].read;
-			memset(&c->last[cpu], 0, sizeof(c->last[cpu]));
-		}
-		lost = (st.dropped - c->last[cpu].dropped) +
-		       (st.overrun - c->last[cpu].overrun);
-		if (lost) {
-			/* At the trace clock's time of the reading. */
-			uint64_t ts = st.now_ts ? st.now_ts : live_trace_now(c->live);
-
-			c->lost_total += lost;
-			if (pipeline_lost(c->pipe, cpu, ts, (int64_t)lost))
-				return -1;
-		}
-		c->last[cpu] = st;
-	}
-	return 0;
 }
 
 static void reload(struct capture *c);
@@ -197,8 +164,9 @@ static void reload(struct capture *c);
 static int check_instance(struct capture *c)
 {
 	char what[512];
+	/* Before it is set back: what is stamped later was traced. */
+	uint64_t ts = live_trace_now(c->live);
 	int rc = live_check(c->live, what, sizeof(what));
-	uint64_t ts;
 
 	if (rc == 0)
 		return 0;
@@ -213,9 +181,8 @@ static int check_instance(struct capture *c)
 			    "only events were added, nothing was lost", c->o->instance, what);
 		return 0;
 	}
-	ts = live_trace_now(c->live);
 	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++)
-		if (pipeline_lost(c->pipe, cpu, ts, -1))
+		if (live_lost(c->live, cpu, ts))
 			return -1;
 	c->restored_lost++;
 	log_warning("instance %s was changed by another program (%s%s): set back; what "
@@ -264,7 +231,7 @@ static int commit(struct capture *c)
 	 * after the rows the shipper passes meanwhile. */
 	if (c->o->clickhouse)
 		store_hold_wakeups(c->store, pipeline_oldest_wakeup(c->pipe));
-	if (account_losses(c) || pipeline_sync_names(c->pipe) ||
+	if (pipeline_sync_names(c->pipe) ||
 	    clock_reading(c) ||
 	    store_commit_async(c->store) || store_begin(c->store)) {
 		log_error("%s: %s", c->o->db, store_errmsg(c->store));
@@ -367,9 +334,9 @@ static int final_stats(struct capture *c)
 
 		if (live_cpu_stats(c->live, cpu, &st))
 			continue;
-		read += c->read_base[cpu] + st.read;
+		read += st.read_total;
 		if (store_stat(c->store, c->id, "kernel_read_events", cpu,
-			       (int64_t)(c->read_base[cpu] + st.read)) ||
+			       (int64_t)st.read_total) ||
 		    store_stat(c->store, c->id, "kernel_dropped_events", cpu, (int64_t)st.dropped) ||
 		    store_stat(c->store, c->id, "kernel_overrun", cpu, (int64_t)st.overrun))
 			return -1;
@@ -541,14 +508,10 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 		return -1;
 	}
 	c->pipe = pipeline_new(live_tep(c->live), c->store, err, sizeof(err));
-	c->last = calloc((size_t)live_ncpus(c->live), sizeof(*c->last));
-	c->read_base = calloc((size_t)live_ncpus(c->live), sizeof(*c->read_base));
-	if (!c->pipe || !c->last || !c->read_base) {
+	if (!c->pipe) {
 		log_error("%s", c->pipe ? "out of memory" : err);
 		return -1;
 	}
-	for (int cpu = 0; cpu < live_ncpus(c->live); cpu++)
-		live_cpu_stats(c->live, cpu, &c->last[cpu]);
 	/* Times stored from here on are the trace clock's, which starts
 	 * again at every boot: where the database's live captures reach past
 	 * its now (an earlier boot's), this capture's go on after them, as
@@ -840,8 +803,6 @@ static int capture_close(struct capture *c, int rc)
 	live_close(c->live);
 	if (store_close(c->store) && rc == 0)
 		rc = 1;
-	free(c->last);
-	free(c->read_base);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
 	if (c->ready_fd >= 0) {

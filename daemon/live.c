@@ -41,6 +41,17 @@ struct live {
 	int stacks;			/* the stacktrace trigger is set */
 	uint64_t trace_now;		/* live_trace_now's last answer */
 	uint64_t offset;		/* added to every trace clock time */
+	struct look *looks;		/* per CPU: its stats file, last read */
+};
+
+/* A CPU's per_cpu/cpuN/stats, kept open (a read at offset 0 costs 2.3 µs
+ * here, an open, read and close 8 µs), and its counters at the last
+ * look: drops the kernel counts only there become losses in the CPU's
+ * records, placed by the time of the look that first saw them. */
+struct look {
+	int fd;				/* -1: not open (yet) */
+	uint64_t read, dropped, overrun;
+	uint64_t read_base;		/* events read before buffer resets */
 };
 
 uint64_t live_now(void)
@@ -58,7 +69,7 @@ static int write_file(struct live *l, const char *file, const char *val)
 
 /* "now ts:" of per_cpu/cpuN/stats: "SECONDS.MICROSECONDS" for clocks in
  * nanoseconds, a plain count for the others (counter, x86-tsc). */
-static uint64_t parse_now_ts(const char *v)
+static uint64_t parse_now_ts(const char *v, uint64_t *res)
 {
 	const char *dot;
 	uint64_t sec, us = 0;
@@ -68,8 +79,10 @@ static uint64_t parse_now_ts(const char *v)
 		v++;
 	sec = strtoull(v, NULL, 10);
 	dot = strchr(v, '.');
+	*res = 1;
 	if (!dot)
 		return sec;
+	*res = 1000;
 	for (dot++; digits < 6; digits++) {
 		us *= 10;
 		if (*dot >= '0' && *dot <= '9')
@@ -374,10 +387,13 @@ static int open_cpus(struct live *l, char *err, size_t errlen)
 		l->ncpus = 1;
 	l->pages = pages_new(l->tep, l->ncpus, l->subbuf);
 	l->pfds = calloc((size_t)l->ncpus, sizeof(*l->pfds));
-	if (!l->pages || !l->pfds) {
+	l->looks = calloc((size_t)l->ncpus, sizeof(*l->looks));
+	if (!l->pages || !l->pfds || !l->looks) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	for (int i = 0; i < l->ncpus; i++)
+		l->looks[i].fd = -1;
 	for (int i = 0; i < l->ncpus; i++) {
 		int fd;
 
@@ -648,8 +664,20 @@ long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
 	       char *err, size_t errlen)
 {
 	struct shifted s = { fn, ctx, l->offset };
-	uint64_t limit = final ? 0 : live_trace_now(l);
+	uint64_t now = l->mono ? live_now() + l->offset : 0, limit;
 
+	/* Every CPU's stats, before its pages are read: drops since the
+	 * last look are placed at this look (the buffer stays full until the
+	 * read that follows), and the first look's time bounds the merge. */
+	for (int cpu = 0; cpu < l->ncpus; cpu++) {
+		struct live_cpu_stats st;
+
+		if (pages_fd(l->pages, cpu) >= 0 && !live_cpu_stats(l, cpu, &st) && !now)
+			now = st.now_ts;
+	}
+	if (now > l->trace_now)
+		l->trace_now = now;
+	limit = final ? 0 : l->trace_now;
 	if (!l->offset)
 		return pages_read(l->pages, limit, final, fn, ctx, err, errlen);
 	/* the pages hold the clock's own times */
@@ -678,15 +706,57 @@ bool live_cpu_online(int cpu)
 	return c != '0';
 }
 
+/* A time of this capture as the pages hold it: the clock's own. */
+static uint64_t raw_ts(const struct live *l, uint64_t ts)
+{
+	return ts > l->offset ? ts - l->offset : 0;
+}
+
+/* A look at CPU cpu's counters: a reset buffer (writing trace_clock
+ * does that) starts them again from 0; drops and overruns since the last
+ * look are a loss of the CPU at the look's time, rounded up (the stats
+ * give microseconds: an event stamped later than the look was written
+ * after it). */
+static void look_at(struct live *l, int cpu, const struct live_cpu_stats *st)
+{
+	struct look *k = &l->looks[cpu];
+	uint64_t lost, ts;
+
+	if (st->read < k->read || st->dropped < k->dropped || st->overrun < k->overrun) {
+		k->read_base += k->read;
+		k->read = k->dropped = k->overrun = 0;
+	}
+	lost = (st->dropped - k->dropped) + (st->overrun - k->overrun);
+	k->read = st->read;
+	k->dropped = st->dropped;
+	k->overrun = st->overrun;
+	if (!lost)
+		return;
+	ts = st->now_ts ? st->now_ts + st->now_res - 1 :
+	     l->mono ? live_now() + l->offset : l->trace_now;
+	pages_lost(l->pages, cpu, raw_ts(l, ts), lost > INT64_MAX ? INT64_MAX : (int64_t)lost);
+}
+
 int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)
 {
-	char file[64], *text, *line, *save = NULL;
+	char file[64], text[1024], *line, *save = NULL;
+	struct look *k;
+	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	text = tracefs_instance_file_read(l->inst, file, NULL);
-	if (!text)
+	if (!l->looks || cpu < 0 || cpu >= l->ncpus)
 		return -1;
+	k = &l->looks[cpu];
+	if (k->fd < 0) {
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		k->fd = tracefs_instance_file_open(l->inst, file, O_RDONLY);
+		if (k->fd < 0)
+			return -1;
+	}
+	n = pread(k->fd, text, sizeof(text) - 1, 0);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *colon = strchr(line, ':');
 		uint64_t v;
@@ -708,12 +778,18 @@ int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)
 		else if (!strcmp(line, "read events"))
 			out->read = v;
 		else if (!strcmp(line, "now ts"))
-			out->now_ts = parse_now_ts(colon + 1);
+			out->now_ts = parse_now_ts(colon + 1, &out->now_res);
 	}
 	if (out->now_ts)
 		out->now_ts += l->offset;
-	free(text);
+	look_at(l, cpu, out);
+	out->read_total = k->read_base + out->read;
 	return 0;
+}
+
+int live_lost(struct live *l, int cpu, uint64_t ts)
+{
+	return pages_lost(l->pages, cpu, raw_ts(l, ts), -1);
 }
 
 void live_close(struct live *l)
@@ -721,6 +797,10 @@ void live_close(struct live *l)
 	if (!l)
 		return;
 	pages_free(l->pages);	/* closes the readers */
+	for (int i = 0; l->looks && i < l->ncpus; i++)
+		if (l->looks[i].fd >= 0)
+			close(l->looks[i].fd);
+	free(l->looks);
 	if (l->inst) {
 		/* The readers are closed: the instance can go. */
 		tracefs_instance_file_write(l->inst, "tracing_on", "0");

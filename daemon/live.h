@@ -31,6 +31,8 @@ struct live_opts {
 struct live_cpu_stats {
 	uint64_t entries, overrun, commit_overrun, bytes, dropped, read;
 	uint64_t now_ts;	/* the trace clock then ("now ts"), to the µs; 0: unknown */
+	uint64_t now_res;	/* now_ts's step: 1000 (µs) or 1 (a count) */
+	uint64_t read_total;	/* read, with what was read before buffer resets */
 };
 
 /* Mounts tracefs if needed, reclaims a stale instance of the same name
@@ -66,7 +68,9 @@ int live_wait(struct live *l, int timeout_ms);
 /* Reads what every CPU has now and hands the records to fn in timestamp
  * order: those no later than the moment each CPU was found empty (later
  * ones may still be overtaken by another CPU's and wait for the next
- * call), or all of them when final. Returns the number of records, or -1
+ * call), or all of them when final. Each CPU's stats are looked at first;
+ * losses come as records of their own (data NULL, missed the count, -1
+ * when unknown). Returns the number of records, or -1
  * with err set (a read error) or fn's non-zero result as -2. */
 long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
 	       char *err, size_t errlen);
@@ -83,7 +87,17 @@ uint64_t live_trace_now(struct live *l);
 /* The instance's trace clock (owned by l). */
 const char *live_clock(const struct live *l);
 
+/* CPU cpu's ring-buffer counters now. Every look places the drops and
+ * overruns counted since the last one (in non-overwrite mode they show
+ * nowhere else) among the CPU's records, as a loss at the look's time:
+ * live_read hands it on in that place. 0, or -1 (no stats: an absent
+ * CPU). */
 int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out);
+
+/* Events of CPU cpu up to the trace clock's ts went untraced (another
+ * program turned the instance off): a loss of unknown count, handed on by
+ * live_read among the CPU's records at ts. 0 or -1. */
+int live_lost(struct live *l, int cpu, uint64_t ts);
 
 /* Whether CPU cpu is online now (sysfs; a CPU that cannot be taken
  * offline has no such file: online). */

@@ -17,6 +17,9 @@ struct page {
 	unsigned char data[];
 };
 
+/* Losses a CPU holds until its records reach their time. */
+#define LOST_PENDING 8
+
 struct cpu {
 	int fd;
 	struct page *head, *tail;	/* read, not yet fully emitted */
@@ -29,6 +32,8 @@ struct cpu {
 	uint64_t watermark;		/* no later event can come before this */
 	int absent;			/* no buffer yet: offline when the
 					 * instance was made (ENODEV) */
+	int nlost;			/* losses waiting for their place */
+	struct { uint64_t ts; int64_t count; } lost[LOST_PENDING];
 };
 
 
@@ -328,18 +333,41 @@ long pages_read(struct pages *l, uint64_t now, int final,
 	}
 	for (;;) {
 		struct cpu *best = NULL;
-		int cpu = -1;
+		uint64_t best_ts = 0;
+		int cpu = -1, loss = 0;
 
 		for (int i = 0; i < l->ncpus; i++) {
 			struct cpu *c = &l->cpus[i];
+			uint64_t ts;
+			int is_loss;
 
-			if (c->event && c->ts <= limit && (!best || c->ts < best->ts)) {
+			/* A loss goes after the CPU's records stamped no
+			 * later than it, before the later ones. */
+			is_loss = c->nlost && (!c->event || c->ts > c->lost[0].ts);
+			if (is_loss)
+				ts = c->lost[0].ts;
+			else if (c->event)
+				ts = c->ts;
+			else
+				continue;
+			if (ts <= limit && (!best || ts < best_ts)) {
 				best = c;
+				best_ts = ts;
 				cpu = i;
+				loss = is_loss;
 			}
 		}
 		if (!best)
 			break;
+		if (loss) {
+			int64_t count = best->lost[0].count;
+
+			best->nlost--;
+			memmove(best->lost, best->lost + 1, (size_t)best->nlost * sizeof(*best->lost));
+			if (fn(ctx, NULL, 0, cpu, best_ts, count))
+				return -2;
+			continue;
+		}
 		if (fn(ctx, best->event, kbuffer_event_size(best->kbuf), cpu,
 		       best->ts, best->missed))
 			return -2;
@@ -347,6 +375,36 @@ long pages_read(struct pages *l, uint64_t now, int final,
 		cpu_next(l, best);
 	}
 	return n;
+}
+
+/* Two losses with no record between them are one. */
+static void lost_join(int64_t *have, int64_t count)
+{
+	*have = *have < 0 || count < 0 ? -1 : *have + count;
+}
+
+int pages_lost(struct pages *l, int cpu, uint64_t ts, int64_t count)
+{
+	struct cpu *c;
+
+	if (!l || cpu < 0 || cpu >= l->ncpus || !count)
+		return -1;
+	c = &l->cpus[cpu];
+	if (c->nlost && ts <= c->lost[c->nlost - 1].ts) {
+		lost_join(&c->lost[c->nlost - 1].count, count);
+		return 0;
+	}
+	if (c->nlost == LOST_PENDING) {
+		/* Never in practice (a loss waits one read at most): the
+		 * last two become one, at the later time. */
+		lost_join(&c->lost[c->nlost - 1].count, count);
+		c->lost[c->nlost - 1].ts = ts;
+		return 0;
+	}
+	c->lost[c->nlost].ts = ts;
+	c->lost[c->nlost].count = count;
+	c->nlost++;
+	return 0;
 }
 
 struct pages *pages_new(struct tep_handle *tep, int ncpus, size_t subbuf)

@@ -7,6 +7,8 @@
  * an event length that does not hold together cuts the page at its last
  * good event, and the records after the cut count as lost); the page
  * header's missed-events flags become each CPU's loss on its next record.
+ * Drops the kernel counts only in its stats (non-overwrite mode) are
+ * placed in a CPU's records by the time they were seen (pages_lost).
  * Pages are read in steps (at most 256 a CPU a call), and a free list
  * keeps one read's worth for the next. */
 #ifndef COMMD_PAGES_H
@@ -40,6 +42,14 @@ int pages_fd(const struct pages *p, int cpu);
  * err set (a read error) or fn's non-zero result as -2. */
 long pages_read(struct pages *p, uint64_t now, int final,
 		tracedat_record_fn fn, void *ctx, char *err, size_t errlen);
+
+/* The kernel counted count events of CPU cpu dropped (-1: an unknown
+ * number), seen at ts on the trace clock while its buffer was still full:
+ * every event of the CPU stamped before ts was written before the drops,
+ * every later one after them. The loss is handed to fn in that place of
+ * the CPU's records, as a record of its own (data NULL, size 0, missed =
+ * count) stamped ts. 0, or -1 (out of range). */
+int pages_lost(struct pages *p, int cpu, uint64_t ts, int64_t count);
 
 /* CPU cpu had no buffer at its last read (offline since before the
  * instance was made: ENODEV until it comes online); its descriptor is

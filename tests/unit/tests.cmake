@@ -14,5 +14,6 @@ commd_unit(test_config)
 commd_unit(test_cgroups)
 commd_unit(test_derive)
 commd_unit(test_kallsyms)
+commd_unit(test_pages)
 set_tests_properties(test_store_faults PROPERTIES
   ENVIRONMENT "TESTDATA=${CMAKE_SOURCE_DIR}/tests/data" TIMEOUT 600)

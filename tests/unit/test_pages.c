@@ -1,0 +1,170 @@
+/* test_pages.c — the page reader's merge (daemon/pages.c) with losses the
+ * kernel counted only in a CPU's stats (pages_lost): each comes out among
+ * its CPU's records by its time — after those stamped no later, before the
+ * later ones, and in timestamp order with the other CPUs' records — and
+ * not before the merge may go that far.
+ *
+ * The "trace_pipe_raw" of each CPU is a non-blocking pipe holding
+ * sub-buffers built here: the page header (u64 timestamp, 8-byte commit)
+ * and events of 4 data bytes (type_len 1) whose time deltas add up to the
+ * wanted timestamps. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+
+#include "check.h"
+#include "../fuzz/kernel-formats.h"
+#include "pages.h"
+
+#define SUBBUF 4096
+
+static struct tep_handle *tep;
+
+/* What fn was handed: "c0@100" a record, "c0!250=7" a loss. */
+static char got[1024];
+
+static int on_record(void *ctx, const void *data, int size, int cpu,
+		     uint64_t ts, int64_t missed)
+{
+	size_t n = strlen(got);
+
+	(void)ctx;
+	if (!data) {
+		CHECK_INT(size, 0);
+		snprintf(got + n, sizeof(got) - n, "%sc%d!%llu=%lld", n ? " " : "", cpu,
+			 (unsigned long long)ts, (long long)missed);
+	} else {
+		CHECK_INT(size, 4);
+		snprintf(got + n, sizeof(got) - n, "%sc%d@%llu", n ? " " : "", cpu,
+			 (unsigned long long)ts);
+	}
+	return 0;
+}
+
+/* One sub-buffer of events at the given times (ascending), into fd. */
+static void put_page(int fd, const uint64_t *ts, int n)
+{
+	unsigned char page[SUBBUF] = { 0 };
+	uint64_t commit = (uint64_t)n * 8, prev = ts[0];
+
+	memcpy(page, &ts[0], 8);
+	memcpy(page + 8, &commit, 8);
+	for (int i = 0; i < n; i++) {
+		uint32_t hdr = 1u | (uint32_t)((ts[i] - prev) << 5), payload = (uint32_t)i;
+
+		memcpy(page + 16 + i * 8, &hdr, 4);
+		memcpy(page + 16 + i * 8 + 4, &payload, 4);
+		prev = ts[i];
+	}
+	CHECK(write(fd, page, sizeof(page)) == (ssize_t)sizeof(page));
+}
+
+static struct pages *two_cpus(int wfd[2])
+{
+	struct pages *p = pages_new(tep, 2, SUBBUF);
+
+	CHECK(p);
+	for (int i = 0; i < 2; i++) {
+		int fds[2];
+
+		CHECK(pipe2(fds, O_NONBLOCK) == 0);
+		fcntl(fds[1], F_SETPIPE_SZ, 16 * SUBBUF);
+		CHECK(pages_add_cpu(p, i, fds[0]) == 0);
+		wfd[i] = fds[1];
+	}
+	return p;
+}
+
+static long read_all(struct pages *p, uint64_t now, int final)
+{
+	char err[128];
+
+	got[0] = '\0';
+	return pages_read(p, now, final, on_record, NULL, err, sizeof(err));
+}
+
+/* The buffer was full when the stats were read (250): what it held is
+ * older, what was written once the reader made room is newer. */
+static void test_loss_in_place(void)
+{
+	static const uint64_t c0[] = { 100, 200, 300 }, c1[] = { 150, 260 };
+	int wfd[2];
+	struct pages *p = two_cpus(wfd);
+
+	put_page(wfd[0], c0, 3);
+	put_page(wfd[1], c1, 2);
+	CHECK(pages_lost(p, 0, 250, 7) == 0);
+	CHECK_INT(read_all(p, 1000, 0), 5);
+	CHECK_STR(got, "c0@100 c1@150 c0@200 c0!250=7 c1@260 c0@300");
+	pages_free(p);
+	close(wfd[0]);
+	close(wfd[1]);
+}
+
+/* A loss with nothing newer on its CPU waits until the merge may reach its
+ * time (another CPU may still hand older records), then comes by time. */
+static void test_loss_waits(void)
+{
+	static const uint64_t c0[] = { 100 }, c1[] = { 150 }, c1b[] = { 400, 600 };
+	int wfd[2];
+	struct pages *p = two_cpus(wfd);
+
+	put_page(wfd[0], c0, 1);
+	put_page(wfd[1], c1, 1);
+	CHECK(pages_lost(p, 0, 500, 3) == 0);
+	CHECK_INT(read_all(p, 300, 0), 2);
+	CHECK_STR(got, "c0@100 c1@150");
+	put_page(wfd[1], c1b, 2);
+	CHECK_INT(read_all(p, 1000, 0), 2);
+	CHECK_STR(got, "c1@400 c0!500=3 c1@600");
+	CHECK_INT(read_all(p, 2000, 1), 0);
+	CHECK_STR(got, "");
+	pages_free(p);
+	close(wfd[0]);
+	close(wfd[1]);
+}
+
+/* Two looks with no record between them are one loss; an unknown count
+ * stays unknown; a final read hands on what is left, whatever the time. */
+static void test_losses_join(void)
+{
+	static const uint64_t c0[] = { 100, 900 };
+	int wfd[2];
+	struct pages *p = two_cpus(wfd);
+
+	CHECK(pages_lost(p, 1, 300, 2) == 0);
+	CHECK(pages_lost(p, 1, 300, 5) == 0);
+	CHECK(pages_lost(p, 0, 400, -1) == 0);
+	CHECK(pages_lost(p, 0, 400, 4) == 0);
+	CHECK(pages_lost(p, 0, 950, 1) == 0);
+	CHECK(pages_lost(p, 2, 950, 1) == -1);
+	CHECK(pages_lost(p, 0, 950, 0) == -1);
+	put_page(wfd[0], c0, 2);
+	CHECK_INT(read_all(p, 0, 1), 2);
+	CHECK_STR(got, "c0@100 c1!300=7 c0!400=-1 c0@900 c0!950=1");
+	pages_free(p);
+	close(wfd[0]);
+	close(wfd[1]);
+}
+
+int main(void)
+{
+	char *hp;
+
+	tep = tep_alloc();
+	CHECK(tep);
+	tep_set_long_size(tep, 8);
+	hp = strdup(kf_header_page);
+	CHECK(!tep_parse_header_page(tep, hp, strlen(hp), 8));
+	free(hp);
+	RUN(test_loss_in_place);
+	RUN(test_loss_waits);
+	RUN(test_losses_join);
+	tep_free(tep);
+	return check_done("test_pages");
+}
