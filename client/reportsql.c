@@ -68,7 +68,7 @@ void sbuf_free(struct sbuf *b)
 
 const char report_base_sql[] =
 	"coalesce((SELECT min(start_ts) FROM capture), "
-	"(SELECT min(ts) FROM sched))";
+	SCHED_MIN_TS ")";
 
 /* The newest event: the last switch stored (the table's key begins with
  * ts: a look at its end, not a scan) and the end of every finished
@@ -122,14 +122,26 @@ void report_window_cte(struct sbuf *b, const struct report_args *a)
 }
 
 
+/* A slice at least this long is a long one: the schema indexes the
+ * switches that begin one by CPU (029-long-slices.sql, its partial
+ * index's WHERE, which a query must repeat to use it). */
+#define LONG_SLICE "100000000"
+
 /* The window as w(lo, hi, since) and its rows, read from the tables
  * themselves so that their time key bounds what is read (a view of a
  * UNION ALL joined to w would be read whole):
  *
  *   ws  the slices that may overlap it, as the sched view has them: those
- *       that start in [since, hi), since being the earliest of each CPU's
- *       last switch before lo (a slice running at lo began at or after it:
- *       slices of a CPU do not overlap); capture.cpus says which CPUs;
+ *       that start in [since, hi), and each CPU's last slice begun before
+ *       lo (the one running at lo, if any: slices of a CPU do not
+ *       overlap); capture.cpus says which CPUs. wp finds that slice's
+ *       start by the CPU: a step back through the time key from lo,
+ *       never more than LONG_SLICE_NS (which costs nothing for a busy
+ *       CPU), and for an older start, a slice at least that long, the
+ *       schema's two indexes by CPU (029: switches whose slice is long,
+ *       derived slices); since is the earliest of the starts in that
+ *       reach, and the older ones (wfar, an idle or offline CPU's) are
+ *       looked up one by one, not read up to;
  *   wt  the same slices' times and comm_history rows alone, for a
  *       question that needs no name or pid: not joined to comm_history
  *       (every slice kept has its row there: retention cuts only history
@@ -168,14 +180,19 @@ void report_window_rows_cte(struct sbuf *b)
 "wc(cpu) AS (SELECT 0 WHERE (SELECT max(cpus) FROM capture) > 0\n"
 "            UNION ALL SELECT cpu + 1 FROM wc\n"
 "            WHERE cpu + 1 < (SELECT max(cpus) FROM capture)),\n"
-"wp(cpu, last) AS (SELECT wc.cpu, coalesce(\n"
+"wp0(cpu, short, evl, dvl) AS (SELECT wc.cpu,\n"
 "        (SELECT max(e.ts) FROM ev_sched_switch e\n"
-"         WHERE e.ts < w0.lo AND e.cpu = wc.cpu),\n"
-"        (SELECT max(d.ts) FROM dv_sched d\n"
-"         WHERE d.ts < w0.lo AND d.cpu = wc.cpu)) FROM wc, w0),\n"
+"         WHERE e.ts >= w0.lo - " LONG_SLICE " AND e.ts < w0.lo AND e.cpu = wc.cpu),\n"
+"        (SELECT max(e.ts) FROM ev_sched_switch e\n"
+"         WHERE e.cpu = wc.cpu AND e.ts < w0.lo AND e.slice_dur >= " LONG_SLICE "),\n"
+"        (SELECT max(d.ts) FROM dv_sched d WHERE d.cpu = wc.cpu AND d.ts < w0.lo)\n"
+"      FROM wc, w0),\n"
+"wp(cpu, last) AS (SELECT cpu, max(coalesce(short, evl, dvl), coalesce(evl, dvl, short),\n"
+"                                  coalesce(dvl, short, evl)) FROM wp0),\n"
 "w(lo, hi, since) AS (SELECT lo, hi, min(lo, coalesce((SELECT\n"
-"        min(coalesce(last, w0.lo)) FROM wp), lo))\n"
+"        min(last) FROM wp WHERE last >= w0.lo - " LONG_SLICE "), lo))\n"
 "      FROM w0),\n"
+"wfar(ts, cpu) AS (SELECT last, cpu FROM wp WHERE last < (SELECT lo FROM w0) - " LONG_SLICE "),\n"
 "ws(ts, dur, cpu, pid, comm, prio, end_state, lost, start_err, end_err, hid)\n"
 "  AS NOT MATERIALIZED (\n"
 "  SELECT e.ts, e.slice_dur, e.cpu, h.pid, coalesce(h.comm, '<...>'),\n"
@@ -187,14 +204,32 @@ void report_window_rows_cte(struct sbuf *b)
 "  SELECT e.ts, e.dur, e.cpu, h.pid, coalesce(h.comm, '<...>'), e.prio,\n"
 "         e.end_state, e.lost, e.start_err, e.end_err, e.hid\n"
 "  FROM dv_sched e JOIN comm_history h ON h.id = e.hid\n"
-"  WHERE e.ts >= (SELECT since FROM w) AND e.ts < (SELECT hi FROM w)),\n"
+"  WHERE e.ts >= (SELECT since FROM w) AND e.ts < (SELECT hi FROM w)\n"
+"  UNION ALL\n"
+"  SELECT e.ts, e.slice_dur, e.cpu, h.pid, coalesce(h.comm, '<...>'),\n"
+"         e.next_prio, e.slice_state, 0, NULL, NULL, e.next_hid\n"
+"  FROM wfar f JOIN ev_sched_switch e ON e.ts = f.ts AND e.cpu = f.cpu\n"
+"  JOIN comm_history h ON h.id = e.next_hid\n"
+"  WHERE e.slice_dur IS NOT NULL\n"
+"  UNION ALL\n"
+"  SELECT e.ts, e.dur, e.cpu, h.pid, coalesce(h.comm, '<...>'), e.prio,\n"
+"         e.end_state, e.lost, e.start_err, e.end_err, e.hid\n"
+"  FROM wfar f JOIN dv_sched e ON e.ts = f.ts AND e.cpu = f.cpu\n"
+"  JOIN comm_history h ON h.id = e.hid),\n"
 "wt(ts, dur, cpu, hid) AS NOT MATERIALIZED (\n"
 "  SELECT ts, slice_dur, cpu, next_hid FROM ev_sched_switch\n"
 "  WHERE ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w)\n"
 "    AND slice_dur IS NOT NULL\n"
 "  UNION ALL\n"
 "  SELECT ts, dur, cpu, hid FROM dv_sched\n"
-"  WHERE ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w)),\n"
+"  WHERE ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w)\n"
+"  UNION ALL\n"
+"  SELECT e.ts, e.slice_dur, e.cpu, e.next_hid\n"
+"  FROM wfar f JOIN ev_sched_switch e ON e.ts = f.ts AND e.cpu = f.cpu\n"
+"  WHERE e.slice_dur IS NOT NULL\n"
+"  UNION ALL\n"
+"  SELECT e.ts, e.dur, e.cpu, e.hid\n"
+"  FROM wfar f JOIN dv_sched e ON e.ts = f.ts AND e.cpu = f.cpu),\n"
 "wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm, waker_cpu)\n"
 "  AS NOT MATERIALIZED (\n");
 	for (size_t i = 0; i < REPORT_NWAKING; i++)
@@ -237,10 +272,10 @@ void report_capture_window_cte(struct sbuf *b)
 "        AND (c.end_ts IS NULL OR c.end_ts > max(w.lo, wcut.ts))\n"
 "      UNION ALL\n"
 "      SELECT max(w.lo, coalesce((SELECT min(start_ts) FROM capture),\n"
-"                                (SELECT min(ts) FROM sched)), wcut.ts), NULL\n"
+"                                " SCHED_MIN_TS "), wcut.ts), NULL\n"
 "      FROM w, wcut WHERE NOT EXISTS (SELECT 1 FROM capture)),\n"
 "cw AS (SELECT max(w.lo, coalesce((SELECT min(start_ts) FROM capture),\n"
-"                                 (SELECT min(ts) FROM sched)), wcut.ts) AS lo,\n"
+"                                 " SCHED_MIN_TS "), wcut.ts) AS lo,\n"
 "              CASE WHEN (SELECT count(*) - count(end_ts) FROM capture) > 0\n"
 "                   THEN NULL ELSE min(w.hi, (SELECT max(end_ts) FROM capture))\n"
 "              END AS hi, w.hi AS whi FROM w, wcut)");
@@ -285,7 +320,9 @@ void report_cpu_use_cte(struct sbuf *b)
 #define KNOWN(table, dur, cond)						\
 	"(SELECT coalesce(sum(" CLIPPED "), 0)\n"				\
 	"          FROM (SELECT ts, " dur " AS dur FROM " table "\n"		\
-	"                WHERE ts >= (SELECT since FROM w) AND ts < " W_HI cond ") s\n" \
+	"                WHERE ts >= (SELECT since FROM w) AND ts < " W_HI cond "\n" \
+	"                UNION ALL SELECT e.ts, e." dur " FROM wfar f JOIN " table " e\n" \
+	"                ON e.ts = f.ts AND e.cpu = f.cpu" cond ") s\n"	\
 	"          WHERE s.ts + s.dur > " W_LO ")"
 
 void report_unknown_total_cte(struct sbuf *b)
@@ -305,7 +342,12 @@ void report_unknown_total_cte(struct sbuf *b)
 "          ORDER BY e.ts DESC LIMIT 1), 0), coalesce(\n"
 "         (SELECT d.ts + d.dur FROM dv_sched d\n"
 "          WHERE d.ts >= (SELECT since FROM w) AND d.ts < " W_HI "\n"
-"            AND d.cpu = wc.cpu ORDER BY d.ts DESC LIMIT 1), 0)) AS e\n"
+"            AND d.cpu = wc.cpu ORDER BY d.ts DESC LIMIT 1), 0), coalesce(\n"
+"         (SELECT max(coalesce(e.ts + e.slice_dur, 0), coalesce(d.ts + d.dur, 0))\n"
+"          FROM wfar f LEFT JOIN ev_sched_switch e\n"
+"            ON e.ts = f.ts AND e.cpu = f.cpu AND e.slice_dur IS NOT NULL\n"
+"          LEFT JOIN dv_sched d ON d.ts = f.ts AND d.cpu = f.cpu\n"
+"          WHERE f.cpu = wc.cpu), 0)) AS e\n"
 "       FROM wc),\n"
 "unknown_total AS (SELECT\n"
 "         (SELECT sum(" SEG_SPAN("nullif(ce.e, 0)") ") FROM ce WHERE ce.e > 0) AS span,\n"

@@ -119,6 +119,11 @@ void report_time_sql(struct sbuf *b, const struct report_time *t);
 
 /* The window's bounds, as values: a query over ws or wl that joined w
  * would have SQLite store the whole window's rows first. */
+/* The first slice's start: a look at each part of the sched view by its
+ * time key (min over the view itself reads it whole). */
+#define SCHED_MIN_TS "(SELECT min(ts) FROM (SELECT min(ts) AS ts FROM ev_sched_switch " \
+	"WHERE slice_dur IS NOT NULL UNION ALL SELECT min(ts) FROM dv_sched))"
+
 #define W_LO "(SELECT lo FROM w)"
 #define W_HI "(SELECT hi FROM w)"
 

@@ -225,7 +225,7 @@ void timeline_window_cte(struct sbuf *b, const struct report_args *a)
 		report_time_sql(b, &a->from);
 	else
 		sbuf_printf(b, "coalesce((SELECT min(start_ts) FROM capture), "
-			       "(SELECT min(ts) FROM sched))");
+			       SCHED_MIN_TS ")");
 	sbuf_printf(b, ",\n  ");
 	if (a->to.set)
 		report_time_sql(b, &a->to);

@@ -58,7 +58,7 @@ time_sql() {
 	"$COMMQ" --sql top --from "$1" 2>&1 | head -n 1 |
 		sed -n 's/^WITH w0(lo, hi) AS (SELECT \(.*\), 9223372036854775807),$/\1/p'
 }
-rel="(coalesce((SELECT min(start_ts) FROM capture), (SELECT min(ts) FROM sched)) +"
+rel="(coalesce((SELECT min(start_ts) FROM capture), (SELECT min(ts) FROM (SELECT min(ts) AS ts FROM ev_sched_switch WHERE slice_dur IS NOT NULL UNION ALL SELECT min(ts) FROM dv_sched))) +"
 while read -r input want; do
 	[[ $want == REL* ]] && want="$rel ${want#REL })"
 	expect_eq "time $input" "$want" "$(time_sql "$input")"

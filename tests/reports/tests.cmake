@@ -19,7 +19,8 @@ set(_report_tests
   reports_timeline_chromium chromium
   reports_export export
   reports_loss_warning loss-warning
-  reports_captures captures)
+  reports_captures captures
+  reports_windows windows)
 while(_report_tests)
   list(POP_FRONT _report_tests _name _script)
   commd_script_test(${_name} ${CMAKE_CURRENT_LIST_DIR}/${_script}.sh client
