@@ -30,7 +30,7 @@ commd=${COMMD:-$top/build/commd}
 commq=${COMMQ:-$top/build/commq}
 command -v hyperfine > /dev/null || { echo "hyperfine is missing (scripts/setup installs it)" >&2; exit 1; }
 work=$(mktemp -d /tmp/commd-idle-cpus.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 db=$work/traced.db
 
 "$commd" import --no-progress "$top/tests/data/sched-drops.dat" -o "$db" > /dev/null
