@@ -398,7 +398,7 @@ static int open_cpus(struct live *l, char *err, size_t errlen)
 		int fd;
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", i);
-		fd = tracefs_instance_file_open(l->inst, file, O_RDONLY | O_NONBLOCK);
+		fd = tracefs_instance_file_open(l->inst, file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		l->pfds[i].fd = -1;
 		if (fd < 0)
 			continue;	/* a possible but absent CPU has no buffer */
@@ -749,7 +749,7 @@ int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)
 	k = &l->looks[cpu];
 	if (k->fd < 0) {
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-		k->fd = tracefs_instance_file_open(l->inst, file, O_RDONLY);
+		k->fd = tracefs_instance_file_open(l->inst, file, O_RDONLY | O_CLOEXEC);
 		if (k->fd < 0)
 			return -1;
 	}
