@@ -80,6 +80,13 @@ static struct pages *two_cpus(int wfd[2])
 	return p;
 }
 
+static void two_cpus_free(struct pages *p, int wfd[2])
+{
+	pages_free(p);
+	close(wfd[0]);
+	close(wfd[1]);
+}
+
 static long read_all(struct pages *p, uint64_t now, int final)
 {
 	char err[128];
@@ -101,9 +108,7 @@ static void test_loss_in_place(void)
 	CHECK(pages_lost(p, 0, 250, 7) == 0);
 	CHECK_INT(read_all(p, 1000, 0), 5);
 	CHECK_STR(got, "c0@100 c1@150 c0@200 c0!250=7 c1@260 c0@300");
-	pages_free(p);
-	close(wfd[0]);
-	close(wfd[1]);
+	two_cpus_free(p, wfd);
 }
 
 /* A loss with nothing newer on its CPU waits until the merge may reach its
@@ -124,9 +129,7 @@ static void test_loss_waits(void)
 	CHECK_STR(got, "c1@400 c0!500=3 c1@600");
 	CHECK_INT(read_all(p, 2000, 1), 0);
 	CHECK_STR(got, "");
-	pages_free(p);
-	close(wfd[0]);
-	close(wfd[1]);
+	two_cpus_free(p, wfd);
 }
 
 /* Two looks with no record between them are one loss; an unknown count
@@ -147,9 +150,7 @@ static void test_losses_join(void)
 	put_page(wfd[0], c0, 2);
 	CHECK_INT(read_all(p, 0, 1), 2);
 	CHECK_STR(got, "c0@100 c1!300=7 c0!400=-1 c0@900 c0!950=1");
-	pages_free(p);
-	close(wfd[0]);
-	close(wfd[1]);
+	two_cpus_free(p, wfd);
 }
 
 int main(void)
