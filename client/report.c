@@ -584,7 +584,10 @@ static void util_per_interval(struct sbuf *b, const char *keys, const char *orde
 /* Busy, idle and unknown time per CPU and interval, or CPU time per comm
  * and interval, from the sched slices: each slice's part inside the
  * window is cut at the interval edges (its first and last interval, and
- * whole intervals between them for a long one). */
+ * whole intervals between them for a long one). A CPU's span in an
+ * interval is the interval's part of the captures (cseg): the time
+ * between two captures (commd stopped) is in none, not unknown, and an
+ * interval wholly inside it has no row. */
 static void util_sql(struct sbuf *b, const struct report_args *a)
 {
 	util_intervals_sql(b, a);
@@ -631,7 +634,10 @@ static void util_sql(struct sbuf *b, const struct report_args *a)
 "             sum(CASE WHEN pid = 0 THEN t ELSE 0 END) AS idle\n"
 "      FROM p GROUP BY cpu, k),\n"
 "x AS (SELECT n.k, ue.cpu, u.lo + n.k * u.iv AS t0,\n"
-"             min(u.lo + (n.k + 1) * u.iv, ue.hi) - (u.lo + n.k * u.iv) AS span\n"
+"             (SELECT coalesce(sum(max(0, min(u.lo + (n.k + 1) * u.iv, ue.hi,\n"
+"                                             coalesce(g.hi, ue.hi))\n"
+"                                      - max(u.lo + n.k * u.iv, g.lo))), 0)\n"
+"              FROM cseg g) AS span\n"
 "      FROM n, ue, u),\n"
 "y AS (SELECT x.t0, x.cpu, x.span, coalesce(g.busy, 0) AS busy,\n"
 "             coalesce(g.idle, 0) AS idle\n"

@@ -3,7 +3,8 @@
 # between two captures (commd stopped) and the time before the retention
 # cutoff (rows deleted) are no CPU's span, so they are not "unknown" in
 # top --by cpu, in the unknown-time warning, nor time of runq's queues;
-# util begins at the cutoff. Both databases are made from an import the
+# util begins at the cutoff, and util's intervals inside a stop have no
+# row. Both databases are made from an import the
 # way commd makes them: a cut deletes every row before the cutoff and
 # writes it to stats (daemon/store_retain.c); a stop ends the capture, a
 # start begins the next one (the rows between them deleted, and slices
@@ -74,6 +75,16 @@ cp "$db" "$two"
 expect_eq "the two-capture database" "2" "$(ref "$two" "select count(*) from capture")"
 want=$(awk -v a=$((A - S)) -v b=$((E - B)) '{ printf "%s %.3f\n", $1, (a + b) / 1e6 }' <<< "$(spans "$db")")
 spans_near "two captures: each CPU's span is their time, not the stop's 30 ms" "$want" "$(spans "$two")"
+# util: per CPU, busy + idle + unknown over the intervals adds up to the
+# same spans; no 10 ms interval inside the stop has a row.
+util_spans() {
+	commq_ok "util --by cpu $*" --db "$1" -q -csv util --by cpu --interval 10ms
+	awk -F, '{ t[$3] += $4 + $5 + $6 } END { for (c in t) printf "%s %.3f\n", c, t[c] }' "$T/got" | sort -n
+}
+spans_near "two captures: util's intervals add up to each CPU's span, not the stop's 30 ms" \
+	"$want" "$(util_spans "$two")"
+expect_eq "two captures: util rows of intervals inside the stop ($A..$B)" "" \
+	"$(awk -F, -v a="$A" -v b="$B" '$1 >= a && $1 + 10000000 <= b' "$T/got")"
 expect_failure "a window between the captures is refused" 1 "outside every capture" \
 	--db "$two" top --by cpu --from "$((A + 1))" --to "$((B - 1))"
 commq_ok "runq, one capture" --db "$db" -q -csv runq
