@@ -54,6 +54,8 @@ struct look {
 	uint64_t read_base;		/* events read before buffer resets */
 };
 
+static uint64_t look_cpu(void *ctx, int cpu);
+
 uint64_t live_now(void)
 {
 	struct timespec t;
@@ -394,6 +396,7 @@ static int open_cpus(struct live *l, char *err, size_t errlen)
 	}
 	for (int i = 0; i < l->ncpus; i++)
 		l->looks[i].fd = -1;
+	pages_set_look(l->pages, look_cpu, l);
 	for (int i = 0; i < l->ncpus; i++) {
 		int fd;
 
@@ -664,20 +667,10 @@ long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,
 	       char *err, size_t errlen)
 {
 	struct shifted s = { fn, ctx, l->offset };
-	uint64_t now = l->mono ? live_now() + l->offset : 0, limit;
+	/* the last clock reading; each CPU's own look before its read
+	 * (look_cpu) comes later */
+	uint64_t limit = final ? 0 : l->mono ? live_now() + l->offset : l->trace_now;
 
-	/* Every CPU's stats, before its pages are read: drops since the
-	 * last look are placed at this look (the buffer stays full until the
-	 * read that follows), and the first look's time bounds the merge. */
-	for (int cpu = 0; cpu < l->ncpus; cpu++) {
-		struct live_cpu_stats st;
-
-		if (pages_fd(l->pages, cpu) >= 0 && !live_cpu_stats(l, cpu, &st) && !now)
-			now = st.now_ts;
-	}
-	if (now > l->trace_now)
-		l->trace_now = now;
-	limit = final ? 0 : l->trace_now;
 	if (!l->offset)
 		return pages_read(l->pages, limit, final, fn, ctx, err, errlen);
 	/* the pages hold the clock's own times */
@@ -782,9 +775,25 @@ int live_cpu_stats(struct live *l, int cpu, struct live_cpu_stats *out)
 	}
 	if (out->now_ts)
 		out->now_ts += l->offset;
+	if (out->now_ts > l->trace_now)
+		l->trace_now = out->now_ts;
 	look_at(l, cpu, out);
 	out->read_total = k->read_base + out->read;
 	return 0;
+}
+
+/* pages_read's look before it reads CPU cpu: drops since the last look
+ * are placed at this one (the buffer stays full until the read that
+ * follows), and its time is the CPU's bound for the merge (the pages'
+ * own clock). */
+static uint64_t look_cpu(void *ctx, int cpu)
+{
+	struct live *l = ctx;
+	struct live_cpu_stats st;
+
+	if (live_cpu_stats(l, cpu, &st) || !st.now_ts)
+		return 0;
+	return raw_ts(l, st.now_ts);
 }
 
 int live_lost(struct live *l, int cpu, uint64_t ts)

@@ -17,8 +17,11 @@ struct page {
 	unsigned char data[];
 };
 
-/* Losses a CPU holds until its records reach their time. */
-#define LOST_PENDING 8
+/* A loss a CPU holds until its records reach its time. */
+struct lost_at {
+	uint64_t ts;
+	int64_t count;			/* -1: unknown */
+};
 
 struct cpu {
 	int fd;
@@ -32,8 +35,8 @@ struct cpu {
 	uint64_t watermark;		/* no later event can come before this */
 	int absent;			/* no buffer yet: offline when the
 					 * instance was made (ENODEV) */
-	int nlost;			/* losses waiting for their place */
-	struct { uint64_t ts; int64_t count; } lost[LOST_PENDING];
+	struct lost_at *lost;		/* losses waiting for their place */
+	int nlost, lost_cap;
 };
 
 
@@ -45,6 +48,8 @@ struct pages {
 	struct page *free_pages;
 	int nfree;			/* pages on free_pages */
 	int more;			/* a read stopped short: pages remain */
+	pages_look_fn *look;		/* called before each CPU's read */
+	void *look_ctx;
 };
 
 /* Pages one pages_read takes from each CPU (1 MiB of 4 KiB sub-buffers):
@@ -311,7 +316,15 @@ long pages_read(struct pages *l, uint64_t now, int final,
 		if (c->fd < 0)
 			continue;
 		/* Taken before the read: whatever the CPU writes after we
-		 * find it empty is stamped later than this. */
+		 * find it empty is stamped later than this. The latest look
+		 * (the CPU's own, right before its read, or an earlier
+		 * CPU's) is the nearest such time. */
+		if (l->look) {
+			uint64_t t = l->look(l->look_ctx, i);
+
+			if (t > now)
+				now = t;
+		}
 		c->watermark = now;
 		r = cpu_drain(l, c, final ? 0 : READ_PAGES_PER_CALL, err, errlen);
 		if (r < 0)
@@ -394,17 +407,34 @@ int pages_lost(struct pages *l, int cpu, uint64_t ts, int64_t count)
 		lost_join(&c->lost[c->nlost - 1].count, count);
 		return 0;
 	}
-	if (c->nlost == LOST_PENDING) {
-		/* Never in practice (a loss waits one read at most): the
-		 * last two become one, at the later time. */
-		lost_join(&c->lost[c->nlost - 1].count, count);
-		c->lost[c->nlost - 1].ts = ts;
-		return 0;
+	if (c->nlost == c->lost_cap) {
+		/* Losses wait while the merge cannot reach their time (a CPU
+		 * read to its limit holds it back, read after read). */
+		int cap = c->lost_cap ? 2 * c->lost_cap : 4;
+		struct lost_at *more = realloc(c->lost, (size_t)cap * sizeof(*more));
+
+		if (!more) {
+			/* Out of memory: the count is kept, its place is the
+			 * later one. */
+			if (!c->nlost)
+				return -1;
+			lost_join(&c->lost[c->nlost - 1].count, count);
+			c->lost[c->nlost - 1].ts = ts;
+			return 0;
+		}
+		c->lost = more;
+		c->lost_cap = cap;
 	}
 	c->lost[c->nlost].ts = ts;
 	c->lost[c->nlost].count = count;
 	c->nlost++;
 	return 0;
+}
+
+void pages_set_look(struct pages *l, pages_look_fn *fn, void *ctx)
+{
+	l->look = fn;
+	l->look_ctx = ctx;
 }
 
 struct pages *pages_new(struct tep_handle *tep, int ncpus, size_t subbuf)
@@ -482,6 +512,7 @@ void pages_free(struct pages *l)
 		if (c->fd >= 0)
 			close(c->fd);
 		kbuffer_free(c->kbuf);
+		free(c->lost);
 		while ((p = c->head)) {
 			c->head = p->next;
 			free(p);

@@ -51,6 +51,12 @@ long pages_read(struct pages *p, uint64_t now, int final,
  * count) stamped ts. 0, or -1 (out of range). */
 int pages_lost(struct pages *p, int cpu, uint64_t ts, int64_t count);
 
+/* Called by pages_read right before it reads CPU cpu: the trace clock
+ * then (0: unknown), its own look at the CPU's counters (which may call
+ * pages_lost: drops seen there lie before what this read brings). */
+typedef uint64_t pages_look_fn(void *ctx, int cpu);
+void pages_set_look(struct pages *p, pages_look_fn *fn, void *ctx);
+
 /* CPU cpu had no buffer at its last read (offline since before the
  * instance was made: ENODEV until it comes online); its descriptor is
  * always ready with POLLERR then, and is left out of a poll. */

@@ -2,7 +2,8 @@
  * kernel counted only in a CPU's stats (pages_lost): each comes out among
  * its CPU's records by its time — after those stamped no later, before the
  * later ones, and in timestamp order with the other CPUs' records — and
- * not before the merge may go that far.
+ * not before the merge may go that far; the look before each CPU's read
+ * (pages_set_look) places what it saw before what that read brings.
  *
  * The "trace_pipe_raw" of each CPU is a non-blocking pipe holding
  * sub-buffers built here: the page header (u64 timestamp, 8-byte commit)
@@ -153,6 +154,61 @@ static void test_losses_join(void)
 	two_cpus_free(p, wfd);
 }
 
+/* The look before CPU 0's read: the kernel's counters said 5 dropped at
+ * 250 while the buffer was full, and the writer goes on once the read
+ * makes room (here: the page it writes next is in the pipe before the
+ * read). The look's time bounds the merge. */
+static int wfd0;
+
+static uint64_t look(void *ctx, int cpu)
+{
+	static const uint64_t later[] = { 300, 400 };
+	struct pages *p = ctx;
+
+	if (cpu != 0)
+		return 0;
+	CHECK(pages_lost(p, 0, 250, 5) == 0);
+	put_page(wfd0, later, 2);
+	return 250;
+}
+
+static void test_look(void)
+{
+	static const uint64_t c0[] = { 100, 200 };
+	int wfd[2];
+	struct pages *p = two_cpus(wfd);
+
+	wfd0 = wfd[0];
+	pages_set_look(p, look, p);
+	put_page(wfd[0], c0, 2);
+	CHECK_INT(read_all(p, 0, 0), 2);
+	CHECK_STR(got, "c0@100 c0@200 c0!250=5");
+	pages_set_look(p, NULL, NULL);
+	CHECK_INT(read_all(p, 0, 1), 2);
+	CHECK_STR(got, "c0@300 c0@400");
+	two_cpus_free(p, wfd);
+}
+
+/* Losses wait as long as the merge cannot reach them, however many. */
+static void test_many_losses(void)
+{
+	int wfd[2];
+	struct pages *p = two_cpus(wfd);
+	char want[1024] = "";
+
+	for (int i = 1; i <= 20; i++) {
+		size_t n = strlen(want);
+
+		CHECK(pages_lost(p, 1, (uint64_t)i * 10, i) == 0);
+		snprintf(want + n, sizeof(want) - n, "%sc1!%d=%d", n ? " " : "", i * 10, i);
+	}
+	CHECK_INT(read_all(p, 5, 0), 0);
+	CHECK_STR(got, "");
+	CHECK_INT(read_all(p, 0, 1), 0);
+	CHECK_STR(got, want);
+	two_cpus_free(p, wfd);
+}
+
 int main(void)
 {
 	char *hp;
@@ -166,6 +222,8 @@ int main(void)
 	RUN(test_loss_in_place);
 	RUN(test_loss_waits);
 	RUN(test_losses_join);
+	RUN(test_look);
+	RUN(test_many_losses);
 	tep_free(tep);
 	return check_done("test_pages");
 }
