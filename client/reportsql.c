@@ -136,7 +136,7 @@ void report_window_cte(struct sbuf *b, const struct report_args *a)
  *       lo (the one running at lo, if any: slices of a CPU do not
  *       overlap); capture.cpus says which CPUs. wp finds that slice's
  *       start by the CPU: a step back through the time key from lo,
- *       never more than LONG_SLICE_NS (which costs nothing for a busy
+ *       never more than LONG_SLICE, 100 ms (nothing for a busy
  *       CPU), and for an older start, a slice at least that long, the
  *       schema's two indexes by CPU (029: switches whose slice is long,
  *       derived slices); since is the earliest of the starts in that

@@ -68,8 +68,8 @@ int live_wait(struct live *l, int timeout_ms);
 /* Reads what every CPU has now and hands the records to fn in timestamp
  * order: those no later than the moment each CPU was found empty (later
  * ones may still be overtaken by another CPU's and wait for the next
- * call), or all of them when final. Each CPU's stats are looked at first;
- * losses come as records of their own (data NULL, missed the count, -1
+ * call), or all of them when final. Each CPU's stats are looked at right
+ * before its pages are read; losses come as records of their own (data NULL, missed the count, -1
  * when unknown). Returns the number of records, or -1
  * with err set (a read error) or fn's non-zero result as -2. */
 long live_read(struct live *l, int final, tracedat_record_fn fn, void *ctx,

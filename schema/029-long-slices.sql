@@ -16,7 +16,7 @@
 -- these few are indexed by CPU: a partial index of the switches whose
 -- slice is long, and the derived slices (a few in a hundred of the
 -- slices; each CPU's first slice of a capture is one) by CPU, whole.
--- Reports name the same 100 ms (client/reportsql.c, LONG_SLICE_NS).
+-- Reports name the same 100 ms (client/reportsql.c, LONG_SLICE).
 CREATE INDEX ev_sched_switch_long ON ev_sched_switch(cpu, ts)
 	WHERE slice_dur >= 100000000;
 CREATE INDEX dv_sched_cpu ON dv_sched(cpu, ts);
