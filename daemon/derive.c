@@ -33,6 +33,9 @@ struct running {		/* the open slice of a CPU */
 	int lost;
 	int64_t start_err;	/* -1: a recorded switch or rename began it */
 	uint64_t gap_lo;	/* inferred start: where the gap began */
+	/* inferred start: the task's wakeup since it went off the CPUs (0:
+	 * none seen); a switch-in's is its switch row's wake_latency */
+	uint64_t woke;
 	int placed;		/* inferred start: no longer moved */
 	uint64_t last_ts;	/* the last event on this CPU */
 	uint64_t seen_before;	/* last_ts before the running task's latest */
@@ -86,9 +89,10 @@ struct wake {			/* a pending wakeup of a pid */
 	int32_t tail_cpu;	/* + 1: the CPU whose switch's tail it is in */
 	struct off off;		/* its time off the CPUs so far */
 	uint64_t clock_ts;	/* its clock's last update from another CPU */
-	/* the first such update while no CPU had it running (0: none), and
-	 * where its clock had started then (ts - runtime) */
-	uint64_t rfirst_ts, rfirst_start;
+	/* the first such update while no CPU had it running (0: none),
+	 * where its clock had started then (ts - runtime), and the wakeup
+	 * it found pending (ended there, unseen; 0: none) */
+	uint64_t rfirst_ts, rfirst_start, rfirst_woke;
 };
 
 struct derive {
@@ -234,6 +238,8 @@ static struct derive_slice open_slice(const struct running *r, int cpu,
 			   (int64_t)(r->start - r->off.ts) : -1,
 		.off_state = r->off.state, .off_cpu = r->off.cpu,
 		.off_hid = r->off.hid,
+		.wake_dur = r->off.known && r->woke && r->woke >= r->off.ts &&
+			    r->start >= r->woke ? (int64_t)(r->start - r->woke) : -1,
 	};
 
 	return s;
@@ -311,6 +317,7 @@ static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hi
 	r->ref_hid = hid;
 	r->in_tail = 0;
 	r->off.known = 0;
+	r->woke = 0;
 }
 
 /* A slice of pid begins at ts by inference: its switch-in happened
@@ -320,18 +327,23 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 			   int32_t pid, uint32_t hid, uint64_t lo)
 {
 	struct wake *w;
+	uint64_t woke;
 
 	if (lo > ts)
 		lo = ts;
 	begin_slice(r, ts, pid, hid, DERIVE_PRIO_UNKNOWN, (int64_t)(ts - lo));
 	r->gap_lo = lo;
 	w = wake_of(d, pid);
+	woke = w ? w->ts : 0;
 	/* Another CPU updated its clock in the gap while no CPU had it
 	 * running: it ran (here: it is here now) from where that clock
 	 * started, or from the gap's start. A runtime of its own later
 	 * counts from a later update, so it does not move this again. */
 	if (w && w->rfirst_ts > lo && w->rfirst_ts <= ts) {
 		uint64_t s = w->rfirst_start > lo ? w->rfirst_start : lo;
+
+		if (!woke)
+			woke = w->rfirst_woke;
 
 		r->start = s;
 		if (r->held && r->prev.pid == 0 && r->prev.ts <= s)
@@ -344,6 +356,12 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 	 * wakeup_new's latency says where the runnable part ends */
 	if (r->off.state == DERIVE_STATE_NEW)
 		r->off.known = 0;
+	/* Its wakeup gives no wakeup_latency row (where the wait ended is
+	 * known only to start_err), but it ends the sleep: thread_state
+	 * and offcpu read it from the slice's row (dv_sched.wake_latency,
+	 * to the start as placed). */
+	if (woke && r->off.known && woke >= r->off.ts)
+		r->woke = woke;
 	if (w)
 		set_wake(d, pid, w, 0);
 }
@@ -599,6 +617,7 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 			if (!w->rfirst_ts) {
 				w->rfirst_ts = ts;
 				w->rfirst_start = s;
+				w->rfirst_woke = w->ts;
 			}
 			/* and a wakeup pending ended there, unseen (a CPU
 			 * a cpumask left out: the switch that would end it

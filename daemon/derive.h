@@ -65,6 +65,10 @@ struct derive_slice {
 	int64_t off_state;
 	int off_cpu;
 	uint32_t off_hid;
+	/* A slice begun by inference whose task's wakeup since off_dur's
+	 * start was seen: ns from that wakeup to ts (-1: none; a switch-in's
+	 * is on its switch's row) */
+	int64_t wake_dur;
 };
 
 struct derive_wakeup {

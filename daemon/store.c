@@ -686,6 +686,7 @@ int store_slice(struct store *s, const struct derive_slice *d)
 	o->p[1] = d->lost;
 	o->v[2] = d->start_err;
 	o->slice_dur = d->end_err;	/* not a switch: the field is free */
+	o->wake_latency = d->wake_dur;	/* likewise */
 	off_before(s, o, d, d->hid);
 	return 0;
 }

@@ -7,8 +7,9 @@
  * `INSERT ... SELECT *` then puts each column where SQLite builds the
  * record, with no copy. */
 static const struct { const char *name; int ncols; } event_table[TABLE_COUNT] = {
-	/* ... end_err, then off_dur, off_state, off_cpu, off_hid (018) */
-	[TABLE_SCHED] = { "dv_sched", 14 },
+	/* ... end_err, then off_dur, off_state, off_cpu, off_hid (018),
+	 * wake_latency (030) */
+	[TABLE_SCHED] = { "dv_sched", 15 },
 	[TABLE_WAKEUP_LATENCY] = { "dv_wakeup_latency", 6 },
 	[DECODE_OTHER] = { "ev_other", 6 },
 	/* next_pid first (schema 024), then hid and its other fields,
@@ -126,6 +127,9 @@ static void event_row(struct row *r, const struct op *o, const struct batch *b,
 		if (o->slice_dur < 0)
 			r->c[9].t = V_NULL;
 		off_cols(r, 10, o, 1);
+		v_int(r, 14, o->wake_latency);
+		if (o->wake_latency < 0 || r->c[10].t == V_NULL)
+			r->c[14].t = V_NULL;
 		return;
 	}
 	if (o->kind == TABLE_WAKEUP_LATENCY) {

@@ -27,9 +27,11 @@ while read -r dat; do
 	LC_ALL=C trace-cmd report -t -i "$dat" > "$p.report" 2> /dev/null ||
 		{ fail "$name.dat: trace-cmd report -t" "exit 0" "failed"; continue; }
 	# Events: pid, ts, order, kind, cpu (kind 0 slept, 1 preempted,
-	# 2 migrated, 3 woken, 4 ran; order within a ts as the view's).
+	# 2 migrated, 3 woken, 4 ran; order within a ts as the view's: a
+	# slice of no length ends after it begins).
 	{
-		q "$db" "SELECT pid, ts + dur, 0, CASE WHEN end_state = 0 THEN 5
+		q "$db" "SELECT pid, ts + dur, CASE WHEN dur = 0 THEN 4 ELSE 0 END,
+				CASE WHEN end_state = 0 THEN 5
 				WHEN end_state & 255 = 0 THEN 1 ELSE 0 END, cpu
 			 FROM sched WHERE pid > 0"
 		q "$db" "SELECT pid, ts, 3, 4, cpu FROM sched WHERE pid > 0"

@@ -10,7 +10,9 @@
 #    ns), and the state of its first part is the switch-out's prev_state
 #    letter (R, R+ runnable; S sleeping; D uninterruptible; I idle...);
 #  - the runnable part after a waking lasts the wakeup_latency row's
-#    latency.
+#    latency;
+#  - no sleep holds a wakeup of its task (a slice begun by inference
+#    ends the sleep at the wakeup too).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -76,6 +78,22 @@ while read -r dat; do
 		"$(q "$db" "SELECT count(*) FROM thread_state t WHERE t.state = 'runnable'
 			AND EXISTS (SELECT 1 FROM wakeup_latency w WHERE w.pid = t.pid AND w.ts = t.ts)
 			AND NOT EXISTS (SELECT 1 FROM wakeup_latency w WHERE w.pid = t.pid AND w.ts = t.ts AND w.latency = t.dur)")" || true
+	# A sleep ends at the task's wakeup, whether its next slice begins
+	# at a switch or by inference (dv_sched.wake_latency, schema 030):
+	# no sleep holds one of its own sched_wakeups (where no loss came
+	# after it began: a loss's row is stamped where the CPU's events
+	# came back, after the events it cost).
+	check_eq "$name.dat: sleeps holding the task's own wakeup" 0 \
+		"$(q "$db" "SELECT count(*) FROM thread_state t
+			WHERE t.state IN ('sleeping', 'uninterruptible', 'idle', 'asleep')
+			  AND EXISTS (SELECT 1 FROM ev_sched_wakeup w WHERE w.target_pid = t.pid
+				      AND w.ts > t.ts AND w.ts < t.ts + t.dur)
+			  AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > t.ts)")" || true
+	check_eq "$name.dat: offcpu intervals holding the task's own wakeup, runnable unknown" 0 \
+		"$(q "$db" "SELECT count(*) FROM offcpu o WHERE o.runnable IS NULL
+			  AND EXISTS (SELECT 1 FROM ev_sched_wakeup w WHERE w.target_pid = o.pid
+				      AND w.ts > o.ts AND w.ts < o.ts + o.dur)
+			  AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > o.ts)")" || true
 	log "$name.dat: $(wc -l < "$p.gaps.ref") gaps; states: $(q "$db" "SELECT group_concat(state || ' ' || n, ', ') FROM (SELECT state, count(*) AS n FROM thread_state GROUP BY state)")"
 done < <(fixtures
 	# and a recording as 5.8-5.17 would have made it (sleeps shown as R)
