@@ -21,6 +21,18 @@
 -- 0 (other-events.dat: 40 wakeups with no wait). The end of a slice of
 -- no length now sorts after its start (o = 4), and an edge packs its
 -- order too: (ts - base) * 64 + o * 8 + k.
+--
+-- thread_state named a wakeup's runnable part as the task was named when
+-- it left the CPU; it is named as at its next slice, as wakeup_latency
+-- names the wakeup (a rename while it slept: sched-late-rename.dat).
+-- process counted a thread lifetime that began where the leader's ended
+-- among the threads of the process before, and one that began where the
+-- leader's began among those after: at a thread's exec the thread takes
+-- the leader's pid (the process after begins there) and the old leader,
+-- given the thread's pid until it is reaped, is a lifetime of no length
+-- there (exec_swap). Neither is a thread of the group's.
+-- (sched-thread-exec.dat: 5 and 2 threads for what nine others count 3
+-- and 1.)
 ALTER TABLE dv_sched ADD COLUMN wake_latency INTEGER;
 DROP VIEW runqueue_wait;
 CREATE VIEW runqueue_wait AS
@@ -163,7 +175,7 @@ SELECT CASE k.part WHEN 0 THEN x.ts WHEN 1 THEN x.off_ts ELSE x.woken END AS ts,
 		   WHEN 1 THEN coalesce(x.woken, x.ts) - x.off_ts
 		   ELSE x.ts - x.woken END AS dur,
        x.pid,
-       CASE WHEN k.part = 0 OR x.off_hid IS NULL THEN x.comm
+       CASE WHEN k.part <> 1 OR x.off_hid IS NULL THEN x.comm
 	    ELSE coalesce((SELECT coalesce(b.comm, '<...>') FROM comm_history b
 			   WHERE b.id = x.off_hid), x.comm) END AS comm,
        CASE WHEN k.part = 0 THEN 'running' WHEN k.part = 2 THEN 'runnable'
@@ -227,3 +239,26 @@ SELECT o.ts, o.next_ts - o.ts AS dur, o.cpu, o.pid, o.comm,
 		(SELECT h.comm FROM ev_sched_wakeup x JOIN comm_history h ON h.id = x.hid
 		 WHERE x.ts = o.woke AND x.target_pid = o.pid)) AS waker_comm
 FROM o LEFT JOIN stacks t ON t.id = o.stack;
+DROP VIEW process;
+-- One row per process: a thread group leader's lifetime (a thread whose
+-- pid is its tgid); threads counts the thread lifetimes of the group
+-- that began inside it, the leader's own included (schema 010).
+CREATE VIEW process AS
+WITH t AS MATERIALIZED (SELECT * FROM thread),
+n AS (SELECT l.id, count(*) AS threads FROM t l JOIN t x ON x.tgid = l.tgid
+      WHERE l.pid = l.tgid
+        AND (x.id = l.id OR (x.start_ts > l.start_ts
+                             AND (l.end_ts IS NULL OR x.start_ts < l.end_ts)))
+      GROUP BY l.id)
+SELECT l.tgid, l.start_ts, l.end_ts, l.comm,
+       (SELECT group_concat(comm, ' > ') FROM (
+          SELECT f.comm FROM comm_history f
+          WHERE f.pid = l.pid AND f.life = l.id AND f.comm IS NOT NULL
+          ORDER BY f.start_ts, f.id)) AS names,
+       coalesce(n.threads, 0) AS threads,
+       l.parent AS parent_pid,
+       (SELECT p.tgid FROM comm_history p
+        WHERE p.pid = l.parent AND p.start_ts <= l.start_ts
+        ORDER BY p.start_ts DESC LIMIT 1) AS parent_tgid,
+       l.id AS life
+FROM t l LEFT JOIN n ON n.id = l.id WHERE l.pid = l.tgid;

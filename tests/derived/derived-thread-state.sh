@@ -10,7 +10,8 @@
 #    ns), and the state of its first part is the switch-out's prev_state
 #    letter (R, R+ runnable; S sleeping; D uninterruptible; I idle...);
 #  - the runnable part after a waking lasts the wakeup_latency row's
-#    latency;
+#    latency, and is named as it (as at the next slice: a rename while
+#    the task slept);
 #  - no sleep holds a wakeup of its task (a slice begun by inference
 #    ends the sleep at the wakeup too).
 set -euo pipefail
@@ -78,6 +79,10 @@ while read -r dat; do
 		"$(q "$db" "SELECT count(*) FROM thread_state t WHERE t.state = 'runnable'
 			AND EXISTS (SELECT 1 FROM wakeup_latency w WHERE w.pid = t.pid AND w.ts = t.ts)
 			AND NOT EXISTS (SELECT 1 FROM wakeup_latency w WHERE w.pid = t.pid AND w.ts = t.ts AND w.latency = t.dur)")" || true
+	check_eq "$name.dat: runnable parts after a waking not named as the wakeup_latency row" 0 \
+		"$(q "$db" "SELECT count(*) FROM thread_state t JOIN wakeup_latency w
+			ON w.pid = t.pid AND w.ts = t.ts AND w.latency = t.dur
+			WHERE t.state = 'runnable' AND t.comm IS NOT w.comm")" || true
 	# A sleep ends at the task's wakeup, whether its next slice begins
 	# at a switch or by inference (dv_sched.wake_latency, schema 030):
 	# no sleep holds one of its own sched_wakeups (where no loss came

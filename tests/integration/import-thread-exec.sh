@@ -86,4 +86,21 @@ check_eq "lifetimes of pid $leader: the leader's (to leader nm), the thread's (e
 	"trace-cmd python3 leader nm|exec-thr [1] sh after x true" \
 	"$(q "$db" "select group_concat(c, '|') from (select group_concat(comm, ' ') as c from
 		(select comm, life from comm_history where pid = $leader order by start_ts) group by life order by min(life))")" || true
+# A process's threads: the lifetimes of its group that began inside its
+# leader's (schema 030). At a thread's exec the thread takes the leader's
+# pid (the process after begins there) and the old leader, given the
+# thread's pid until it is reaped, is a lifetime of no length there: a
+# thread of neither. sched-thread-exec.dat has ten such execs of a
+# leader, a spinner and an execer thread: 3 threads, then 1 (the build
+# before counted 5 and 2 for the one whose old leader shows).
+db2=$TMPDIR_TEST/sched-thread-exec.db
+if import_ok "$TESTDATA/sched-thread-exec.dat" "$db2"; then
+	check_eq "sched-thread-exec.dat: threads of each process before and after a thread's exec" \
+		"$(for i in 1 2 3 4 5 6 7 8 9 10; do printf '3 1\n'; done)" \
+		"$(q "$db2" "select group_concat(threads, ' ') from (select tgid, threads from process
+			where tgid in (select target_pid from sched_process_exec where target_pid <> old_pid)
+			order by tgid, start_ts) group by tgid order by tgid")" || true
+	check_eq "$dat: threads of process $leader before and after the exec" "3 1" \
+		"$(q "$db" "select group_concat(threads, ' ') from (select threads from process where tgid = $leader order by start_ts)")" || true
+fi
 finish
