@@ -949,9 +949,12 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		 * bound the trace gives. */
 		if ((ev.has & (DECODE_HAS_P0 | DECODE_HAS_P1)) == (DECODE_HAS_P0 | DECODE_HAS_P1) &&
 		    ev.p[1] > 0 && ev.p[1] != ev.p[0]) {
-			resolve_exec_took(r, ev.p[0], ev.p[1]);
+			uint64_t took = resolve_exec_took(r, ev.p[0], ev.p[1]);
+
 			resolve_exec_leader(r, ev.p[0]);
-			resolve_death(r, ev.p[1], ts, 0);
+			/* (or before: where its lifetime under the leader's
+			 * pid began, the rename that showed its name there) */
+			resolve_death(r, ev.p[1], took && took < ts ? took : ts, 0);
 			if (cgroups_exit(p->cg, ev.p[1], ts))
 				return -1;
 		}

@@ -798,7 +798,7 @@ void resolve_exit(struct resolve *r, int32_t pid, uint64_t ts)
 	}
 }
 
-void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
+uint64_t resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
 {
 	struct resolve_entry *e, *t;
 	struct resolve_row *cur, *row;
@@ -808,11 +808,11 @@ void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
 	if (pid <= 0 || old_pid <= 0 || pid == old_pid ||
 	    !(e = entry(r, pid, &cached)) || e->state != E_ALIVE || !e->hid ||
 	    !(t = entry(r, old_pid, &cached)) || t->state != E_ALIVE || !t->comm_id)
-		return;
+		return 0;
 	cur = &r->hot.rows[e->hid];
 	life = cur->life;
 	if (life == e->hid)
-		return;		/* a lifetime began at the rename already */
+		return 0;	/* a lifetime began at the rename already */
 	/* the row the rename's old name began: the current one's, or the
 	 * one before it (the program's name) */
 	for (h = e->hid; h && h != life; h = row->prev) {
@@ -821,10 +821,10 @@ void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
 		    r->hot.rows[row->prev].comm_id != t->comm_id)
 			break;
 		if (h != e->hid)
-			return;
+			return 0;
 	}
 	if (!h || h == life)
-		return;
+		return 0;
 	for (uint32_t k = h; k; k = k == e->hid ? 0 : k + 1) {
 		row = &r->hot.rows[k];
 		if (row->pid != pid || row->life != life)
@@ -834,6 +834,7 @@ void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid)
 		mark_dirty(r, k);
 	}
 	r->hot.rows[h].prev = 0;
+	return r->hot.rows[h].start_ts;
 }
 
 /* Whether tid's lifetime was cloned by leader, or by a task so cloned

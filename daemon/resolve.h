@@ -277,8 +277,10 @@ void resolve_exec_leader(struct resolve *r, int32_t pid);
 /* The exec of thread old_pid took pid (sched_process_exec's old_pid)
  * where the leader's exit was not traced: pid's rows since the rename
  * that showed old_pid's name (task_rename's oldcomm; the rename comes
- * just before the exec) are the thread's, a lifetime of their own. */
-void resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid);
+ * just before the exec) are the thread's, a lifetime of their own.
+ * Returns where that lifetime begins (old_pid was gone by then), 0 when
+ * it did not split one. */
+uint64_t resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid);
 
 /* pid, whose lifetime ended with its exit, renames itself at ts: only a
  * thread that took the exited leader's pid (de_thread, before exec's

@@ -86,6 +86,11 @@ check_eq "lifetimes of pid $leader: the leader's (to leader nm), the thread's (e
 	"trace-cmd python3 leader nm|exec-thr [1] sh after x true" \
 	"$(q "$db" "select group_concat(c, '|') from (select group_concat(comm, ' ') as c from
 		(select comm, life from comm_history where pid = $leader order by start_ts) group by life order by min(life))")" || true
+# The thread's tid ended where its lifetime under the leader's pid
+# began (the rename), not at the exec: one task is never two rows at once.
+check_eq "comm_history of tid $tid: its last row ends where pid $leader's lifetime under its name begins" \
+	"$(q "$db" "select min(start_ts) from comm_history where pid = $leader and comm = 'exec-thr [1]'")" \
+	"$(q "$db" "select max(end_ts) from comm_history where pid = $tid")" || true
 # A process's threads: the lifetimes of its group that began inside its
 # leader's (schema 030). At a thread's exec the thread takes the leader's
 # pid (the process after begins there) and the old leader, given the
