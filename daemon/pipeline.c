@@ -334,16 +334,21 @@ static int fd_path(const char *s, uint32_t len)
 }
 
 /* Names the exec'd task after its file's last part, as the kernel does,
- * except where the name cannot be known from the filename: the next
- * event that carries the task's comm names it then. */
+ * except where the name cannot be known from the filename: the name
+ * changed there all the same, and the next event that carries the task's
+ * comm says to what (from the exec on). */
 static void exec_name(struct pipeline *p, const struct decode_event *ev)
 {
 	const char *base, *s = ev->str.s;
 	uint32_t len = ev->str.len;
 	int32_t pid = (ev->has & DECODE_HAS_P0) ? ev->p[0] : ev->pid;
 
-	if (!(ev->has & DECODE_HAS_STR) || !len || fd_path(s, len))
+	if (!(ev->has & DECODE_HAS_STR) || !len)
 		return;
+	if (fd_path(s, len)) {
+		resolve_unnamed_from(p->resolve, pid, ev->ts);
+		return;
+	}
 	base = memrchr(s, '/', len);
 	base = base ? base + 1 : s;
 	len -= (uint32_t)(base - s);

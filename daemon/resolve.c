@@ -577,6 +577,37 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 	return id;
 }
 
+void resolve_unnamed_from(struct resolve *r, int32_t pid, uint64_t ts)
+{
+	struct resolve_entry *e;
+	struct resolve_row old;
+	char *cached;
+	uint32_t hid;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    !e->comm_id || !e->hid)
+		return;
+	old = r->hot.rows[e->hid];
+	if (old.start_ts >= ts) {
+		/* (the row began here: it is the name that is unknown) */
+		r->hot.rows[e->hid].comm_id = 0;
+		mark_dirty(r, e->hid);
+	} else {
+		end_row(r, e->hid, ts);
+		hid = new_row(r, pid, old.tgid, 0, RESOLVE_SRC_EXEC, ts);
+		if (!hid)
+			return;
+		r->hot.rows[hid].life = old.life;
+		r->hot.rows[hid].parent = old.parent;
+		r->hot.rows[hid].prev = e->hid;
+		e->hid = hid;
+		r->updates++;
+	}
+	e->comm_id = 0;
+	e->pending = 0;
+	memset(cached, 0, r->hot.width);
+}
+
 uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len)
 {
 	return intern(r, comm, cut(r, len));

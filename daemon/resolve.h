@@ -282,6 +282,12 @@ void resolve_exec_leader(struct resolve *r, int32_t pid);
  * it did not split one. */
 uint64_t resolve_exec_took(struct resolve *r, int32_t pid, int32_t old_pid);
 
+/* pid's name changes at ts to one the trace does not give there (an exec
+ * of /dev/fd/N, named after the file or "N" by the kernel's version): a
+ * row of no name begins at ts in the same lifetime, and the next event
+ * that carries the task's comm names it from there. */
+void resolve_unnamed_from(struct resolve *r, int32_t pid, uint64_t ts);
+
 /* pid, whose lifetime ended with its exit, renames itself at ts: only a
  * thread that took the exited leader's pid (de_thread, before exec's
  * task_rename) can. A lifetime of that thread under pid begins at ts,

@@ -4,7 +4,7 @@
 # "/dev/fd/N", the path the kernel makes up for an exec from a file
 # descriptor (fexecve): it then names the task after the file (this
 # kernel) or "N" (before 6.14), and the filename cannot say which. The
-# next event carrying the task's comm names it. A real path ending in a
+# next event carrying the task's comm names it, from the exec on. A real path ending in a
 # number, execv("/proc/self/fd/N"), does name the task "N", and still
 # does in comm_history from the exec on. The names are checked against
 # the comm the kernel reports in the task's next sched_switch
@@ -53,6 +53,17 @@ for spec in "/dev/fd/3 sleep" "/proc/self/fd/3 3"; do
 	check_eq "$file (pid $pid): sched_switch rows of it after the exec whose comm is not prev_comm" 0 \
 		"$(q "$db" "select count(*) from sched_switch where prev_pid = $pid and ts > $ts and comm is not prev_comm")" || true
 done
+# The kernel renamed the task at the exec from /dev/fd/N as well: the
+# name the next switch shows is its name from the exec on (a row of no
+# name until then, named when the name shows; the build before kept
+# python3 up to that switch).
+row=$(q "$db" "select target_pid, ts from sched_process_exec where filename = '/dev/fd/3'")
+IFS='|' read -r pid ts <<< "${row:-0|0}"
+check_eq "/dev/fd/3 (pid $pid): comm_history's rows from the exec on (name, start)" \
+	"sleep|$ts" \
+	"$(q "$db" "select group_concat(coalesce(comm, 'NULL') || '|' || start_ts, ' ') from comm_history where pid = $pid and (end_ts is null or end_ts > $ts)")" || true
+check_eq "/dev/fd/3 (pid $pid): the slice running at the exec splits there, the part after named sleep" \
+	"sleep" "$(q "$db" "select comm from sched where pid = $pid and ts = $ts")" || true
 # /proc/self/fd/N names the task N at the exec itself.
 pid=$(q "$db" "select target_pid from sched_process_exec where filename = '/proc/self/fd/3'")
 check_eq "/proc/self/fd/3 (pid $pid): its comm_history row from the exec" "3" \

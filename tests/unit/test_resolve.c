@@ -351,6 +351,31 @@ static void resolve_thread_exec_without_exit(void)
 	resolve_free(r);
 }
 
+/* 650, "python3", execs a file descriptor at 100 (/dev/fd/3: the kernel
+ * names it after the file, or "3", the trace does not say which): a row of
+ * no name begins at 100 in the same lifetime; its switch-out at 140 shows
+ * "sleep", which names that row from 100. */
+static void resolve_unnamed_exec_named_later(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t py, after;
+
+	NAME(r, 650, "python3", 10);
+	py = resolve_hid(r, 650, 0, 50);
+	resolve_unnamed_from(r, 650, 100);
+	after = resolve_hid(r, 650, 0, 120);
+	CHECK(after != py);
+	CHECK_INT(resolve_row(r, py)->end_ts, 100);
+	CHECK_INT(resolve_row(r, after)->start_ts, 100);
+	CHECK_INT(resolve_row(r, after)->life, resolve_row(r, py)->life);
+	CHECK_INT(resolve_row(r, after)->comm_id, 0);
+	NAME(r, 650, "sleep", 140);
+	CHECK_INT(resolve_hid(r, 650, 0, 141), after);
+	CHECK_STR(comm_of(r, after), "sleep");
+	CHECK_STR(comm_of(r, py), "python3");
+	resolve_free(r);
+}
+
 /* 630 is a leader of a process not known (births without clone flags:
  * -e sched, no task_newtask), 631 the thread it cloned, 632 one 631
  * cloned, 640 a task the trace saw before 630's birth. 630 exits and is
@@ -641,6 +666,7 @@ int main(void)
 	RUN(resolve_free_after_reuse_keeps_new_lifetime);
 	RUN(resolve_lifetime_ends_at_exit_not_free);
 	RUN(resolve_thread_exec_without_exit);
+	RUN(resolve_unnamed_exec_named_later);
 	RUN(resolve_gone_leader_taken_by_its_thread_only);
 	RUN(resolve_late_old_name_after_rename_moves_boundary);
 	RUN(resolve_exec_sets_leader_tgid);
