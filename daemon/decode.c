@@ -109,11 +109,16 @@ static const struct kind_map kind_maps[] = {
 /* Events whose `comm` and `pid` fields name one and the same task, so the
  * comm cache may learn from them. sched_process_wait is absent on purpose:
  * it carries the waiter's comm with the waited-for pid. */
-static const char *const naming_events[] = {
-	"sched_stat_wait", "sched_stat_sleep",
-	"sched_stat_iowait", "sched_stat_blocked", "sched_pi_setprio",
-	"sched_kthread_stop", "sched_process_hang", "sched_wait_task",
-	"sched_prepare_exec", "sched_move_numa", NULL
+static const struct { const char *system, *name; } naming_events[] = {
+	{ "sched", "sched_stat_wait" }, { "sched", "sched_stat_sleep" },
+	{ "sched", "sched_stat_iowait" }, { "sched", "sched_stat_blocked" },
+	{ "sched", "sched_pi_setprio" }, { "sched", "sched_kthread_stop" },
+	{ "sched", "sched_process_hang" }, { "sched", "sched_wait_task" },
+	{ "sched", "sched_prepare_exec" }, { "sched", "sched_move_numa" },
+	/* the task a signal is sent to, the one whose oom_score_adj
+	 * changes: their own task->comm, copied there */
+	{ "signal", "signal_generate" }, { "oom", "oom_score_adj_update" },
+	{ NULL, NULL }
 };
 
 static const char *const kind_names[DECODE_KIND_COUNT] = {
@@ -288,9 +293,10 @@ static void add_layout(struct decode *d, struct tep_event *ev)
 		fld_from_format(&l->reason, tep_find_field(ev, "reason"));
 		l->tlb_flush = l->reason.kind == F_NUM;
 	}
-	if (l->kind == DECODE_OTHER && !strcmp(ev->system, "sched")) {
-		for (i = 0; naming_events[i]; i++) {
-			if (strcmp(ev->name, naming_events[i]))
+	if (l->kind == DECODE_OTHER) {
+		for (i = 0; naming_events[i].name; i++) {
+			if (strcmp(ev->name, naming_events[i].name) ||
+			    strcmp(ev->system, naming_events[i].system))
 				continue;
 			fld_from_format(&l->f[S_C0], tep_find_field(ev, "comm"));
 			fld_from_format(&l->f[S_P0], tep_find_field(ev, "pid"));

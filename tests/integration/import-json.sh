@@ -28,6 +28,14 @@ check_eq "print rows with the UTF-8 marker as raw bytes" 1 \
 	"$(q "$db" "select count(*) from events where name = 'print' and instr(fields, 'café über €') > 0")" || true
 check_eq "signal_generate comm of the task renamed ünïcødé-comm (15 bytes)" "ünïcødé-com" \
 	"$(q "$db" "select json_extract(fields, '\$.comm') from events where name = 'signal_generate' and json_extract(fields, '\$.sig') = 18")" || true
+# signal_generate's comm and pid are the target task's (its task->comm):
+# the first to show the new name names it from there (no task_rename was
+# recorded); the build before kept sh.
+check_eq "comm_history of the task signal_generate shows renamed (name, start)" \
+	"sh|ünïcødé-com|$(q "$db" "select ts from events where name = 'signal_generate' and json_extract(fields, '\$.sig') = 18")" \
+	"$(q "$db" "select group_concat(comm, '|') || '|' || max(start_ts) from (select comm, start_ts from comm_history
+		where pid = (select json_extract(fields, '\$.pid') from events where name = 'signal_generate'
+			     and json_extract(fields, '\$.sig') = 18) order by start_ts)")" || true
 check_eq "kernel_stack rows whose caller[] length is not their size field" 0 \
 	"$(q "$db" "select count(*) from events where name = 'kernel_stack' and json_array_length(fields, '\$.caller') is not json_extract(fields, '\$.size')")" || true
 check_eq "the 2000 control bytes marker, whole" 2000 \
