@@ -66,6 +66,11 @@ struct pipeline {
 	const struct tep_format_field *kstack_size, *kstack_caller;
 	uint64_t *sleep_switch;
 	size_t nsleep;
+	/* Per CPU, the waking whose sched_wakeup has not come (the waker,
+	 * the woken; late: an event between showed the waker's name from
+	 * before its rename) */
+	struct open_waking { int32_t pid, target; uint64_t ts; int late; } *waking;
+	size_t nwaking;
 	uint64_t kernel_stacks;
 };
 
@@ -211,6 +216,7 @@ void pipeline_free(struct pipeline *p)
 	cgroups_free(p->cg);
 	stacks_free(p->stacks);
 	free(p->sleep_switch);
+	free(p->waking);
 	free(p->type_rows);
 	free(p->type_counts);
 	free(p->seen);
@@ -331,6 +337,33 @@ static int fd_path(const char *s, uint32_t len)
 		if (s[i] < '0' || s[i] > '9')
 			return 0;
 	return 1;
+}
+
+/* The CPU's open waking: a sched_waking opens one, the sched_wakeup of
+ * the same waker and task on the CPU (the same try_to_wake_up) or any
+ * other event of another task there closes it. */
+static int open_waking(struct pipeline *p, const struct decode_event *ev,
+		       int cpu, uint64_t ts)
+{
+	struct open_waking *w;
+
+	if ((size_t)cpu >= p->nwaking) {
+		if (ev->kind != DECODE_SCHED_WAKING)
+			return 0;
+		if (grow_array(&p->waking, &p->nwaking, sizeof(*p->waking),
+			       (size_t)cpu + 1, 1))
+			return -1;
+	}
+	w = &p->waking[cpu];
+	if (ev->kind == DECODE_SCHED_WAKING && (ev->has & DECODE_HAS_P0)) {
+		*w = (struct open_waking){ .pid = ev->pid, .target = ev->p[0], .ts = ts };
+	} else if (w->ts && (ev->pid != w->pid || ev->kind == DECODE_SCHED_WAKEUP ||
+			     ev->kind == DECODE_SCHED_SWITCH)) {
+		w->ts = 0;
+		w->pid = 0;
+		w->late = 0;
+	}
+	return 0;
 }
 
 /* Names the exec'd task after its file's last part, as the kernel does,
@@ -977,10 +1010,23 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		json = json_len ? p->json : NULL;
 		break;
 	}
+	if (__builtin_expect(ev.kind == DECODE_SCHED_WAKEUP, 0) &&
+	    (size_t)cpu < p->nwaking && p->waking[cpu].late &&
+	    p->waking[cpu].pid == ev.pid && (ev.has & DECODE_HAS_P0) &&
+	    p->waking[cpu].target == ev.p[0])
+		resolve_late_again(r, ev.pid, ts);
 	if (!hid)
 		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
+	if (cpu >= 0 && cpu < PIPELINE_MAX_CPUS &&
+	    open_waking(p, &ev, cpu, ts))
+		return -1;
 	if (__builtin_expect((moved = resolve_take_moved(r)) != 0, 0)) {
 		uint32_t before, after;
+
+		/* a waking of it open here spans the old name's event */
+		if ((size_t)cpu < p->nwaking && p->waking[cpu].pid == moved &&
+		    p->waking[cpu].ts < ts)
+			p->waking[cpu].late = 1;
 
 		/* the events stored since the rename under the new name
 		 * were the old name's */

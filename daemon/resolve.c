@@ -577,6 +577,30 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 	return id;
 }
 
+int resolve_late_again(struct resolve *r, int32_t pid, uint64_t ts)
+{
+	struct resolve_entry *e;
+	struct resolve_row *old, *cur;
+	char *cached;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    e->pending != PENDING_RENAME || !e->prev_hid || !e->hid)
+		return 0;
+	old = &r->hot.rows[e->prev_hid];
+	cur = &r->hot.rows[e->hid];
+	if (old->end_ts != cur->start_ts || ts + 1 < cur->start_ts ||
+	    ts >= cur->start_ts + RESOLVE_LATE_RENAME_NS)
+		return 0;
+	old->end_ts = ts + 1;
+	cur->start_ts = ts + 1;
+	mark_dirty(r, e->prev_hid);
+	mark_dirty(r, e->hid);
+	r->hot.late_pid = pid;
+	r->hot.late_hid = e->prev_hid;
+	r->hot.moved_pid = pid;
+	return 1;
+}
+
 void resolve_unnamed_from(struct resolve *r, int32_t pid, uint64_t ts)
 {
 	struct resolve_entry *e;

@@ -206,6 +206,14 @@ void resolve_seen_from(struct resolve *r, uint32_t hid, uint64_t ts);
 int resolve_moved_rows(struct resolve *r, int32_t pid, uint32_t *before,
 		       uint32_t *after);
 
+/* pid's rename moved after an event that still showed the old name
+ * (resolve_take_moved); the event at ts is of the same moment (the
+ * wakeup whose waking came before that event: one try_to_wake_up, with
+ * interrupts off, which the name's copy cannot come inside): the rename
+ * moves after it too, and the event's row (resolve_hid, next) is the old
+ * name's. 0 when pid has no such rename pending. */
+int resolve_late_again(struct resolve *r, int32_t pid, uint64_t ts);
+
 /* The comm id of a name that names no task (task_rename's old name). */
 uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len);
 

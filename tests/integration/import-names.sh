@@ -139,6 +139,18 @@ while read -r dat; do
 	check_zero "$L: task_rename rows of a task renaming itself whose comm is not oldcomm" "$db" \
 		"select count(*) from task_rename where target_pid = pid and comm is not oldcomm" \
 		"select ts, pid, comm, oldcomm from task_rename where target_pid = pid and comm is not oldcomm"
+	# A sched_waking and the sched_wakeup of the same waker and task on
+	# one CPU with no switch between are one try_to_wake_up, run with
+	# interrupts off: the waker's name cannot change between them, not
+	# even when a rename's copy of the name waits for that interrupt to
+	# end (sched-late-rename.dat: 4 wakeups took the new name).
+	pair="from sched_wakeup w join sched_waking k on k.cpu = w.cpu and k.pid = w.pid
+		and k.target_pid = w.target_pid
+		and k.ts = (select max(ts) from ev_sched_waking x where x.cpu = w.cpu and x.ts < w.ts)
+		where k.comm is not w.comm
+		  and not exists (select 1 from ev_sched_switch s where s.cpu = w.cpu and s.ts > k.ts and s.ts < w.ts)"
+	check_zero "$L: sched_wakeup rows named otherwise than their sched_waking (one try_to_wake_up)" "$db" \
+		"select count(*) $pair" "select w.ts, w.pid, w.comm, k.comm $pair"
 
 	[ "$name" = sched-rename ] || continue
 	rename_seen=1
