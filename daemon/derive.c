@@ -669,6 +669,11 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 			if (h->off_dur >= 0)
 				h->off_dur = (int64_t)(h->ts - s) <= h->off_dur ?
 					     h->off_dur - (int64_t)(h->ts - s) : -1;
+			/* and its wakeup that much nearer (a wakeup after
+			 * it: not this sleep's end) */
+			if (h->wake_dur >= 0)
+				h->wake_dur = (int64_t)(h->ts - s) <= h->wake_dur ?
+					      h->wake_dur - (int64_t)(h->ts - s) : -1;
 			h->dur += h->ts - s;
 			h->ts = s;
 		} else {

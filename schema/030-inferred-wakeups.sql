@@ -26,11 +26,13 @@
 -- it left the CPU; it is named as at its next slice, as wakeup_latency
 -- names the wakeup (a rename while it slept: sched-late-rename.dat).
 -- process counted a thread lifetime that began where the leader's ended
--- among the threads of the process before, and one that began where the
--- leader's began among those after: at a thread's exec the thread takes
--- the leader's pid (the process after begins there) and the old leader,
--- given the thread's pid until it is reaped, is a lifetime of no length
--- there (exec_swap). Neither is a thread of the group's.
+-- among the threads of the process before, and one of no length that
+-- began where the leader's began among those after: at a thread's exec
+-- the thread takes the leader's pid (the process after begins there)
+-- and the old leader, given the thread's pid until it is reaped, is a
+-- lifetime of no length there (exec_swap). Neither is a thread of the
+-- group's. (Threads begun with their leader, as a live capture's start
+-- finds them in /proc, are.)
 -- (sched-thread-exec.dat: 5 and 2 threads for what nine others count 3
 -- and 1.)
 ALTER TABLE dv_sched ADD COLUMN wake_latency INTEGER;
@@ -247,8 +249,9 @@ CREATE VIEW process AS
 WITH t AS MATERIALIZED (SELECT * FROM thread),
 n AS (SELECT l.id, count(*) AS threads FROM t l JOIN t x ON x.tgid = l.tgid
       WHERE l.pid = l.tgid
-        AND (x.id = l.id OR (x.start_ts > l.start_ts
-                             AND (l.end_ts IS NULL OR x.start_ts < l.end_ts)))
+        AND (x.id = l.id OR (x.start_ts >= l.start_ts
+                             AND (l.end_ts IS NULL OR x.start_ts < l.end_ts)
+                             AND NOT (x.start_ts = l.start_ts AND x.end_ts = x.start_ts)))
       GROUP BY l.id)
 SELECT l.tgid, l.start_ts, l.end_ts, l.comm,
        (SELECT group_concat(comm, ' > ') FROM (

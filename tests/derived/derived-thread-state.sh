@@ -94,6 +94,19 @@ while read -r dat; do
 			  AND EXISTS (SELECT 1 FROM ev_sched_wakeup w WHERE w.target_pid = t.pid
 				      AND w.ts > t.ts AND w.ts < t.ts + t.dur)
 			  AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > t.ts)")" || true
+	check_eq "$name.dat: runnable parts after a sleep that begin at no waking or wakeup of the task" 0 \
+		"$(q "$db" "SELECT count(*) FROM thread_state t WHERE t.state = 'runnable'
+			  AND EXISTS (SELECT 1 FROM thread_state p WHERE p.pid = t.pid AND p.ts + p.dur = t.ts
+				      AND p.state NOT IN ('running', 'runnable'))
+			  AND NOT EXISTS (SELECT 1 FROM ev_sched_waking k WHERE k.ts = t.ts AND k.target_pid = t.pid)
+			  AND NOT EXISTS (SELECT 1 FROM ev_sched_wakeup k WHERE k.ts = t.ts AND k.target_pid = t.pid)
+			  AND NOT EXISTS (SELECT 1 FROM ev_sched_wakeup_new k WHERE k.ts = t.ts AND k.target_pid = t.pid)")" || true
+	check_eq "$name.dat: slices begun by inference whose wakeup (dv_sched.wake_latency) is none of the task's" 0 \
+		"$(q "$db" "SELECT count(*) FROM dv_sched d JOIN comm_history h ON h.id = d.hid
+			WHERE d.wake_latency IS NOT NULL
+			  AND NOT EXISTS (SELECT 1 FROM ev_sched_waking k WHERE k.ts = d.ts - d.wake_latency AND k.target_pid = h.pid)
+			  AND NOT EXISTS (SELECT 1 FROM ev_sched_wakeup k WHERE k.ts = d.ts - d.wake_latency AND k.target_pid = h.pid)
+			  AND NOT EXISTS (SELECT 1 FROM ev_sched_wakeup_new k WHERE k.ts = d.ts - d.wake_latency AND k.target_pid = h.pid)")" || true
 	check_eq "$name.dat: offcpu intervals holding the task's own wakeup, runnable unknown" 0 \
 		"$(q "$db" "SELECT count(*) FROM offcpu o WHERE o.runnable IS NULL
 			  AND EXISTS (SELECT 1 FROM ev_sched_wakeup w WHERE w.target_pid = o.pid

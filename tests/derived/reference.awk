@@ -169,6 +169,22 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	seen(c, cpid, pfx)
 	pl_s = lst_s[c]; pl_f = lst_f[c]
 	lst_s[c] = ts_s; lst_f[c] = ts_f
+	# One try_to_wake_up: a waking and the wakeup of the same task on
+	# the CPU, by one waker, nothing of another task between. A line
+	# between that showed the waker's name from before its rename (the
+	# rename moved, late_name) moves the rename after the wakeup too:
+	# the name's copy cannot come inside it (interrupts are off).
+	if (ev == "sched_waking" && match(rest, / pid=[0-9]+ prio=[-0-9]+ target_cpu=[0-9]+$/)) {
+		wk_on[c] = 1; wk_p[c] = cpid; wk_t[c] = substr(rest, RSTART + 5) + 0; wk_late[c] = 0
+	} else if (wk_on[c] && ev == "sched_wakeup" && cpid == wk_p[c] &&
+		   match(rest, /:[0-9]+ \[[-0-9]+\]( success=[0-9]+)? CPU:[0-9]+$/) &&
+		   substr(rest, RSTART + 1) + 0 == wk_t[c]) {
+		if (wk_late[c] && (cpid in rn_s) && ((cpid, "mv") in rn_e) &&
+		    dur(rn_s[cpid], rn_f[cpid], ts_s, ts_f) < 10000000)
+			late_name(cpid)
+		wk_on[c] = 0
+	} else if (wk_on[c] && (cpid != wk_p[c] || ev == "sched_switch" || ev == "sched_wakeup"))
+		wk_on[c] = 0
 	if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename|sched_process_exit|sched_migrate_task|sched_process_fork|task_newtask|sched_process_exec|sched_prepare_exec|sched_wait_task|sched_kthread_stop|sched_process_hang|sched_pi_setprio|sched_stat_wait|sched_stat_sleep|sched_stat_iowait|sched_stat_blocked)$/)
 		check_split(c, cpid, 0)
 	else if (ev !~ /^(sched_switch|sched_stat_runtime|sched_waking|sched_wakeup|sched_wakeup_new|task_rename)$/) {
@@ -668,6 +684,8 @@ function setname(p, n,   x) {
 # to ts + 1 (as a name begun there); p's slice is the old name's up to
 # there (at a switch line, the slice ends first).
 function late_name(p,   x, s_s, s_f) {
+	if (wk_on[c] && wk_p[c] == p)
+		wk_late[c] = 1		# inside a wakeup of p's (above)
 	next_ns(); s_s = n1_s; s_f = n1_f
 	if (!((p, "mv") in rn_e)) {
 		x = ++nl[p]; rn_e[p, "mv"] = x
