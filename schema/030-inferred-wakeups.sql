@@ -63,7 +63,9 @@ WITH e(ts, cpu, pid, k, o) AS (
 ),
 -- Times are taken from the earliest row of the tables (b0), so that an
 -- edge packs into one integer, (ts - base) * 64 + o * 8 + k, for any
--- trace clock: the latest by (ts, o) is the largest.
+-- trace clock whose times in the database span less than 2^57 (4.5
+-- years of ns; as many ticks of a counter clock): the latest by (ts, o)
+-- is the largest.
 b0(base) AS (
 	SELECT min(coalesce((SELECT min(ts) FROM ev_sched_switch), 9223372036854775807),
 		   coalesce((SELECT min(ts) FROM dv_sched), 9223372036854775807),
