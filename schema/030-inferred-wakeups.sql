@@ -253,7 +253,7 @@ n AS (SELECT l.id, count(*) AS threads FROM t l JOIN t x ON x.tgid = l.tgid
       WHERE l.pid = l.tgid
         AND (x.id = l.id OR (x.start_ts >= l.start_ts
                              AND (l.end_ts IS NULL OR x.start_ts < l.end_ts)
-                             AND NOT (x.start_ts = l.start_ts AND x.end_ts = x.start_ts)))
+                             AND NOT (x.start_ts = l.start_ts AND x.end_ts IS x.start_ts)))
       GROUP BY l.id)
 SELECT l.tgid, l.start_ts, l.end_ts, l.comm,
        (SELECT group_concat(comm, ' > ') FROM (
