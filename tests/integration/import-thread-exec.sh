@@ -105,6 +105,17 @@ if import_ok "$TESTDATA/sched-thread-exec.dat" "$db2"; then
 		"$(q "$db2" "select group_concat(threads, ' ') from (select tgid, threads from process
 			where tgid in (select target_pid from sched_process_exec where target_pid <> old_pid)
 			order by tgid, start_ts) group by tgid order by tgid")" || true
+	# Threads begun with their leader, as a live capture's start finds
+	# them in /proc, count, still open (no end yet) or ended.
+	t0=$(q "$db2" "select min(start_ts) from comm_history")
+	sqlite3 "$db2" "insert into comm_history (id, pid, tgid, comm, start_ts, end_ts, source, life)
+		select 990000 + n, 990000 + n, 990000, 'seeded', $t0, NULL, 'proc', 990000 + n
+		from (select 0 as n union all select 1 union all select 2 union all select 3)"
+	check_eq "threads begun with their leader, open: 4" 4 \
+		"$(q "$db2" "select threads from process where tgid = 990000")" || true
+	sqlite3 "$db2" "update comm_history set end_ts = $t0 + 1000 where id >= 990000"
+	check_eq "threads begun with their leader, ended: 4" 4 \
+		"$(q "$db2" "select threads from process where tgid = 990000")" || true
 	check_eq "$dat: threads of process $leader before and after the exec" "3 1" \
 		"$(q "$db" "select group_concat(threads, ' ') from (select threads from process where tgid = $leader order by start_ts)")" || true
 fi
