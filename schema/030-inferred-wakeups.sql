@@ -10,7 +10,7 @@
 -- dv_sched row now keeps it, wake_latency (ns from the wakeup to the
 -- start as placed; NULL: none seen, or a switch-in, whose row has it),
 -- and thread_state, offcpu and preempt_wait read it there when the next
--- slice has no switch. Rows stored before keep NULL: as before.
+-- slice has no switch. Rows stored before are given it below.
 --
 -- runqueue_wait ordered a task's events of one time by kind, and read
 -- its last slice edge as the largest (ts - base) * 8 + k: at one ts a
@@ -36,6 +36,27 @@
 -- (sched-thread-exec.dat: 5 and 2 threads for what nine others count 3
 -- and 1.)
 ALTER TABLE dv_sched ADD COLUMN wake_latency INTEGER;
+-- Rows stored before get it from the events, as the capture would have
+-- stored it: the first waking (else wakeup, else wakeup_new) of the task
+-- in its time off the CPUs known (off_dur; derive knows none where it saw
+-- two wakings there), for a slice with no switch of its own. The last
+-- such event before the start is the first (one wakeup, waking then
+-- wakeup), found by a step back from the start.
+UPDATE dv_sched SET wake_latency = ts - (
+	SELECT coalesce(
+		(SELECT k.ts FROM ev_sched_waking k
+		 WHERE k.target_pid = h.pid AND k.ts <= dv_sched.ts
+		   AND k.ts >= dv_sched.ts - dv_sched.off_dur ORDER BY k.ts DESC LIMIT 1),
+		(SELECT k.ts FROM ev_sched_wakeup k
+		 WHERE k.target_pid = h.pid AND k.ts <= dv_sched.ts
+		   AND k.ts >= dv_sched.ts - dv_sched.off_dur ORDER BY k.ts DESC LIMIT 1),
+		(SELECT k.ts FROM ev_sched_wakeup_new k
+		 WHERE k.target_pid = h.pid AND k.ts <= dv_sched.ts
+		   AND k.ts >= dv_sched.ts - dv_sched.off_dur ORDER BY k.ts DESC LIMIT 1))
+	FROM comm_history h WHERE h.id = dv_sched.hid)
+WHERE off_dur IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM ev_sched_switch x JOIN comm_history h ON h.id = dv_sched.hid
+		  WHERE x.ts = dv_sched.ts AND x.cpu = dv_sched.cpu AND x.next_pid = h.pid);
 DROP VIEW runqueue_wait;
 CREATE VIEW runqueue_wait AS
 WITH e(ts, cpu, pid, k, o) AS (
