@@ -296,6 +296,13 @@ static struct off take_off(struct wake *w)
 	return o;
 }
 
+/* A distance back from a slice's start (d; -1: none) once the start
+ * moved back by: shorter by that, none when the start passed it. */
+static int64_t nearer(int64_t d, uint64_t by)
+{
+	return d >= 0 && (int64_t)by <= d ? d - (int64_t)by : -1;
+}
+
 /* The CPU's open slice begins at ts: a switch-in (start_err -1) or an
  * inferred start (the gap's width; sched_stat_runtime may still place it). */
 static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hid,
@@ -666,14 +673,10 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 	if (s < start) {
 		if (h) {
 			/* its time off the CPUs ended at the earlier start */
-			if (h->off_dur >= 0)
-				h->off_dur = (int64_t)(h->ts - s) <= h->off_dur ?
-					     h->off_dur - (int64_t)(h->ts - s) : -1;
+			h->off_dur = nearer(h->off_dur, h->ts - s);
 			/* and its wakeup that much nearer (a wakeup after
 			 * it: not this sleep's end) */
-			if (h->wake_dur >= 0)
-				h->wake_dur = (int64_t)(h->ts - s) <= h->wake_dur ?
-					      h->wake_dur - (int64_t)(h->ts - s) : -1;
+			h->wake_dur = nearer(h->wake_dur, h->ts - s);
 			h->dur += h->ts - s;
 			h->ts = s;
 		} else {

@@ -339,30 +339,24 @@ static int fd_path(const char *s, uint32_t len)
 	return 1;
 }
 
-/* The CPU's open waking: a sched_waking opens one, the sched_wakeup of
- * the same waker and task on the CPU (the same try_to_wake_up) or any
- * other event of another task there closes it. */
+/* The CPU's open waking: a sched_waking opens one; the sched_wakeup of
+ * the same waker and task on the CPU (the same try_to_wake_up) or a
+ * switch there closes it (a wakeup queued to another CPU's wake list
+ * fires there: the waker's next waking opens its slot anew). */
 static int open_waking(struct pipeline *p, const struct decode_event *ev,
 		       int cpu, uint64_t ts)
 {
-	struct open_waking *w;
-
-	if ((size_t)cpu >= p->nwaking) {
-		if (ev->kind != DECODE_SCHED_WAKING)
-			return 0;
-		if (grow_array(&p->waking, &p->nwaking, sizeof(*p->waking),
-			       (size_t)cpu + 1, 1))
-			return -1;
+	if (ev->kind != DECODE_SCHED_WAKING) {
+		if ((size_t)cpu < p->nwaking)
+			p->waking[cpu] = (struct open_waking){ .ts = 0 };
+		return 0;
 	}
-	w = &p->waking[cpu];
-	if (ev->kind == DECODE_SCHED_WAKING && (ev->has & DECODE_HAS_P0)) {
-		*w = (struct open_waking){ .pid = ev->pid, .target = ev->p[0], .ts = ts };
-	} else if (w->ts && (ev->pid != w->pid || ev->kind == DECODE_SCHED_WAKEUP ||
-			     ev->kind == DECODE_SCHED_SWITCH)) {
-		w->ts = 0;
-		w->pid = 0;
-		w->late = 0;
-	}
+	if (!(ev->has & DECODE_HAS_P0))
+		return 0;
+	if ((size_t)cpu >= p->nwaking &&
+	    grow_array(&p->waking, &p->nwaking, sizeof(*p->waking), (size_t)cpu + 1, 1))
+		return -1;
+	p->waking[cpu] = (struct open_waking){ .pid = ev->pid, .target = ev->p[0], .ts = ts };
 	return 0;
 }
 
@@ -1017,8 +1011,9 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		resolve_late_again(r, ev.pid, ts);
 	if (!hid)
 		hid = resolve_hid_fast(r, ev.pid, cpu, ts);
-	if (cpu >= 0 && cpu < PIPELINE_MAX_CPUS &&
-	    open_waking(p, &ev, cpu, ts))
+	if (__builtin_expect(ev.kind == DECODE_SCHED_WAKING || ev.kind == DECODE_SCHED_WAKEUP ||
+			     ev.kind == DECODE_SCHED_SWITCH, 0) &&
+	    cpu >= 0 && cpu < PIPELINE_MAX_CPUS && open_waking(p, &ev, cpu, ts))
 		return -1;
 	if (__builtin_expect((moved = resolve_take_moved(r)) != 0, 0)) {
 		uint32_t before, after;

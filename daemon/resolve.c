@@ -372,6 +372,42 @@ static void end_row(struct resolve *r, uint32_t hid, uint64_t ts)
 	mark_dirty(r, hid);
 }
 
+/* e's task (pid) takes a new name (id; 0: one not known yet) at ts in
+ * the same lifetime: its row ends there and the next begins. Returns the
+ * new row (0: no room; e keeps none then). */
+static uint32_t next_row(struct resolve *r, struct resolve_entry *e, int32_t pid,
+			 uint32_t id, enum resolve_source src, uint64_t ts)
+{
+	const struct resolve_row old = r->hot.rows[e->hid];
+	uint32_t hid;
+
+	end_row(r, e->hid, ts);
+	hid = new_row(r, pid, old.tgid, id, src, ts);
+	if (hid) {
+		r->hot.rows[hid].life = old.life;
+		r->hot.rows[hid].parent = old.parent;
+		r->hot.rows[hid].prev = e->hid;
+	}
+	r->updates++;
+	return hid;
+}
+
+/* e's rename (prev_hid to hid) moves to ts + 1: the event at ts still
+ * showed, or came inside what showed, the old name. That event's row is
+ * the old one (resolve_hid, next), and the rows stored since the rename
+ * are moved back (resolve_take_moved). */
+static void move_rename(struct resolve *r, struct resolve_entry *e, int32_t pid,
+			uint64_t ts)
+{
+	r->hot.rows[e->prev_hid].end_ts = ts + 1;
+	r->hot.rows[e->hid].start_ts = ts + 1;
+	mark_dirty(r, e->prev_hid);
+	mark_dirty(r, e->hid);
+	r->hot.late_pid = pid;
+	r->hot.late_hid = e->prev_hid;
+	r->hot.moved_pid = pid;
+}
+
 static uint32_t idle_row(struct resolve *r, int cpu, uint64_t ts)
 {
 	if (cpu < 0 || cpu >= RESOLVE_MAX_CPUS)
@@ -529,13 +565,7 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 		    ts < cur->start_ts + RESOLVE_LATE_RENAME_NS &&
 		    same_name(r, r->names + (size_t)old->comm_id * r->hot.width, comm,
 			      len, field_size)) {
-			old->end_ts = ts + 1;
-			cur->start_ts = ts + 1;
-			mark_dirty(r, e->prev_hid);
-			mark_dirty(r, e->hid);
-			r->hot.late_pid = pid;
-			r->hot.late_hid = e->prev_hid;
-			r->hot.moved_pid = pid;
+			move_rename(r, e, pid, ts);
 			e->pending = PENDING_RENAME;	/* more late events may follow */
 			return old->comm_id;
 		}
@@ -557,19 +587,7 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 		row->source = (uint8_t)src;
 		mark_dirty(r, e->hid);
 	} else {
-		/* A new name in the same lifetime. */
-		const struct resolve_row old = r->hot.rows[e->hid];
-		uint32_t hid;
-
-		end_row(r, e->hid, ts);
-		hid = new_row(r, pid, old.tgid, id, src, ts);
-		if (hid) {
-			r->hot.rows[hid].life = old.life;
-			r->hot.rows[hid].parent = old.parent;
-			r->hot.rows[hid].prev = e->hid;
-		}
-		e->hid = hid;
-		r->updates++;
+		e->hid = next_row(r, e, pid, id, src, ts);	/* a new name */
 	}
 	e->comm_id = id;
 	memset(cached, 0, r->hot.width);
@@ -591,41 +609,27 @@ int resolve_late_again(struct resolve *r, int32_t pid, uint64_t ts)
 	if (old->end_ts != cur->start_ts || ts + 1 < cur->start_ts ||
 	    ts >= cur->start_ts + RESOLVE_LATE_RENAME_NS)
 		return 0;
-	old->end_ts = ts + 1;
-	cur->start_ts = ts + 1;
-	mark_dirty(r, e->prev_hid);
-	mark_dirty(r, e->hid);
-	r->hot.late_pid = pid;
-	r->hot.late_hid = e->prev_hid;
-	r->hot.moved_pid = pid;
+	move_rename(r, e, pid, ts);
 	return 1;
 }
 
 void resolve_unnamed_from(struct resolve *r, int32_t pid, uint64_t ts)
 {
 	struct resolve_entry *e;
-	struct resolve_row old;
 	char *cached;
 	uint32_t hid;
 
 	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
 	    !e->comm_id || !e->hid)
 		return;
-	old = r->hot.rows[e->hid];
-	if (old.start_ts >= ts) {
+	if (r->hot.rows[e->hid].start_ts >= ts) {
 		/* (the row began here: it is the name that is unknown) */
 		r->hot.rows[e->hid].comm_id = 0;
 		mark_dirty(r, e->hid);
 	} else {
-		end_row(r, e->hid, ts);
-		hid = new_row(r, pid, old.tgid, 0, RESOLVE_SRC_EXEC, ts);
-		if (!hid)
+		if (!(hid = next_row(r, e, pid, 0, RESOLVE_SRC_EXEC, ts)))
 			return;
-		r->hot.rows[hid].life = old.life;
-		r->hot.rows[hid].parent = old.parent;
-		r->hot.rows[hid].prev = e->hid;
 		e->hid = hid;
-		r->updates++;
 	}
 	e->comm_id = 0;
 	e->pending = 0;

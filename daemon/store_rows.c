@@ -128,7 +128,7 @@ static void event_row(struct row *r, const struct op *o, const struct batch *b,
 			r->c[9].t = V_NULL;
 		off_cols(r, 10, o, 1);
 		v_int(r, 14, o->wake_latency);
-		if (o->wake_latency < 0 || r->c[10].t == V_NULL)
+		if (o->wake_latency < 0)
 			r->c[14].t = V_NULL;
 		return;
 	}
