@@ -61,6 +61,7 @@ static const struct table {
 #define NTABLES (sizeof(tables) / sizeof(*tables))
 
 #define MAX_COLS	32
+#define HOST_MAX	255		/* bytes of --host-name (as the config allows) */
 #define MAX_ROWS	1000000		/* rows in one INSERT */
 #define BOOT_MARGIN_NS	(60 * 1000000000LL)	/* comm_history rows before a capture's start */
 
@@ -471,27 +472,47 @@ static char *out_room(struct out *o, size_t n)
 	return o->p + o->len;
 }
 
-static void out_mem(struct out *o, const void *s, size_t n)
-{
-	char *d = out_room(o, n);
+/* A row is written at a pointer into the block (put_*), after out_room
+ * made room for what follows: ROW_COL bytes a column (a number, \N, a
+ * time; a text asks for its own room).  The pointer's end becomes o->len
+ * (out_at) before anything else writes. */
+#define ROW_COL 32
 
-	if (d) {
-		memcpy(d, s, n);
-		o->len += n;
-	}
+static void out_at(struct out *o, char *d)
+{
+	o->len = (size_t)(d - o->p);
 }
 
-static void out_int(struct out *o, long long v)
+static char *put_mem(char *d, const void *s, size_t n)
+{
+	memcpy(d, s, n);
+	return d + n;
+}
+
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static char *put_int(char *d, long long v)
 {
 	char buf[24], *e = buf + sizeof(buf), *q = e;
 	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
 
-	do
-		*--q = (char)('0' + u % 10);
-	while ((u /= 10));
+	while (u >= 100) {
+		q -= 2;
+		memcpy(q, digits2 + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		q -= 2;
+		memcpy(q, digits2 + 2 * u, 2);
+	} else {
+		*--q = (char)('0' + u);
+	}
 	if (v < 0)
 		*--q = '-';
-	out_mem(o, q, (size_t)(e - q));
+	return put_mem(d, q, (size_t)(e - q));
 }
 
 /* A DateTime as seconds since the epoch in ten digits, zeros in front:
@@ -500,55 +521,67 @@ static void out_int(struct out *o, long long v)
  * "Cannot parse datetime"). A capture without a wall clock (an imported
  * trace.dat) has the ts in seconds there, a few hundred: such rows failed
  * wherever a buffer ended on them. */
-static void out_wall(struct out *o, int64_t wall)
+static char *put_wall(char *d, int64_t wall)
 {
-	char buf[10];
 	uint64_t u = wall > 0 ? (uint64_t)wall : 0;
 
 	if (u > 4294967295ull)
 		u = 4294967295ull;	/* DateTime's last second (2106) */
 	for (int i = 9; i >= 0; i--, u /= 10)
-		buf[i] = (char)('0' + u % 10);
-	out_mem(o, buf, sizeof(buf));
+		d[i] = (char)('0' + u % 10);
+	return d + 10;
 }
 
-static void tsv_bytes(struct out *o, const unsigned char *s, int n)
-{
-	char *d = out_room(o, 2 * (size_t)n);
+/* The bytes TabSeparated escapes, and the letter after the backslash. */
+static const char tsv_escape[256] = {
+	['\\'] = '\\', ['\t'] = 't', ['\n'] = 'n', ['\r'] = 'r', ['\0'] = '0',
+};
 
+/* Text as TabSeparated escapes it; o->len is d's, and ROW_COL bytes a
+ * column for the rest of the row (more columns) follow.  The pointer to
+ * write on at, or NULL (no memory). */
+static char *put_text(struct out *o, char *d, const unsigned char *s, int n, int more)
+{
+	out_at(o, d);
+	d = out_room(o, 2 * (size_t)n + ROW_COL * (size_t)more);
 	if (!d)
-		return;
+		return NULL;
 	for (int i = 0; i < n; i++) {
 		unsigned char c = s[i];
+		char e = tsv_escape[c];
 
-		if (c == '\\' || c == '\t' || c == '\n' || c == '\r' || c == '\0') {
-			*d++ = '\\';
-			*d++ = c == '\\' ? '\\' : c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : '0';
-		} else {
+		if (!e) {
 			*d++ = (char)c;
+		} else {
+			*d++ = '\\';
+			*d++ = e;
 		}
 	}
-	o->len = (size_t)(d - o->p);
+	return d;
 }
 
-static void tsv_value(struct out *o, sqlite3_stmt *st, int i, bool key)
+/* Column i of st's row (read as a value: one call into SQLite, not one a
+ * question); NULL when there was no memory. */
+static char *put_value(struct out *o, char *d, sqlite3_stmt *st, int i, bool key, int more)
 {
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_NULL:
-		out_mem(o, key ? "-1" : "\\N", 2);
-		break;
-	case SQLITE_INTEGER:
-		out_int(o, (long long)sqlite3_column_int64(st, i));
-		break;
-	case SQLITE_FLOAT: {
-		char buf[32];
-		int n = snprintf(buf, sizeof(buf), "%.17g", sqlite3_column_double(st, i));
+	sqlite3_value *v = sqlite3_column_value(st, i);
 
-		out_mem(o, buf, (size_t)n);
-		break;
+	switch (sqlite3_value_type(v)) {
+	case SQLITE_NULL:
+		return key ? put_mem(d, "-1", 2) : put_mem(d, "\\N", 2);
+	case SQLITE_INTEGER:
+		return put_int(d, (long long)sqlite3_value_int64(v));
+	case SQLITE_FLOAT: {
+		char buf[ROW_COL];
+		int n = snprintf(buf, sizeof(buf), "%.17g", sqlite3_value_double(v));
+
+		return put_mem(d, buf, (size_t)n);
 	}
-	default:
-		tsv_bytes(o, sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i));
+	default: {
+		const unsigned char *s = sqlite3_value_blob(v);
+
+		return put_text(o, d, s, sqlite3_value_bytes(v), more);
+	}
 	}
 }
 
@@ -761,8 +794,15 @@ static void select_sql(struct shipper *sh, size_t i, char *sql, size_t size)
 	switch (tb->kind) {
 	case K_TIME:
 	case K_SCHED:
+		/* in time order, and each ts's rows in an order that reading
+		 * them again gives again (their n): the tables' key's, (ts,
+		 * cpu, n); wakeup_latency's cpu is that of the run, not of
+		 * its key, and ordering by it too would have SQLite sort
+		 * every ts's rows apart (a temporary b-tree cleared for each:
+		 * a third of the view's cost) */
 		snprintf(sql + n, size - n, " FROM \"%s\" WHERE ts > ?1 AND ts <= ?2 "
-			 "ORDER BY ts, cpu LIMIT %d", tb->name, MAX_ROWS + 1);
+			 "ORDER BY ts%s LIMIT %d", tb->name,
+			 strcmp(tb->name, "wakeup_latency") ? ", cpu" : "", MAX_ROWS + 1);
 		break;
 	case K_COMM:
 		snprintf(sql + n, size - n, " FROM comm_history WHERE start_ts >= ?3 AND "
@@ -798,6 +838,8 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 	int rc, status, ret = -1;
 	bool per_cpu = tb->kind == K_SCHED;
 	struct out o = { 0 };
+	char prefix[HOST_MAX + 80], *d;
+	size_t plen;
 
 	if (!body || !out)
 		goto out;
@@ -828,6 +870,13 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 		goto out;
 	}
 	out_begin(&o, body, sh);
+	/* every row's first two columns */
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "%s\t%s", sh->host, sh->boot);
+	if (plen >= sizeof(prefix)) {
+		ship_warn(sh, "host and boot: longer than %zu bytes", sizeof(prefix) - 1);
+		sqlite3_finalize(st);
+		goto out;
+	}
 	for (int p = 1; p <= sqlite3_bind_parameter_count(st); p++) {
 		const char *name = sqlite3_bind_parameter_name(st, p);
 
@@ -877,9 +926,10 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 			break;
 		}
 		last_ts = ts;
-		out_mem(&o, sh->host, strlen(sh->host));
-		out_mem(&o, "\t", 1);
-		out_mem(&o, sh->boot, strlen(sh->boot));
+		/* room for the row but its texts (each asks for its own) */
+		if (!(d = out_room(&o, plen + ROW_COL * (size_t)(t->ncols + 3))))
+			break;
+		d = put_mem(d, prefix, plen);
 		if (timed) {
 			int64_t wall = (ts + sh->offset) / 1000000000;
 
@@ -896,23 +946,26 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 				n = ts == prev_ts ? n + 1 : 0;
 			}
 			prev_ts = ts;
-			out_mem(&o, "\t", 1);
-			out_wall(&o, wall);
-			out_mem(&o, "\t", 1);
-			out_int(&o, n);
+			*d++ = '\t';
+			d = put_wall(d, wall);
+			*d++ = '\t';
+			d = put_int(d, n);
 		}
-		for (int c = 0; c < t->ncols; c++) {
-			out_mem(&o, "\t", 1);
+		for (int c = 0; c < t->ncols && d; c++) {
+			*d++ = '\t';
 			/* a name's end comes as known at the frontier */
 			if (c == end_col && !end_null && end > f)
-				out_mem(&o, "\\N", 2);
+				d = put_mem(d, "\\N", 2);
 			else
-				tsv_value(&o, st, c, t->cols[c].key);
+				d = put_value(&o, d, st, c, t->cols[c].key, t->ncols - c + 2);
 		}
-		out_mem(&o, "\t", 1);
-		out_int(&o, tb->kind == K_COMM ? (!end_null && end <= f ? end : 0) :
+		if (!d)
+			break;
+		*d++ = '\t';
+		d = put_int(d, tb->kind == K_COMM ? (!end_null && end <= f ? end : 0) :
 			    timed ? 0 : (long long)sh->round_ns);
-		out_mem(&o, "\n", 1);
+		*d++ = '\n';
+		out_at(&o, d);
 	}
 	sqlite3_finalize(st);
 	out_flush(&o);	/* the rest of the rows into the body */
@@ -1267,6 +1320,10 @@ int cmd_ship(int argc, char **argv)
 	}
 	if (!dbpath || !url || !sh.host) {
 		usage();
+		return 2;
+	}
+	if (strlen(sh.host) > HOST_MAX) {
+		log_error("--host-name: at most %d bytes", HOST_MAX);
 		return 2;
 	}
 	for (const char *p = sh.host; *p; p++)
