@@ -61,6 +61,17 @@ for f in sched-drops sched-v7; do
 	done
 done
 
+# a host name longer than the config allows (255 bytes) is refused, not
+# cut or overrun
+long=$(printf 'h%.0s' $(seq 256))
+"$COMMD" ship --db "$TMP/sched-v7.db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+	--host-name "$long" --boot imported --once > "$TMP/ship-long" 2>&1 && rc=0 || rc=$?
+check_eq "fleet_import: a --host-name of 256 bytes: exit status 2" 2 "$rc"
+check_eq "fleet_import: a --host-name of 256 bytes: says why" 1 \
+	"$(grep -c "at most 255 bytes" "$TMP/ship-long")"
+check_eq "fleet_import: a --host-name of 256 bytes: nothing shipped" 0 \
+	"$(ch_query 1 "SELECT count() FROM commd.sched_switch WHERE host = '$long'")"
+
 cleanup_ch
 for p in "$H1" "$T1" "$H2" "$T2"; do
 	check_eq "fleet_import: port $p free after the stop" "" "$(ss -Hltn "sport = :$p")"

@@ -57,13 +57,35 @@ CLEANUP_HOOKS+=("remove_instance")
 # every event (the context switch's own tlb_flush and x86_fpu after each
 # sched_switch), the chain of slices holds (6,324 of 9,611 slices began
 # by inference before the switch's tail was told apart).
+# Records $name with trace-cmd; the file is recorded again (twice at
+# most) when trace-cmd's own report cannot read it: that recording is
+# trace-cmd's fault, not commd's (once in many hundred runs, under load,
+# the filtered variant's headers were unreadable to commd import; whether
+# to trace-cmd too was not kept). A file trace-cmd reads and commd does
+# not fails, and is kept for a look (the failure says where).
+record() {
+	local name=$1 vdat=$TMPDIR_TEST/$1.dat try
+	shift
+	for try in 1 2 3; do
+		vrc=0
+		(cd "$TMPDIR_TEST" && timeout "$RECORD_TIMEOUT" trace-cmd record -d --no-filter \
+			-B "$INSTANCE" "$@" -o "$vdat" perf bench sched messaging -g 2 -l 20) \
+			> "$TMPDIR_TEST/$name.out" 2> "$TMPDIR_TEST/$name.err" || vrc=$?
+		remove_instance || fail "$name: removing instance $INSTANCE" "rmdir succeeds" "failed"
+		[ -s "$vdat" ] || return 0
+		trace-cmd report "$vdat" > /dev/null 2> "$TMPDIR_TEST/$name.report.err" && return 0
+		log "note: $name: trace-cmd report cannot read the file trace-cmd record wrote" \
+			"(try $try): $(head -c 300 "$TMPDIR_TEST/$name.report.err")"
+	done
+	fail "$name: trace-cmd record writes a file its own report reads" "within 3 tries" \
+		"$(head -c 300 "$TMPDIR_TEST/$name.report.err")"
+	return 1
+}
+
 variant() {
 	local name=$1 vdat=$TMPDIR_TEST/$1.dat vdb=$TMPDIR_TEST/$1.db vrc=0 n inf
 	shift
-	(cd "$TMPDIR_TEST" && timeout "$RECORD_TIMEOUT" trace-cmd record -d --no-filter \
-		-B "$INSTANCE" "$@" -o "$vdat" perf bench sched messaging -g 2 -l 20) \
-		> "$TMPDIR_TEST/$name.out" 2> "$TMPDIR_TEST/$name.err" || vrc=$?
-	remove_instance || fail "$name: removing instance $INSTANCE" "rmdir succeeds" "failed"
+	record "$name" "$@" || return
 	CHECKS=$((CHECKS + 1))
 	if ! { [ "$vrc" = 0 ] || [ "$vrc" = 1 ]; } || [ ! -s "$vdat" ]; then
 		fail "$name: trace-cmd record $*" "exit 0 or 1 and a non-empty file" \
@@ -76,7 +98,13 @@ variant() {
 		log "note: $name: trace-cmd record exited 1 without mentioning set_ftrace_filter: $(tail -c 500 "$TMPDIR_TEST/$name.err")"
 	fi
 	check_eq "$name: the global tracing state after trace-cmd record" "$GLOBAL_BEFORE" "$(global_state)" || true
-	import_ok "$vdat" "$vdb" || return
+	if ! import_ok "$vdat" "$vdb"; then
+		local keep
+		keep=$(mktemp /tmp/commd-import-live-record-"$name".XXXXXX.dat)
+		cp "$vdat" "$keep"
+		log "the file trace-cmd reads and commd import does not: kept as $keep"
+		return
+	fi
 	check_counts "$vdat" "$vdb" "$name.dat"
 	check_eq "$name.dat: PRAGMA integrity_check" ok "$(sqlite3 -readonly "$vdb" "pragma integrity_check")" || true
 	n=$(q "$vdb" "select count(*) from sched")
