@@ -795,14 +795,18 @@ static void select_sql(struct shipper *sh, size_t i, char *sql, size_t size)
 	case K_TIME:
 	case K_SCHED:
 		/* in time order, and each ts's rows in an order that reading
-		 * them again gives again (their n): the tables' key's, (ts,
-		 * cpu, n); wakeup_latency's cpu is that of the run, not of
-		 * its key, and ordering by it too would have SQLite sort
-		 * every ts's rows apart (a temporary b-tree cleared for each:
-		 * a third of the view's cost) */
+		 * them again gives again (their n): the order of the tables'
+		 * keys (ts, cpu, n) or indexes; wakeup_latency's cpu is that
+		 * of the run, not of its key, and ordering by it too would
+		 * have SQLite sort every ts's rows apart (a temporary b-tree
+		 * cleared for each: a third of the view's cost).  No LIMIT:
+		 * the batch ends at the first new ts after MAX_ROWS rows sent
+		 * (ship_table), and a LIMIT there ended it too, at a row
+		 * whose ts went on or after rows skipped as sent, as if the
+		 * table were done: the rows after it were never sent. */
 		snprintf(sql + n, size - n, " FROM \"%s\" WHERE ts > ?1 AND ts <= ?2 "
-			 "ORDER BY ts%s LIMIT %d", tb->name,
-			 strcmp(tb->name, "wakeup_latency") ? ", cpu" : "", MAX_ROWS + 1);
+			 "ORDER BY ts%s", tb->name,
+			 strcmp(tb->name, "wakeup_latency") ? ", cpu" : "");
 		break;
 	case K_COMM:
 		snprintf(sql + n, size - n, " FROM comm_history WHERE start_ts >= ?3 AND "

@@ -61,6 +61,29 @@ for f in sched-drops sched-v7; do
 	done
 done
 
+# A batch ends at the first new ts after 1,000,000 rows. The SELECT's
+# LIMIT of 1,000,001 rows ended it too: when the 1,000,001st row had the
+# 1,000,000th's ts, the round took the table for done and the rows after
+# it were never sent (nor those after rows of sched skipped as sent).
+# task_rename gets a million rows more, the 1,000,000th and 1,000,001st
+# of one ts.
+db=$TMP/batch.db
+cp "$TMP/sched-v7.db" "$db"
+sqlite3 "$db" "WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 1000010)
+	INSERT INTO ev_task_rename (ts, cpu, n, hid, target_pid, oldcomm, newcomm)
+	SELECT 171100000000 + k - (k = 1000000), 0, k = 1000000, hid, target_pid, oldcomm, newcomm
+	FROM i, (SELECT * FROM ev_task_rename ORDER BY ts LIMIT 1)"
+check_eq "fleet_import: batch.db: the 1,000,000th and 1,000,001st task_rename of one ts" \
+	"1000012 1" "$(sqlite3 "$db" "SELECT count(*), (SELECT count(DISTINCT ts) FROM (SELECT ts FROM
+		task_rename ORDER BY ts LIMIT 2 OFFSET 999999)) FROM task_rename" | tr '|' ' ')"
+"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+	--host-name batch --boot imported --once > "$TMP/ship-batch" 2>&1 && rc=0 || rc=$?
+check_eq "fleet_import: batch: commd ship --once exit status" 0 "$rc"
+check_eq "fleet_import: batch: every task_rename row in ClickHouse, once" \
+	"$(sqlite3 "$db" "SELECT count(*), count(DISTINCT ts) FROM task_rename" | tr '|' ' ')" \
+	"$(ch_query 1 "SELECT count(), uniqExact(ts) FROM commd.task_rename FINAL
+		WHERE host = 'batch'" | tr '\t' ' ')"
+
 # a host name longer than the config allows (255 bytes) is refused, not
 # cut or overrun
 long=$(printf 'h%.0s' $(seq 256))
