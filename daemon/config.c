@@ -1,6 +1,7 @@
 /* config.c — see config.h. */
 #define _GNU_SOURCE
 #include "config.h"
+#include "ship.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -336,7 +337,7 @@ int config_set(struct daemon_opts *o, const char *name, const char *value,
 			    value);
 		goto ship_string;
 	case K_NAME:
-		if (strlen(value) > 255 || strpbrk(value, "'\\\t\n\r"))
+		if (strlen(value) > SHIP_HOST_MAX || strpbrk(value, "'\\\t\n\r"))
 			BAD("expected a name without quotes, backslashes or control "
 			    "characters, got '%s'", value);
 		goto ship_string;

@@ -61,7 +61,6 @@ static const struct table {
 #define NTABLES (sizeof(tables) / sizeof(*tables))
 
 #define MAX_COLS	32
-#define HOST_MAX	255		/* bytes of --host-name (as the config allows) */
 #define MAX_ROWS	1000000		/* rows in one INSERT */
 #define BOOT_MARGIN_NS	(60 * 1000000000LL)	/* comm_history rows before a capture's start */
 
@@ -842,7 +841,7 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 	int rc, status, ret = -1;
 	bool per_cpu = tb->kind == K_SCHED;
 	struct out o = { 0 };
-	char prefix[HOST_MAX + 80], *d;
+	char prefix[SHIP_HOST_MAX + 80], *d;
 	size_t plen;
 
 	if (!body || !out)
@@ -1326,8 +1325,8 @@ int cmd_ship(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	if (strlen(sh.host) > HOST_MAX) {
-		log_error("--host-name: at most %d bytes", HOST_MAX);
+	if (strlen(sh.host) > SHIP_HOST_MAX) {
+		log_error("--host-name: at most %d bytes", SHIP_HOST_MAX);
 		return 2;
 	}
 	for (const char *p = sh.host; *p; p++)

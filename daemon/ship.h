@@ -27,6 +27,7 @@
 
 #define SHIP_SETTLE_NS	(2 * 1000000000LL)
 #define SHIP_WAKE_HOLD_NS	(600 * 1000000000LL)
+#define SHIP_HOST_MAX	255	/* bytes of a host name (--host-name, host-name) */
 
 /* `commd ship --db FILE --clickhouse URL --host-name NAME [--boot ID]
  * [--user U] [--password-file F] [--interval-s N] [--gzip yes|no] [--once]`:
