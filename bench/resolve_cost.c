@@ -38,7 +38,7 @@ static int collect(void *ctx, const void *data, int size, int cpu, uint64_t ts,
 	struct ev *x;
 
 	(void)missed;
-	if (decode_record(e->d, data, size, cpu, ts, &de))
+	if (!data || decode_record(e->d, data, size, cpu, ts, &de))
 		return 0;
 	if (e->n == e->cap) {
 		e->cap = e->cap ? e->cap * 2 : 65536;

@@ -140,6 +140,10 @@ static int on_record(void *ctx, const void *data, int size, int cpu,
 {
 	struct capture *c = ctx;
 
+	if (missed == TRACEDAT_GAP) {
+		pipeline_gap(c->pipe, cpu, ts);
+		return 0;
+	}
 	if (missed) {
 		c->lost_total += missed > 0 ? (uint64_t)missed : 0;
 		if (pipeline_lost(c->pipe, cpu, ts, missed > 0 ? missed : -1))

@@ -63,6 +63,8 @@ struct running {		/* the open slice of a CPU */
 	 * recorded, as some kernels do not. */
 	int gone;		/* offline at the end (derive_cpu_gone) */
 	int untraced;		/* never traced (derive_untraced) */
+	int gap;		/* its records after its last are lost, up to
+				 * the next, which says so (derive_gap) */
 	int in_tail;		/* TAIL_TASK, TAIL_IDLE or 0 */
 	int32_t tail_pid;
 	struct off off;		/* the task's, just before this slice */
@@ -105,6 +107,7 @@ struct derive {
 	uint64_t first_ts;	/* the capture's first event */
 	int any;		/* first_ts is set */
 	const struct state_map *states;	/* NULL: today's numbering */
+	unsigned gaps;		/* CPUs in a gap (derive_gap) */
 };
 
 struct derive *derive_new(const struct derive_ops *ops)
@@ -269,7 +272,7 @@ static int close_slice(struct derive *d, struct running *r, int cpu, uint64_t ts
 	if (d->states)
 		state = state_today(d->states, state);
 	/* Switched out of an unbroken slice: its time off the CPUs begins. */
-	if (!r->lost && off_state_known(state) && (w = wake_of(d, r->pid))) {
+	if (!r->lost && !d->gaps && off_state_known(state) && (w = wake_of(d, r->pid))) {
 		w->off.known = 1;
 		w->off.ts = ts;
 		w->off.state = (int32_t)state;
@@ -814,7 +817,7 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 		 * queued there, and came here later (a migration), maybe
 		 * after running there. When its wait ended is not known. */
 		if (!(w->open_pair && w->from_untraced) && d->ops.wakeup && !rc &&
-		    ts >= w->ts) {
+		    ts >= w->ts && !d->gaps) {
 			struct derive_wakeup u = {
 				.ts = w->ts, .latency = ts - w->ts, .cpu = cpu,
 				.pid = next_pid, .hid = next_hid,
@@ -899,7 +902,7 @@ void derive_born(struct derive *d, int32_t pid, uint64_t ts, int cpu, uint32_t h
 	/* task_newtask, then sched_process_fork: the first is the birth */
 	if (w->off.known && w->off.state == DERIVE_STATE_NEW && !w->off.woken)
 		return;
-	w->off.known = 1;
+	w->off.known = !d->gaps;
 	w->off.ts = ts;
 	w->off.state = DERIVE_STATE_NEW;
 	w->off.cpu = cpu;
@@ -928,6 +931,11 @@ int derive_lost(struct derive *d, int cpu, uint64_t ts)
 	struct running *r = cpu_state(d, cpu);
 	int rc = r && r->active ? restart_slice(d, r, cpu) : 0;
 
+	if (r && r->gap) {
+		r->gap = 0;
+		d->gaps--;
+	}
+
 	if (r && r->active)
 		r->lost = 1;
 	if (r)
@@ -941,6 +949,22 @@ int derive_lost(struct derive *d, int cpu, uint64_t ts)
 	 * off the CPUs. */
 	void_wakeups(d, 1);
 	return rc;
+}
+
+void derive_gap(struct derive *d, int cpu, uint64_t ts)
+{
+	struct running *r = cpu_state(d, cpu);
+
+	(void)ts;
+	if (!r || r->gap)
+		return;
+	r->gap = 1;
+	d->gaps++;
+	/* From here on the CPU's records are missing: any task may have run
+	 * there, so no task's time off the CPUs and no wakeup's wait is
+	 * known across or inside the gap (its end, derive_lost, voids again
+	 * what began in it). */
+	void_wakeups(d, 1);
 }
 
 void derive_untraced(struct derive *d, int cpu)

@@ -242,6 +242,12 @@ int derive_rename_on(struct derive *d, int cpu, uint64_t ts, int32_t pid,
 void derive_born(struct derive *d, int32_t pid, uint64_t ts, int cpu, uint32_t hid);
 /* Events were lost on cpu at ts. Returns a callback's non-zero result. */
 int derive_lost(struct derive *d, int cpu, uint64_t ts);
+/* The records of cpu after ts, its last, are lost up to its next one,
+ * whose derive_lost ends the gap: a loss known before the events of the
+ * other CPUs in it come. Until then no time off the CPUs begins, and no
+ * wakeup's latency or new task's wait is known (any task may have run
+ * there). */
+void derive_gap(struct derive *d, int cpu, uint64_t ts);
 
 /* The waking ts of the oldest wakeup still pending (its task not yet
  * switched in), 0 when none: its wakeup_latency row is not stored yet. */

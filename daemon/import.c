@@ -79,8 +79,9 @@ static void draw_progress(struct import *im, int done)
 static int count_record(void *ctx, const void *data, int size, int cpu,
 			uint64_t ts, int64_t missed)
 {
-	(void)data; (void)size; (void)cpu; (void)ts; (void)missed;
-	(*(uint64_t *)ctx)++;
+	(void)size; (void)cpu; (void)ts; (void)missed;
+	if (data)
+		(*(uint64_t *)ctx)++;
 	return interrupted ? 1 : 0;
 }
 
@@ -89,6 +90,10 @@ static int on_record(void *ctx, const void *data, int size, int cpu,
 {
 	struct import *im = ctx;
 
+	if (!data) {
+		pipeline_gap(im->pipe, cpu, ts);
+		return 0;
+	}
 	if (missed && pipeline_lost(im->pipe, cpu, ts, missed > 0 ? missed : -1))
 		goto fail;
 	if (pipeline_record(im->pipe, data, size, cpu, ts))

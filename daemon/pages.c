@@ -35,6 +35,7 @@ struct cpu {
 	uint64_t watermark;		/* no later event can come before this */
 	int absent;			/* no buffer yet: offline when the
 					 * instance was made (ENODEV) */
+	int drained;			/* its last read found it empty */
 	struct lost_at *lost;		/* losses waiting for their place */
 	int nlost, lost_cap;
 };
@@ -329,6 +330,7 @@ long pages_read(struct pages *l, uint64_t now, int final,
 		r = cpu_drain(l, c, final ? 0 : READ_PAGES_PER_CALL, err, errlen);
 		if (r < 0)
 			return -1;
+		c->drained = r == 0;
 		if (r > 0) {
 			/* Not found empty: what it has beyond the last page
 			 * read is unknown, so the merge goes no further than
@@ -386,6 +388,14 @@ long pages_read(struct pages *l, uint64_t now, int final,
 			return -2;
 		n++;
 		cpu_next(l, best);
+		/* The CPU's next record, or its loss waiting with no record
+		 * before it (the CPU found empty), says events were lost
+		 * after this one: the gap is told before the other CPUs'
+		 * records in it. */
+		if (best->event ? best->missed || (best->nlost && best->ts > best->lost[0].ts) :
+		    best->nlost && best->drained)
+			if (fn(ctx, NULL, 0, cpu, best_ts, TRACEDAT_GAP))
+				return -2;
 	}
 	return n;
 }

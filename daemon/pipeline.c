@@ -1092,6 +1092,12 @@ int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 	return store_lost(p->store, cpu, ts, count);
 }
 
+void pipeline_gap(struct pipeline *p, int cpu, uint64_t ts)
+{
+	if (p->derive)
+		derive_gap(p->derive, cpu, ts);
+}
+
 /* The derivations still run: a slice's end dates a dead task's last
  * name and a thread's exec is told by who runs where, so the names are
  * the same with or without the derived rows. */

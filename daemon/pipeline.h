@@ -32,6 +32,10 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 
 /* The source lost events on cpu before ts; count < 0 when unknown. */
 int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count);
+/* The source will lose cpu's events after ts, its last record, up to its
+ * next (whose pipeline_lost says so): told before the other CPUs' events
+ * of the gap come. */
+void pipeline_gap(struct pipeline *p, int cpu, uint64_t ts);
 
 /* Writes the names learnt so far. Call inside the batch's transaction,
  * before committing it, so no event row points at an unwritten name. */

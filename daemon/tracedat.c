@@ -506,8 +506,39 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	/* Over several buffers the callback's cpu is offset by the buffers
 	 * before it; the record knows its real CPU. */
 	(void)cpu;
-	return t->fn(t->ctx, rec->data, rec->size, rec->cpu, rec->ts - t->date_offset,
-		     rec->missed_events);
+	int rc = t->fn(t->ctx, rec->data, rec->size, rec->cpu, rec->ts - t->date_offset,
+		       rec->missed_events);
+	/* The CPU's next record says a loss came before it: this one was
+	 * its last, and the gap is told before the other CPUs' records in
+	 * it. */
+	struct tep_record *next = rc ? NULL : tracecmd_peek_data(handle, rec->cpu);
+
+	if (next && next->missed_events)
+		rc = t->fn(t->ctx, NULL, 0, rec->cpu, rec->ts - t->date_offset, TRACEDAT_GAP);
+	return rc;
+}
+
+/* CPUs whose first record says events were lost before it (an
+ * overwritten start): in a gap from the first record of all. */
+static int first_gaps(struct tracedat *t, struct tracecmd_input **iter, int n)
+{
+	uint64_t first = UINT64_MAX;
+	int rc = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; !rc && i < n; i++)
+			for (int cpu = 0; !rc && cpu < tracecmd_cpus(iter[i]); cpu++) {
+				struct tep_record *r = tracecmd_peek_data(iter[i], cpu);
+
+				if (!r)
+					continue;
+				if (!pass && r->ts < first)
+					first = r->ts;
+				else if (pass && r->missed_events)
+					rc = t->fn(t->ctx, NULL, 0, r->cpu, first - t->date_offset,
+						   TRACEDAT_GAP);
+			}
+	return rc;
 }
 
 int tracedat_cpus(struct tracedat *t)
@@ -538,6 +569,10 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 	for (int i = 0; i < t->nbuf; i++)
 		if (t->buf[i].selected)
 			t->iter[n++] = t->buf[i].handle;
+	int rc = first_gaps(t, t->iter, n);
+
+	if (rc)
+		return rc;
 	if (n == 1)
 		return tracecmd_iterate_events(t->iter[0], NULL, 0, on_record, t);
 	return tracecmd_iterate_events_multi(t->iter, n, on_record, t);

@@ -91,9 +91,13 @@ int tracedat_dropped(const struct tracedat *t, tracedat_drop_fn fn, void *ctx);
 
 /* Called per record, in timestamp order; missed is the number of events
  * the ring buffer dropped on that CPU just before it (0 none, -1 some,
- * count unknown). A non-zero return stops the iteration. */
+ * count unknown). data NULL with missed TRACEDAT_GAP: no record, the
+ * CPU's last one before a loss was at ts (its next record, with missed
+ * set, ends the gap), called before the other CPUs' records after ts.
+ * A non-zero return stops the iteration. */
 typedef int (*tracedat_record_fn)(void *ctx, const void *data, int size,
 				  int cpu, uint64_t ts, int64_t missed);
+#define TRACEDAT_GAP INT64_MIN
 
 /* Iterates every record of the selected buffers. Returns 0 when all were
  * seen, or the callback's non-zero value. */

@@ -21,6 +21,19 @@ while read -r dat; do
 		where l.cpu = s.cpu and l.ts > s.ts and l.ts <= s.ts + s.dur)")
 	CHECKS=$((CHECKS + 1))
 	[ "$n" -gt 0 ] || fail "sched-drops.dat: slices spanning a loss" "> 0" "$n"
+	# A loss is known from its CPU's record before it (the next record
+	# says so): in the gap no task's time off the CPUs and no wakeup's
+	# wait is known (pid 3736 ran in CPU 0's 17.7 ms gap; the build
+	# before had it asleep for 8.5 ms across it, and 321 wakeup_latency
+	# rows across the gaps)
+	g=$(q "$db" "with $GAPS_CTE select count(*) from thread_state t, gap g
+		where t.state <> 'running' and g.lo < t.ts + t.dur and g.hi > t.ts")
+	check_eq "sched-drops.dat: thread_state rows off the CPUs across a loss's gap" 0 "$g" || true
+	g=$(q "$db" "with $GAPS_CTE select count(*) from wakeup_latency w, gap g
+		where g.lo < w.ts + w.latency and g.hi > w.ts")
+	check_eq "sched-drops.dat: wakeup_latency rows across a loss's gap" 0 "$g" || true
+	g=$(q "$db" "with $GAPS_CTE select count(*), sum(hi - lo > 10000000) from gap")
+	check_eq "sched-drops.dat: gaps (and those over 10 ms)" $'6\t1' "$g" || true
 	# the reference computation voids wakeups and flags slices the same way
 	reference "$dat" "$TMPDIR_TEST/$name" "$name.dat" || continue
 	check_eq "sched-drops.dat: DROPPED lines seen by reference.awk" 6 "$REF_DROPS" || true

@@ -44,16 +44,21 @@ views() {	# DB OUT: the three views (sched: schema 3's columns), sorted
 	# no state there; a database written before pairs the two runs, and
 	# keeps doing so after its migration. Nor a new task's wait before
 	# its first run, new then runnable: schema 026 stores its birth with
-	# that run, which rows written before do not have)
+	# that run, which rows written before do not have. Nor a time off the
+	# CPUs across a loss's gap, from the CPU's record before it to the
+	# loss: a capture since knows it as soon as the gap opens, and keeps
+	# no state there; rows written before keep theirs)
 	q "$1" "with t as materialized (select * from thread_state),
-		run as materialized (select pid, ts, ts + dur as e from t where state = 'running')
-		select t.* from t where t.state = 'running' or (select count(*) from ev_sched_waking k
+		run as materialized (select pid, ts, ts + dur as e from t where state = 'running'),
+		$GAPS_CTE
+		select t.* from t where (t.state = 'running' or not exists (select 1 from gap g
+			where g.lo < t.ts + t.dur and g.hi > t.ts)) and (t.state = 'running' or (select count(*) from ev_sched_waking k
 			where k.target_pid = t.pid
 			and k.ts >= coalesce((select max(e) from run r where r.pid = t.pid and r.e <= t.ts), 0)
 			and k.ts < coalesce((select min(r.ts) from run r where r.pid = t.pid
 				and r.ts >= t.ts + t.dur), 9223372036854775807)) < 2
 		and t.state <> 'new' and not (t.state = 'runnable' and exists (select 1 from t n
-			where n.pid = t.pid and n.state = 'new' and n.ts + n.dur = t.ts))" |
+			where n.pid = t.pid and n.state = 'new' and n.ts + n.dur = t.ts)))" |
 		LC_ALL=C sort > "$2.state"
 }
 views "$new" "$TMPDIR_TEST/want"

@@ -237,6 +237,19 @@ check_latency() {
 # reported with the first record after it) has lost = 1; a lost slice
 # spans a loss or ends in a broken chain (end_state NULL); no
 # wakeup_latency row spans a loss on any CPU.
+# A CTE, gap(cpu, lo, hi): each loss's gap, from its CPU's record before
+# it (the capture's first record when none) to the loss, where the CPU's
+# records are missing.
+GAPS_CTE="ev(ts, cpu) as (select ts, cpu from ev_sched_switch
+	union all select ts, cpu from ev_sched_waking union all select ts, cpu from ev_sched_wakeup
+	union all select ts, cpu from ev_sched_wakeup_new union all select ts, cpu from ev_sched_stat_runtime
+	union all select ts, cpu from ev_sched_migrate_task union all select ts, cpu from ev_sched_process_fork
+	union all select ts, cpu from ev_sched_process_exit union all select ts, cpu from ev_sched_process_free
+	union all select ts, cpu from ev_sched_process_exec union all select ts, cpu from ev_task_rename
+	union all select ts, cpu from ev_task_newtask union all select ts, cpu from ev_other),
+gap(cpu, lo, hi) as materialized (select l.cpu, coalesce((select max(e.ts) from ev e
+	where e.cpu = l.cpu and e.ts < l.ts), (select min(ts) from ev)), l.ts from lost_events l)"
+
 check_losses() {
 	local db=$1 label=$2 got
 	got=$(q "$db" "select count(*) from sched s where s.lost = 0 and exists (

@@ -119,11 +119,38 @@ NR == FNR && twopass {
 	if (index($0, ": task_rename: ")) has_rename = 1
 	if (match($0, /CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/)) {
 		x = $0; sub(/.*CPU:/, "", x); traced[x + 0] = 1
+		# the gap began after the CPU's line before (or at the first
+		# line of all: the CPU lost its start)
+		if ((x + 0) in lastln) gapat[lastln[x + 0]] = x + 0
+		else gapfirst[x + 0] = 1
 	} else if (match($0, /-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]: [A-Za-z0-9_]+: /)) {
 		x = substr($0, RSTART, RLENGTH); sub(/^[^[]*\[/, "", x); traced[x + 0] = 1
+		lastln[x + 0] = FNR
 	}
 	next
 }
+
+# A CPU's loss is known from its last line before the DROPPED line (commd
+# peeks at the CPU's next record): from there to that line no task's time
+# off the CPUs begins and no wakeup's wait ends with a row (any task may
+# have run where the records are missing); every pending one is forgotten
+# where the gap opens.
+function gap_open(x) {
+	if (x in ingap) return
+	ingap[x] = 1; gaps++
+	for (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
+	for (p in out_s) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
+	for (p in rw) delete rw[p]
+}
+twopass && !gaps_begun {
+	gaps_begun = 1
+	for (x in gapfirst) gap_open(x)
+}
+twopass && gapnext != "" {
+	gap_open(gapnext)
+	gapnext = ""
+}
+twopass && (FNR in gapat) { gapnext = gapat[FNR] }
 function untraced(cpu) { return twopass && !(cpu in traced) }
 
 function nsabs(s, f) { return s == 0 ? f + 0 : s f }
@@ -131,6 +158,7 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 
 /CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/ {
 	x = $0; sub(/.*CPU:/, "", x); c = x + 0
+	if (c in ingap) { delete ingap[c]; gaps-- }
 	restart(c)
 	if (c in open) olost[c] = 1
 	dropped[c] = 1
@@ -311,7 +339,7 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	# task under the pid reused, its birth not traced (commd's
 	# resolve_reborn)
 	if (np > 0 && (np in xgone) && !(np in gtook)) reborn(np)
-	if (pp > 0 && (c in open) && opid[c] == pp && !olost[c] && st !~ /^[XZ]/) {
+	if (pp > 0 && (c in open) && opid[c] == pp && !olost[c] && st !~ /^[XZ]/ && !gaps) {
 		out_s[pp] = ts_s; out_f[pp] = ts_f; out_st[pp] = st
 	}
 	if (c in open) {
@@ -341,7 +369,7 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 		delete pend_s[np]; delete pend_f[np]; delete pend_w[np]
 	}
 	if (np in pend_s) {
-		print "W", nsabs(pend_s[np], pend_f[np]), np, nc, c, dur(pend_s[np], pend_f[np], ts_s, ts_f), pend_w[np]
+		if (!gaps) print "W", nsabs(pend_s[np], pend_f[np]), np, nc, c, dur(pend_s[np], pend_f[np], ts_s, ts_f), pend_w[np]
 		delete pend_s[np]; delete pend_f[np]; delete pend_w[np]
 	}
 }
@@ -762,6 +790,7 @@ function born(p) {
 	delete xexit[p]; delete xgone[p]; delete gtook[p]
 	if ((p in out_s) && out_st[p] == "N" && !(p in nw)) return
 	out_s[p] = ts_s; out_f[p] = ts_f; out_st[p] = "N"; delete nw[p]
+	if (gaps) { delete out_s[p]; delete out_f[p]; delete out_st[p] }
 }
 
 # p's time off the CPUs, if known, ends at (s_s, s_f): a gap.

@@ -85,6 +85,13 @@ static int on_record(void *arg, const void *data, int size, int cpu,
 	size_t len = 0;
 
 	FUZZ_CHECK(cpu >= 0 && cpu < x->ncpus, "cpu %d", cpu);
+	if (!data) {
+		/* a gap: the CPU's record at ts was its last before a loss */
+		FUZZ_CHECK(missed == TRACEDAT_GAP && size == 0, "no record, missed %lld",
+			   (long long)missed);
+		pipeline_gap(x->pipe, cpu, ts);
+		return 0;
+	}
 	page = pages_current(x->l, cpu, &len);
 	FUZZ_CHECK(page, "a record of cpu %d without a page", cpu);
 	FUZZ_CHECK(size >= 0, "record size %d", size);

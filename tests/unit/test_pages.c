@@ -26,7 +26,9 @@
 
 static struct tep_handle *tep;
 
-/* What fn was handed: "c0@100" a record, "c0!250=7" a loss. */
+/* What fn was handed: "c0@100" a record ("c0@300!-1" flagged with the
+ * events lost before it), "c0!250=7" a loss, "c0>200" a gap (the CPU's
+ * record at 200 was its last before a loss). */
 static char got[1024];
 
 static int on_record(void *ctx, const void *data, int size, int cpu,
@@ -35,23 +37,29 @@ static int on_record(void *ctx, const void *data, int size, int cpu,
 	size_t n = strlen(got);
 
 	(void)ctx;
-	if (!data) {
+	if (!data && missed == TRACEDAT_GAP) {
+		CHECK_INT(size, 0);
+		snprintf(got + n, sizeof(got) - n, "%sc%d>%llu", n ? " " : "", cpu,
+			 (unsigned long long)ts);
+	} else if (!data) {
 		CHECK_INT(size, 0);
 		snprintf(got + n, sizeof(got) - n, "%sc%d!%llu=%lld", n ? " " : "", cpu,
 			 (unsigned long long)ts, (long long)missed);
 	} else {
 		CHECK_INT(size, 4);
-		snprintf(got + n, sizeof(got) - n, "%sc%d@%llu", n ? " " : "", cpu,
-			 (unsigned long long)ts);
+		snprintf(got + n, sizeof(got) - n, missed ? "%sc%d@%llu!%lld" : "%sc%d@%llu",
+			 n ? " " : "", cpu, (unsigned long long)ts, (long long)missed);
 	}
 	return 0;
 }
 
-/* One sub-buffer of events at the given times (ascending), into fd. */
-static void put_page(int fd, const uint64_t *ts, int n)
+/* One sub-buffer of events at the given times (ascending), into fd, its
+ * commit word's flags above the length (the kernel's RB_MISSED_EVENTS
+ * says events were lost before the page). */
+static void put_page_flags(int fd, const uint64_t *ts, int n, uint64_t flags)
 {
 	unsigned char page[SUBBUF] = { 0 };
-	uint64_t commit = (uint64_t)n * 8, prev = ts[0];
+	uint64_t commit = (uint64_t)n * 8 | flags, prev = ts[0];
 
 	memcpy(page, &ts[0], 8);
 	memcpy(page + 8, &commit, 8);
@@ -63,6 +71,11 @@ static void put_page(int fd, const uint64_t *ts, int n)
 		prev = ts[i];
 	}
 	CHECK(write(fd, page, sizeof(page)) == (ssize_t)sizeof(page));
+}
+
+static void put_page(int fd, const uint64_t *ts, int n)
+{
+	put_page_flags(fd, ts, n, 0);
 }
 
 static struct pages *two_cpus(int wfd[2])
@@ -108,7 +121,7 @@ static void test_loss_in_place(void)
 	put_page(wfd[1], c1, 2);
 	CHECK(pages_lost(p, 0, 250, 7) == 0);
 	CHECK_INT(read_all(p, 1000, 0), 5);
-	CHECK_STR(got, "c0@100 c1@150 c0@200 c0!250=7 c1@260 c0@300");
+	CHECK_STR(got, "c0@100 c1@150 c0@200 c0>200 c0!250=7 c1@260 c0@300");
 	two_cpus_free(p, wfd);
 }
 
@@ -124,7 +137,7 @@ static void test_loss_waits(void)
 	put_page(wfd[1], c1, 1);
 	CHECK(pages_lost(p, 0, 500, 3) == 0);
 	CHECK_INT(read_all(p, 300, 0), 2);
-	CHECK_STR(got, "c0@100 c1@150");
+	CHECK_STR(got, "c0@100 c0>100 c1@150");
 	put_page(wfd[1], c1b, 2);
 	CHECK_INT(read_all(p, 1000, 0), 2);
 	CHECK_STR(got, "c1@400 c0!500=3 c1@600");
@@ -150,7 +163,7 @@ static void test_losses_join(void)
 	CHECK(pages_lost(p, 0, 950, 0) == -1);
 	put_page(wfd[0], c0, 2);
 	CHECK_INT(read_all(p, 0, 1), 2);
-	CHECK_STR(got, "c0@100 c1!300=7 c0!400=-1 c0@900 c0!950=1");
+	CHECK_STR(got, "c0@100 c0>100 c1!300=7 c0!400=-1 c0@900 c0>900 c0!950=1");
 	two_cpus_free(p, wfd);
 }
 
@@ -182,7 +195,7 @@ static void test_look(void)
 	pages_set_look(p, look, p);
 	put_page(wfd[0], c0, 2);
 	CHECK_INT(read_all(p, 0, 0), 2);
-	CHECK_STR(got, "c0@100 c0@200 c0!250=5");
+	CHECK_STR(got, "c0@100 c0@200 c0>200 c0!250=5");
 	pages_set_look(p, NULL, NULL);
 	CHECK_INT(read_all(p, 0, 1), 2);
 	CHECK_STR(got, "c0@300 c0@400");
@@ -209,6 +222,23 @@ static void test_many_losses(void)
 	two_cpus_free(p, wfd);
 }
 
+/* A page the kernel flagged (events overwritten before it): the CPU's
+ * record before it ends at a gap, told before the other CPU's records
+ * after it. */
+static void test_gap(void)
+{
+	static const uint64_t c0[] = { 100, 200 }, c0b[] = { 300 }, c1[] = { 250 };
+	int wfd[2];
+	struct pages *p = two_cpus(wfd);
+
+	put_page(wfd[0], c0, 2);
+	put_page_flags(wfd[0], c0b, 1, 1ull << 31);
+	put_page(wfd[1], c1, 1);
+	CHECK_INT(read_all(p, 1000, 0), 4);
+	CHECK_STR(got, "c0@100 c0@200 c0>200 c1@250 c0@300!-1");
+	two_cpus_free(p, wfd);
+}
+
 int main(void)
 {
 	char *hp;
@@ -224,6 +254,7 @@ int main(void)
 	RUN(test_losses_join);
 	RUN(test_look);
 	RUN(test_many_losses);
+	RUN(test_gap);
 	tep_free(tep);
 	return check_done("test_pages");
 }
