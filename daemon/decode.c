@@ -598,18 +598,21 @@ static bool printed_as_text(const struct tep_event *event, const struct tep_form
 }
 
 /* A char field is text, stored as a JSON string up to its first NUL, when
- * it is a fixed array (comm[16]: after the NUL may lie what a longer name
- * left), or when its event prints it as a string and nothing but zeros
- * follows its first NUL. An array running to the record's end may end in
- * up to 3 bytes of the ring buffer's rounding to 4, whatever they hold.
- * Anything else is bytes (what trace_marker_raw got, a binary blob). */
+ * it is a fixed array of char (comm[16]: after the NUL may lie what a
+ * longer name left), or when its event prints it as a string and nothing
+ * but zeros follows its first NUL. An array running to the record's end may end in up to 3 bytes of
+ * the ring buffer's rounding to 4, whatever they hold. Anything else is
+ * bytes: what trace_marker_raw got, a binary blob, the u8 or unsigned
+ * char arrays of addresses (libtraceevent flags every array of a type
+ * naming char, u8 or s8 a string: __u8 saddr[4] of 10.0.0.1 is not "\n"). */
 static bool text_field(const struct tep_event *event, const struct tep_format_field *ff,
 		       const struct fld *f, const uint8_t *p, uint32_t n)
 {
 	uint32_t k = (uint32_t)strnlen((const char *)p, n), end = n;
 
 	if (f->kind == F_ARRAY)
-		return (ff->flags & TEP_FIELD_IS_STRING) != 0;
+		return (ff->flags & TEP_FIELD_IS_STRING) && ff->type &&
+		       strstr(ff->type, "char") && !strstr(ff->type, "unsigned");
 	if (!(ff->flags & TEP_FIELD_IS_STRING) || !printed_as_text(event, ff))
 		return false;
 	if (f->kind == F_TAIL)

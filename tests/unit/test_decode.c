@@ -468,6 +468,35 @@ static void decode_json_binary_char_arrays_as_bytes(void)
 	tep_free(tep);
 }
 
+/* Fixed arrays of u8, s8 or unsigned char (addresses: sock's saddr, a
+ * MAC) are bytes, not text up to a NUL, even printed with %s; one of
+ * char is text. */
+static const char addr_fmt[] =
+	"name: inet_addr\nID: 9\nformat:\n" COMMON
+	"\tfield:__u8 saddr[4];\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned char mac[6];\toffset:12;\tsize:6;\tsigned:0;\n"
+	"\tfield:char name[4];\toffset:18;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned char label[4];\toffset:22;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"saddr=%pI4 mac=%pM name=%s label=%s\", REC->saddr, REC->mac, REC->name, REC->label\n";
+
+static void decode_json_byte_arrays_not_text(void)
+{
+	const char *f[] = { addr_fmt, NULL }, *s[] = { "sock" };
+	struct tep_handle *tep = tep_with(f, s);
+	struct decode *d = decode_new(tep);
+	uint8_t rec[32] = { 0 };
+
+	put16(rec, 9);
+	memcpy(rec + 8, "\x0a\x00\x00\x01", 4);
+	memcpy(rec + 12, "\x02\x00\xff\x10\x20\x30", 6);
+	memcpy(rec + 18, "eth", 4);
+	memcpy(rec + 22, "lo\0x", 4);
+	CHECK_STR(json_of(d, rec, 26), "{\"saddr\":[10,0,0,1],\"mac\":[2,0,255,16,32,48],"
+		  "\"name\":\"eth\",\"label\":[108,111,0,120]}");
+	decode_free(d);
+	tep_free(tep);
+}
+
 /* A __data_loc array of numbers gives its numbers; of a type whose size
  * the format does not say (cpumask_t), its bytes. */
 static void decode_json_dynamic_arrays_not_strings(void)
@@ -578,6 +607,7 @@ int main(void)
 	RUN(decode_json_array_without_size_to_record_end);
 	RUN(decode_json_binary_char_arrays_as_bytes);
 	RUN(decode_json_dynamic_arrays_not_strings);
+	RUN(decode_json_byte_arrays_not_text);
 	RUN(decode_json_utf8_kept_invalid_bytes_escaped);
 	RUN(decode_json_stack_as_long_as_written);
 	RUN(decode_json_last_array_not_grown_into_padding_or_data);
