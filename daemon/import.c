@@ -417,6 +417,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 			log_error("%s: interrupted", o->input);
 			goto out;
 		}
+		log_error("%s: reading its records: out of memory", o->input);
+		goto out;
 	}
 	if (im.progress)
 		draw_progress(&im, 1);

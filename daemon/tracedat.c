@@ -53,7 +53,6 @@ struct tracedat {
 	struct tracecmd_input *handle;	/* the file, and its top buffer */
 	struct buffer *buf;		/* [0] the top one, then the instances */
 	int nbuf;
-	struct tracecmd_input **iter;	/* the selected buffers' handles */
 	int version;
 	uint64_t date_offset;		/* record --date's, taken back off */
 	tracedat_record_fn fn;
@@ -302,8 +301,7 @@ struct tracedat *tracedat_open_fd(int fd, char *err, size_t errlen)
 	if (n < 0)
 		n = 0;
 	t->buf = calloc((size_t)n + 1, sizeof(*t->buf));
-	t->iter = calloc((size_t)n + 1, sizeof(*t->iter));
-	if (!t->buf || !t->iter) {
+	if (!t->buf) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -355,7 +353,6 @@ void tracedat_close(struct tracedat *t)
 		free(t->buf[i].label);
 	}
 	free(t->buf);
-	free(t->iter);
 	if (t->handle)
 		tracecmd_close(t->handle);
 	free(t);
@@ -493,51 +490,23 @@ int tracedat_dropped(const struct tracedat *t, tracedat_drop_fn fn, void *ctx)
 	return rc;
 }
 
-static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
-		     int cpu, void *data)
+/* One record of a buffer's handle, handed on; then a peek at the CPU's
+ * next record: one that says a loss came before it makes this one the
+ * CPU's last before a gap, told before the other CPUs' records in it. */
+static int on_record(struct tracedat *t, struct tracecmd_input *handle,
+		     struct tep_record *rec)
 {
-	struct tracedat *t = data;
-
 	for (int i = 0; i < t->nbuf; i++)
 		if (t->buf[i].handle == handle) {
 			t->buf[i].records++;
 			break;
 		}
-	/* Over several buffers the callback's cpu is offset by the buffers
-	 * before it; the record knows its real CPU. */
-	(void)cpu;
 	int rc = t->fn(t->ctx, rec->data, rec->size, rec->cpu, rec->ts - t->date_offset,
 		       rec->missed_events);
-	/* The CPU's next record says a loss came before it: this one was
-	 * its last, and the gap is told before the other CPUs' records in
-	 * it. */
 	struct tep_record *next = rc ? NULL : tracecmd_peek_data(handle, rec->cpu);
 
 	if (next && next->missed_events)
 		rc = t->fn(t->ctx, NULL, 0, rec->cpu, rec->ts - t->date_offset, TRACEDAT_GAP);
-	return rc;
-}
-
-/* CPUs whose first record says events were lost before it (an
- * overwritten start): in a gap from the first record of all. */
-static int first_gaps(struct tracedat *t, struct tracecmd_input **iter, int n)
-{
-	uint64_t first = UINT64_MAX;
-	int rc = 0;
-
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; !rc && i < n; i++)
-			for (int cpu = 0; !rc && cpu < tracecmd_cpus(iter[i]); cpu++) {
-				struct tep_record *r = tracecmd_peek_data(iter[i], cpu);
-
-				if (!r)
-					continue;
-				if (!pass && r->ts < first)
-					first = r->ts;
-				else if (pass && r->missed_events)
-					rc = t->fn(t->ctx, NULL, 0, r->cpu, first - t->date_offset,
-						   TRACEDAT_GAP);
-			}
 	return rc;
 }
 
@@ -560,22 +529,66 @@ int tracedat_cpu_has_records(struct tracedat *t, int cpu)
 	return 0;
 }
 
+/* Every record of the selected buffers' CPUs in timestamp order (ties:
+ * buffer, then CPU order), each CPU's next timestamp kept (UINT64_MAX:
+ * none left). commd's own loop, not tracecmd_iterate_events: libtracecmd
+ * 3.1 goes on after a callback's non-zero return (an interrupted import
+ * ran to the file's end), and ends every CPU's iteration, silently, at a
+ * record flagged with missed events whose event has no format (its
+ * missed-events callbacks look the event up). A CPU whose first record
+ * says events were lost before it (an overwritten start) is in a gap
+ * from the first record of all. */
 int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 {
-	int n = 0;
+	struct slot { struct tracecmd_input *h; int cpu; uint64_t ts; } *v;
+	uint64_t first = UINT64_MAX;
+	size_t n = 0, cap = 0;
+	int rc = 0;
 
 	t->fn = fn;
 	t->ctx = ctx;
 	for (int i = 0; i < t->nbuf; i++)
 		if (t->buf[i].selected)
-			t->iter[n++] = t->buf[i].handle;
-	int rc = first_gaps(t, t->iter, n);
+			cap += (size_t)tracecmd_cpus(t->buf[i].handle);
+	v = calloc(cap ? cap : 1, sizeof(*v));
+	if (!v)
+		return -1;
+	for (int i = 0; i < t->nbuf; i++)
+		for (int cpu = 0; t->buf[i].selected && cpu < tracecmd_cpus(t->buf[i].handle); cpu++) {
+			struct tep_record *r = tracecmd_peek_data(t->buf[i].handle, cpu);
 
-	if (rc)
-		return rc;
-	if (n == 1)
-		return tracecmd_iterate_events(t->iter[0], NULL, 0, on_record, t);
-	return tracecmd_iterate_events_multi(t->iter, n, on_record, t);
+			v[n++] = (struct slot){ t->buf[i].handle, cpu, r ? r->ts : UINT64_MAX };
+			if (r && r->ts < first)
+				first = r->ts;
+		}
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct tep_record *r = v[i].ts == UINT64_MAX ? NULL :
+				       tracecmd_peek_data(v[i].h, v[i].cpu);
+
+		if (r && r->missed_events)
+			rc = fn(ctx, NULL, 0, r->cpu, first - t->date_offset, TRACEDAT_GAP);
+	}
+	while (!rc) {
+		struct tep_record *r;
+		size_t best = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (v[i].ts != UINT64_MAX && (best == n || v[i].ts < v[best].ts))
+				best = i;
+		if (best == n)
+			break;
+		r = tracecmd_read_data(v[best].h, v[best].cpu);
+		if (!r) {
+			v[best].ts = UINT64_MAX;	/* unreadable from here */
+			continue;
+		}
+		rc = on_record(t, v[best].h, r);
+		tracecmd_free_record(r);
+		r = tracecmd_peek_data(v[best].h, v[best].cpu);
+		v[best].ts = r ? r->ts : UINT64_MAX;
+	}
+	free(v);
+	return rc;
 }
 
 const char *tracedat_cmdline(void *ctx, int32_t pid)

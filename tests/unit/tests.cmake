@@ -15,5 +15,8 @@ commd_unit(test_cgroups)
 commd_unit(test_derive)
 commd_unit(test_kallsyms)
 commd_unit(test_pages)
+commd_unit(test_tracedat)
 set_tests_properties(test_store_faults PROPERTIES
   ENVIRONMENT "TESTDATA=${CMAKE_SOURCE_DIR}/tests/data" TIMEOUT 600)
+set_tests_properties(test_tracedat PROPERTIES
+  ENVIRONMENT "TESTDATA=${CMAKE_SOURCE_DIR}/tests/data")
