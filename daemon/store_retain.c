@@ -260,14 +260,22 @@ static void count_unshipped(struct store *s, int64_t floor, int64_t target)
 		return;
 	log_warning("retention: the database is past max-db-mb; cutting %lld switches "
 		    "not yet shipped to ClickHouse (stats unshipped_cut)", (long long)n);
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO stats(capture, name, cpu, value) "
-			       "SELECT NULL, 'unshipped_cut', NULL, ? + coalesce((SELECT "
-			       "value FROM stats WHERE capture IS NULL AND name = "
-			       "'unshipped_cut'), 0)", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_exec(s->db, "DELETE FROM stats WHERE capture IS NULL AND "
-			     "name = 'unshipped_cut'", NULL, NULL, NULL);
+	/* Added to the row there is, in one statement each: the row is
+	 * never gone between two (a DELETE, then an INSERT that read the
+	 * old value once the DELETE had run, kept only the last cut's). */
+	if (sqlite3_prepare_v2(s->db, "UPDATE stats SET value = value + ? WHERE capture IS "
+			       "NULL AND name = 'unshipped_cut'", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, n);
-		sqlite3_step(st);
+		if (sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(s->db) == 0) {
+			sqlite3_finalize(st);
+			st = NULL;
+			if (sqlite3_prepare_v2(s->db, "INSERT INTO stats(capture, name, cpu, value) "
+					       "VALUES (NULL, 'unshipped_cut', NULL, ?)", -1, &st,
+					       NULL) == SQLITE_OK) {
+				sqlite3_bind_int64(st, 1, n);
+				sqlite3_step(st);
+			}
+		}
 	}
 	sqlite3_finalize(st);
 }
