@@ -198,8 +198,8 @@ fail:
 }
 
 /* The cutoff is reached: history intervals no kept row needs, and the
- * cutoff in stats. */
-static void trim_finish(struct store *s, int64_t cutoff)
+ * cutoff in stats. 0, or -1 when it failed (rolled back: tried again). */
+static int trim_finish(struct store *s, int64_t cutoff)
 {
 	char sql[256];
 	int64_t first = 0, last = 0;
@@ -209,7 +209,7 @@ static void trim_finish(struct store *s, int64_t cutoff)
 	if (first > cutoff)
 		first = cutoff;
 	if (st_exec(s, "BEGIN"))
-		return;
+		return -1;
 	/* A kept switch names its wakeup's waker as of the waking, up to
 	 * max_wake_latency before it. */
 	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld",
@@ -232,9 +232,10 @@ static void trim_finish(struct store *s, int64_t cutoff)
 	    st_exec(s, "COMMIT"))
 		goto fail;
 	s->trim_saved = INT64_MIN;
-	return;
+	return 0;
 fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
 }
 
 /* A cut by size past what was shipped: the switches it takes that
@@ -337,10 +338,10 @@ void st_trim(struct store *s)
 		r = trim_chunk(s, s->trim_target);
 	} while (r == 0 && (ms_now() - t0 < TRIM_BUDGET_MS ||
 			    (max_bytes && data_bytes(s) > (int64_t)(max_bytes + max_bytes / 4))));
-	if (r == 1) {
+	/* (a finish that failed, a full disk, is tried again at the next
+	 * commit: until then the reports' cutoff is the one before) */
+	if (r == 1 && trim_finish(s, s->trim_target) == 0)
 		s->trim_pending = 0;
-		trim_finish(s, s->trim_target);
-	}
 }
 
 /* SQLite's automatic checkpoints are passive: with readers always
