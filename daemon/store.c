@@ -135,7 +135,7 @@ int st_step(struct store *s, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
-static int max_id(struct store *s, const char *table, uint32_t *out)
+static int max_id(struct store *s, const char *table, int64_t *out)
 {
 	sqlite3_stmt *st = NULL;
 	char sql[96];
@@ -144,7 +144,7 @@ static int max_id(struct store *s, const char *table, uint32_t *out)
 	snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM %s", table);
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW) {
-		*out = (uint32_t)sqlite3_column_int64(st, 0);
+		*out = sqlite3_column_int64(st, 0);
 		rc = 0;
 	} else {
 		st_fail(s, "reading ids");
@@ -724,7 +724,7 @@ uint64_t store_last_ref(const struct store *s)
 void store_rehid_recent(struct store *s, uint32_t from_hid, uint32_t to_hid,
 			uint64_t before, uint64_t window)
 {
-	uint32_t from = from_hid + s->hid_base;
+	int64_t from = from_hid + s->hid_base;
 
 	/* newest first; the ops are in time order but for the few ns CPUs
 	 * differ by: the scan stops a window past the one wanted */

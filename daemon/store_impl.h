@@ -53,9 +53,11 @@ struct op {
 	uint16_t has;		/* OP_EVENT: DECODE_HAS_* */
 	int32_t cpu;
 	uint64_t ts;
-	uint32_t hid;
-	uint32_t ids[2];
-	uint32_t type;
+	/* database ids (comm_history, comms, event_types): 64 bits, as
+	 * SQLite's; a long-lived database's history ids pass 2^32 */
+	int64_t hid;
+	int64_t ids[2];
+	int64_t type;
 	int32_t p[2];
 	int64_t v[3];
 	uint32_t text, text_len;	/* into the batch's text arena */
@@ -65,11 +67,11 @@ struct op {
 	 * latency, the CPU and row it ran as). A slice's (the switch's or a
 	 * dv_sched row's) time off the CPUs before it (schema 018: off_dur
 	 * < 0 none) in the room a waking's wakeup takes. */
-	uint32_t next_hid;
+	int64_t next_hid;
 	int32_t off_state;
 	union {
-		struct { uint32_t run_hid; int32_t run_cpu; int64_t latency; };
-		struct { uint32_t off_hid; int32_t off_cpu; int64_t off_dur; };
+		struct { int64_t run_hid; int32_t run_cpu; int64_t latency; };
+		struct { int64_t off_hid; int32_t off_cpu; int64_t off_dur; };
 	};
 	int64_t slice_dur, slice_state;
 	int64_t wake_latency;	/* a switch's (OP_HAS_SWITCH_WAKE) */
@@ -143,7 +145,7 @@ struct store {
 	/* A database continued by a new capture already has comms, history
 	 * rows and event types: the resolver's ids (from 1) are written
 	 * shifted past them. */
-	uint32_t comm_base, hid_base, type_base;
+	int64_t comm_base, hid_base, type_base;	/* the database's max ids at open */
 	char err[512];
 
 	pthread_t writer;

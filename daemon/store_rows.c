@@ -64,7 +64,7 @@ static inline void v_int(struct row *r, int col, int64_t v)
 	r->c[col].i = v;
 }
 
-static inline void v_id(struct row *r, int col, uint32_t id)
+static inline void v_id(struct row *r, int col, int64_t id)
 {
 	r->c[col].t = id ? V_INT : V_NULL;
 	r->c[col].i = id;
@@ -588,7 +588,8 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)o->ts);
 		bind_text(st, 3, b, o->text2, o->text2_len, 1);
 		bind_text(st, 4, b, o->text, o->text_len, 1);
-		sqlite3_bind_text(st, 5, o->type < sizeof(source) / sizeof(*source) ?
+		sqlite3_bind_text(st, 5, o->type >= 0 &&
+				  (size_t)o->type < sizeof(source) / sizeof(*source) ?
 				  source[o->type] : "?", -1, SQLITE_STATIC);
 		return st_step(s, st, "storing cgroup_history");
 	}
