@@ -182,6 +182,8 @@ struct store {
 	uint64_t max_age_ns;		/* retention by age: 0 = keep all */
 	int64_t ship_floor;		/* shipped up to it; INT64_MIN: not shipping */
 	int64_t unshipped_counted;	/* unshipped_cut counted below it */
+	int64_t shipped_saved;		/* stats shipped_ts: shipped up to it, as
+					 * last known (a restart counts from it) */
 	int64_t max_wake_latency;	/* the longest stored on a switch */
 	int64_t wake_hold;		/* the caller's: the next commit's
 					 * wake_pending_ts, -1: none to write */

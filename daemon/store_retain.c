@@ -52,6 +52,12 @@ void st_load_retention(struct store *s)
 		s->trim_target = v;
 		s->trim_pending = 1;
 	}
+	/* What ClickHouse had before the restart: a cut before the shipper
+	 * says again where the cluster's data ends counts no switch below
+	 * it as cut unshipped. */
+	v = one_int(s, "SELECT max(value) FROM stats WHERE name = 'shipped_ts'"
+		    " AND capture IS NULL", 0, &ok);
+	s->shipped_saved = s->unshipped_counted = ok ? v : 0;
 }
 
 /* Runs one operation on the connection (writer thread, or the caller
@@ -297,6 +303,12 @@ void st_trim(struct store *s)
 		return;
 	if (now >= s->trim_checked + TRIM_CHECK_MS) {
 		s->trim_checked = now;
+		if (floor > s->shipped_saved && floor > INT64_MIN + 1 && st_exec(s, "BEGIN") == 0) {
+			if (st_set_db_stat(s, "shipped_ts", floor) == 0 && st_exec(s, "COMMIT") == 0)
+				s->shipped_saved = floor;
+			else
+				sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		}
 		if (!time_span(s, &first, &last) || last <= first)
 			return;
 		if (max_bytes) {
