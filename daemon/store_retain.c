@@ -207,7 +207,7 @@ fail:
  * cutoff in stats. 0, or -1 when it failed (rolled back: tried again). */
 static int trim_finish(struct store *s, int64_t cutoff)
 {
-	char sql[256];
+	char sql[512];
 	int64_t first = 0, last = 0;
 
 	if (!time_span(s, &first, &last))
@@ -217,10 +217,17 @@ static int trim_finish(struct store *s, int64_t cutoff)
 	if (st_exec(s, "BEGIN"))
 		return -1;
 	/* A kept switch names its wakeup's waker as of the waking, up to
-	 * max_wake_latency before it. */
-	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld",
-		 (long long)(first - TRIM_HISTORY_SLACK_NS -
-			     __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED)));
+	 * max_wake_latency before it. A lifetime's first row (its id the
+	 * lifetime's) stays while later rows of it do: it says when the
+	 * task began (thread and process start there, and count the
+	 * threads begun since; a leader renamed since lost its threads). */
+	int64_t x = first - TRIM_HISTORY_SLACK_NS -
+		    __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED);
+
+	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld AND NOT "
+		 "(id = life AND EXISTS (SELECT 1 FROM comm_history n WHERE n.pid = "
+		 "comm_history.pid AND n.life = comm_history.id AND n.id <> comm_history.id "
+		 "AND (n.end_ts IS NULL OR n.end_ts >= %lld)))", (long long)x, (long long)x);
 	if (st_exec(s, sql))
 		goto fail;
 	snprintf(sql, sizeof(sql), "DELETE FROM cgroup_history WHERE end_ts < %lld",

@@ -58,6 +58,16 @@ EOF
 start_ready "max-age" "$err" "$db" "$in" --config "$conf"
 logged "the start says what is kept" "keeping data of any size, the last ${MAX_AGE_S}s"
 
+# A process that starts a thread, then renames its leader (prctl), and
+# lives on through the load: its history rows from before the rename
+# are older than max-age when the load ends.
+python3 -c 'import ctypes, threading, time, sys
+threading.Thread(target=time.sleep, args=(float(sys.argv[1]),), daemon=True).start()
+time.sleep(0.2)
+ctypes.CDLL(None).prctl(15, b"age-renamed", 0, 0, 0)
+time.sleep(float(sys.argv[1]))' "$((LOAD_S + 4))" &
+renamer=$!
+HELPER_PIDS+=("$renamer")
 t0=$(date +%s)
 start_load "$LOAD_S"
 # The load for LOAD_S seconds, asking now and then (queries must answer).
@@ -85,6 +95,15 @@ check_true "sched_switch spans >= max-age - 1s (nothing newer is cut)" \
 s=$(span sched)
 check_true "sched slices span <= max-age + ${SLACK_S}s" "<= $(((MAX_AGE_S + SLACK_S) * 1000)) ms" \
 	"$s ms" test "$s" -le $(((MAX_AGE_S + SLACK_S) * 1000))
+# The renamer's leader, renamed after its thread began, still counts it
+# (its lifetime's first row is kept while the lifetime goes on: cut, the
+# process began at the rename, after its thread, and had none)
+got=$(q "$db" "select threads || ' ' || (start_ts < (select min(h.start_ts) from comm_history h
+	where h.pid = $renamer and h.comm = 'age-renamed')) from process where tgid = $renamer")
+check_eq "a process renamed after its thread began, its names cut by age: threads, began before the rename" \
+	"2 1" "$got"
+log "the renamer's names after the cuts: $(q "$db" "select names from process where tgid = $renamer")"
+kill "$renamer" 2> /dev/null || true
 first=$(q "$db" "select min(start_ts) from capture")
 last=$(q "$db" "select max(ts) from ev_sched_switch")
 check_true "the capture itself spans more than the load" "> $LOAD_S s" \
