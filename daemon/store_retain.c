@@ -224,10 +224,16 @@ static int trim_finish(struct store *s, int64_t cutoff)
 	int64_t x = first - TRIM_HISTORY_SLACK_NS -
 		    __atomic_load_n(&s->max_wake_latency, __ATOMIC_RELAXED);
 
-	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld AND NOT "
-		 "(id = life AND EXISTS (SELECT 1 FROM comm_history n WHERE n.pid = "
-		 "comm_history.pid AND n.life = comm_history.id AND n.id <> comm_history.id "
-		 "AND (n.end_ts IS NULL OR n.end_ts >= %lld)))", (long long)x, (long long)x);
+	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld AND "
+		 "id IS NOT life", (long long)x);
+	if (st_exec(s, sql))
+		goto fail;
+	/* (then a first row goes unless the pid's next row left, one index
+	 * step on, is of its lifetime) */
+	snprintf(sql, sizeof(sql), "DELETE FROM comm_history WHERE end_ts < %lld AND id IS life "
+		 "AND (SELECT n.life FROM comm_history n WHERE n.pid = comm_history.pid AND "
+		 "n.start_ts >= comm_history.start_ts AND n.id > comm_history.id ORDER BY "
+		 "n.start_ts, n.id LIMIT 1) IS NOT comm_history.id", (long long)x);
 	if (st_exec(s, sql))
 		goto fail;
 	snprintf(sql, sizeof(sql), "DELETE FROM cgroup_history WHERE end_ts < %lld",
