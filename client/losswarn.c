@@ -139,11 +139,13 @@ static int track_begin(void *ctx, const struct output_column *cols, int n)
 	}
 	t->is_ts = is_ts;
 	t->ncols = n;
-	t->dur_col = -1;
+	t->dur_col = t->end_col = -1;
 	for (int i = 0; i < n; i++) {
 		is_ts[i] = time_column(cols[i].name);
 		if (cols[i].name && !strcasecmp(cols[i].name, "dur"))
 			t->dur_col = i;
+		if (cols[i].name && !strcasecmp(cols[i].name, "end_ts"))
+			t->end_col = i;
 	}
 	close_result(t);
 	t->results = true;
@@ -160,6 +162,10 @@ static int track_row(void *ctx, const struct output_value *values, int n)
 	(void)n;
 	has_dur = t->dur_col >= 0 && integer_value(&values[t->dur_col], &dur) &&
 		  dur > 0;
+	/* a row still going on (a lifetime a running capture has not seen
+	 * end) covers the time up to now */
+	if (t->end_col >= 0 && values[t->end_col].type == OUTPUT_NULL)
+		t->open_end = true;
 	for (int i = 0; i < t->ncols; i++) {
 		int64_t v;
 
@@ -187,7 +193,7 @@ int losswarn_track(struct losswarn_tracker *t, struct output *out)
 {
 	memset(t, 0, sizeof(*t));
 	t->out = out;
-	t->dur_col = -1;
+	t->dur_col = t->end_col = -1;
 	t->sink = output_new_sink(&tracker_sink, t);
 	return t->sink ? 0 : -1;
 }
@@ -384,7 +390,7 @@ int losswarn_tracked(const struct losswarn_tracker *t, report_run_fn *run,
 
 	snprintf(lo, sizeof(lo), "%" PRId64, t->lo);
 	snprintf(hi, sizeof(hi), "%" PRId64, t->hi);
-	check(whole ? NULL : lo, whole ? NULL : hi, run, ctx, &f);
+	check(whole ? NULL : lo, whole || t->open_end ? NULL : hi, run, ctx, &f);
 	return losswarn_print(&f);
 }
 

@@ -44,6 +44,9 @@ struct losswarn_tracker {
 	struct output *out;		/* the formatter rows go on to */
 	bool *is_ts;			/* per column of the current result */
 	int dur_col;			/* its dur column, -1: none */
+	int end_col;			/* its end_ts column, -1: none */
+	bool open_end;			/* a row's end_ts was NULL: open
+					 * (a lifetime still going on) */
 	int ncols;
 	bool results;			/* a result began */
 	bool unknown;			/* a result that cannot tell */

@@ -556,7 +556,7 @@ static void util_intervals_sql(struct sbuf *b, const struct report_args *a)
 "ue0 AS (SELECT cpu, max(ts + dur) AS e FROM wt GROUP BY cpu),\n"
 "ue AS (SELECT c.cpu, coalesce((SELECT hi FROM cw), min((SELECT whi FROM cw),\n"
 "              coalesce(ue0.e, (SELECT max(e) FROM ue0)))) AS hi\n"
-"       FROM (SELECT cpu FROM wc UNION SELECT cpu FROM ue0) c\n"
+"       FROM (SELECT cpu FROM wp WHERE last IS NOT NULL UNION SELECT cpu FROM ue0) c\n"
 "       LEFT JOIN ue0 USING (cpu)),\n"
 "u AS (SELECT lo, max(lo, coalesce((SELECT max(hi) FROM ue), lo)) AS hi,\n"
 "             %" PRId64 " AS iv FROM cw),\n"
@@ -567,17 +567,23 @@ static void util_intervals_sql(struct sbuf *b, const struct report_args *a)
 }
 
 /* After g(k, KEYS..., t, pids): a row per interval and key, its time and
- * its share of one CPU over the interval (the last may be shorter). */
+ * its share of one CPU over the interval's part of the captures (the
+ * last interval may be shorter; the time between two captures is in
+ * none, as for --by cpu). */
 static void util_per_interval(struct sbuf *b, const char *keys, const char *order)
 {
 	sbuf_printf(b, ",\n"
-"x AS (SELECT g.*, u.lo + g.k * u.iv AS t0,\n"
-"             min(u.iv, u.hi - (u.lo + g.k * u.iv)) AS len FROM g, u)\n"
+"x0 AS (SELECT g.*, u.lo + g.k * u.iv AS t0,\n"
+"              min(u.iv, u.hi - (u.lo + g.k * u.iv)) AS len FROM g, u),\n"
+"x AS (SELECT x0.*, (SELECT coalesce(sum(max(0, min(x0.t0 + x0.len,\n"
+"                                                   coalesce(c.hi, x0.t0 + x0.len))\n"
+"                                            - max(x0.t0, c.lo))), 0)\n"
+"                    FROM cseg c) AS span FROM x0)\n"
 "SELECT t0 AS ts, ");
 	report_wall_sql(b, "t0");
 	sbuf_printf(b, " AS wall, %s, pids,\n"
 "       round(t / 1e6, 3) AS time_ms,\n"
-"       round(100.0 * t / len, 2) AS cpu_pct\n"
+"       round(100.0 * t / nullif(span, 0), 2) AS cpu_pct\n"
 "FROM x ORDER BY t0, t DESC, %s;\n", keys, order);
 }
 

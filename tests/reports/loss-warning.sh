@@ -172,6 +172,17 @@ run_checks() {
 
 run_checks db --db "$DROPS"
 
+# A running capture: a lifetime not ended yet (end_ts NULL) covers the
+# time up to now, losses after its start included (history stopped at
+# its start and said nothing)
+cp "$DROPS" "$T/running.db"
+ref "$T/running.db" "update comm_history set end_ts = NULL where pid = 15 and end_ts =
+	(select max(end_ts) from comm_history where pid = 15); update capture set end_ts = NULL"
+expect_eq "running capture: rcu_preempt's lifetime began before the first loss, still open" 1 \
+	"$(ref "$T/running.db" "select count(*) from comm_history where pid = 15 and end_ts is null
+		and start_ts < $first_loss")"
+warns "running capture: history of a lifetime still open" "$all_cpus" --db "$T/running.db" history 15
+
 # no losses: no warning, for anything
 silent "clean aggregate" --db "$CLEAN" "select count(*) from sched_switch"
 silent "clean top" --db "$CLEAN" top

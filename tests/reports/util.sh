@@ -86,6 +86,32 @@ for fixture in sched-v7 sched-drops; do
 	done
 done
 
+# A CPU the capture counts but no slice ever ran on (offline: a live
+# capture counts the CPUs configured) is not listed, as top --by cpu
+# leaves it out (util had it 100% unknown)
+cp "$T/sched-v7.db" "$T/cpus3.db"
+ref "$T/cpus3.db" "update capture set cpus = 3"
+commq_ok "util, a CPU with no slice" --db "$T/cpus3.db" -list -separator "$TAB" -noheader util
+expect_eq "util, a CPU with no slice: the CPUs listed" "0 1" "$(cut -f3 "$T/got" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+
+# --by comm over two captures with 10 ms between them: a share of the
+# interval's captured part (as --by cpu's span), not of the interval
+cp "$T/sched-v7.db" "$T/split.db"
+s0=$(ref "$T/split.db" "select start_ts from capture")
+ref "$T/split.db" "insert into capture (id, source, kernel, host, start_ts, end_ts, events, clock,
+		buffer, states, cpus, boot, ts_offset)
+	select 2, source, kernel, host, $s0 + 25000000, end_ts, events, clock, buffer, states, cpus,
+		boot, ts_offset from capture where id = 1;
+	update capture set end_ts = $s0 + 15000000 where id = 1"
+commq_ok "util --by comm, two captures" --db "$T/split.db" -list -separator "$TAB" -noheader \
+	util --by comm --interval 10ms
+got=$(awk -F'\t' -v t="$((s0 + 10000000))" '$1 == t && $3 == "sched-messaging" { print $6 }' "$T/got")
+want=$(ref "$T/split.db" "select round(100.0 * sum(min(ts + dur, $s0 + 20000000) - max(ts, $s0 + 10000000))
+	/ 5000000, 2) from sched where comm = 'sched-messaging' and ts < $s0 + 20000000
+	and ts + dur > $s0 + 10000000")
+expect_eq "util --by comm, two captures: sched-messaging's share of [+10, +20 ms), 5 ms of it captured" \
+	"$want" "$got"
+
 # the refusals
 DB=$T/sched-v7.db
 expect_failure "util --by process" 2 "'commq util' goes --by cpu, comm or cgroup" --db "$DB" util --by process
