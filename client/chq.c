@@ -219,9 +219,16 @@ int chq_report_sql(const struct report_args *a, char **sql)
 		log_error("with --clickhouse a window is --last D (by the time of day)");
 		return -1;
 	}
+	/* (the rows' time of day is in whole seconds: a shorter window, or
+	 * one of a fraction, would be rounded unseen) */
+	if (a->from.set && (a->from.ns < 1000000000 || a->from.ns % 1000000000)) {
+		log_error("with --clickhouse --last takes whole seconds (the rows' time of "
+			  "day is in seconds)");
+		return -1;
+	}
 	if (a->from.set)
 		snprintf(window, sizeof(window), "time >= now() - %" PRId64,
-			 (a->from.ns + 999999999) / 1000000000);
+			 a->from.ns / 1000000000);
 	if (a->kind == REPORT_TOP)
 		return asprintf(sql,
 			"SELECT host, count() AS slices, uniqExact(boot, pid) AS tasks,\n"

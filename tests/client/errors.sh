@@ -58,6 +58,12 @@ expect_failure clickhouse_no_answer 1 'commq: ClickHouse at 127.0.0.1:1: no answ
 	--clickhouse 'http://127.0.0.1:1/?database=x' 'select 1'
 expect_failure clickhouse_one_statement 1 'commq: --clickhouse runs one statement at a time' \
 	--clickhouse http://127.0.0.1:1/ 'select 1; select 2'
+# the fleet's rows carry their time of day in seconds: a window of less,
+# or of a fraction, is refused, not rounded up unseen (10 ms read 1 s)
+expect_failure clickhouse_last_ms 1 'commq: with --clickhouse --last takes whole seconds' \
+	--clickhouse http://127.0.0.1:1/ --sql top --by host --last 10ms
+expect_failure clickhouse_last_fraction 1 'commq: with --clickhouse --last takes whole seconds' \
+	--clickhouse http://127.0.0.1:1/ --sql latency --by host --last 1500ms
 
 # Command-line mistakes: exit 2 and the usage line.
 expect_failure unknown_option 2 'commq: unknown option: -bogus' --db "$DB" -bogus
