@@ -640,7 +640,13 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 	if (!r->head_held && (r->start_err < 0 || r->placed)) {
 		/* A start already final: the clock started after the last
 		 * event here (or the slice's start) only if the task left
-		 * the CPU since, and came back, unrecorded. */
+		 * the CPU since, and came back, unrecorded. A restart held
+		 * before that this clock began before did not happen: that
+		 * update read an rq clock that stood still (a wakeup here
+		 * skipped its update, and __schedule picked the task again,
+		 * no switch traced), and the task ran on. */
+		if (r->restart && s < r->restart_at)
+			r->restart = 0;
 		int rc = restart_slice(d, r, cpu);	/* one held before */
 
 		lo = r->seen_before > r->start ? r->seen_before : r->start;
@@ -846,7 +852,11 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 		   waker_pid != w->waker_pid;
 
 	w->ran_woken = 0;
-	if (kind == DERIVE_WAKEUP && !w->ts && w->off.known && w->off.state == 0)
+	/* (a waking too: the kernel wakes no task still runnable; 6.1 to
+	 * 6.12 report a frozen task, TASK_FROZEN, as R, and its thaw wakes
+	 * it) */
+	if ((kind == DERIVE_WAKEUP || kind == DERIVE_WAKING) && !w->ts && w->off.known &&
+	    w->off.state == 0)
 		w->off.state = DERIVE_STATE_ASLEEP;
 	if (w->ts) {
 		/* Only the first waking since it last ran counts: the

@@ -106,7 +106,7 @@
 #   W ts pid comm cpu latency waker_pid    one per wakeup_latency row
 #   G pid ts dur state                     one per gap (thread_state; state
 #                                          the switch-out's letters, A for an R
-#                                          a sched_wakeup followed: asleep)
+#                                          a waking or wakeup followed: asleep)
 #   E last_ts switches nulls drop_lines unparsed
 #            (nulls: slices ended by an inferred switch or a rename split,
 #            whose end_state is NULL besides one open slice per CPU)
@@ -596,6 +596,9 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 		return
 	}
 	if (!oinf[c]) {
+		# a held restart this clock began before did not happen (the
+		# update it came from read an rq clock that stood still)
+		if (rst[c] && before(s_s, s_f, rat_s[c], rat_f[c])) rst[c] = 0
 		restart(c)
 		lo_s = pl_s; lo_f = pl_f
 		if (before(lo_s, lo_f, os[c], of[c])) { lo_s = os[c]; lo_f = of[c] }
@@ -821,7 +824,7 @@ function do_waking(key, tail,   x, p) {
 	# a switch-out in plain R that a wakeup follows was a sleep, S or D
 	# (A: asleep): 5.8-5.17 read the state after a racing waker set
 	# TASK_WAKING, which they report as R; no task runnable is woken
-	if (ev == "sched_wakeup" && !(p in pend_s) && (p in out_s) && out_st[p] == "R") out_st[p] = "A"
+	if ((ev == "sched_wakeup" || ev == "sched_waking") && !(p in pend_s) && (p in out_s) && out_st[p] == "R") out_st[p] = "A"
 	if (p in pend_s) {
 		# a waking's own sched_wakeup: the same wakeup
 		if (ev == "sched_wakeup" && pend_pair[p]) {

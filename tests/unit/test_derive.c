@@ -454,6 +454,39 @@ static void restart(void)
 	CHECK_INT(g.s[0].end_state, 1);
 }
 
+/* A restart held (at 400,000 the clock began at 390,000, 140 us after
+ * the task's last event), then undone by its next own runtime: that
+ * clock began at 300,000, before the held restart's 390,000 (that update read
+ * an rq clock that stood still: a wakeup on the CPU skipped its update
+ * and __schedule picked the task again, no switch traced), so the task
+ * ran on: one slice, 1000 to its switch-out (sched-prctl-names.dat's
+ * namer on CPU 0 was split, 289 us unknown). */
+static void restart_undone(void)
+{
+	struct got g;
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 250000, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 250000, 0, 10, 10, 249000), 0);
+	CHECK_INT(derive_seen(d, 400000, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 400000, 0, 10, 10, 10000), 0);	/* held */
+	CHECK_INT(g.n, 0);
+	CHECK_INT(derive_seen(d, 405000, 0, 10, 1, 0, 1, NULL), 0);	/* a waking it does */
+	CHECK_INT(derive_seen(d, 500000, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_runtime(d, 500000, 0, 10, 10, 200000), 0);	/* began at 300,000 */
+	CHECK_INT(derive_seen(d, 500200, 0, 10, 1, 0, 1, NULL), 0);
+	CHECK_INT(derive_switch(d, 500200, 0, 10, 1, 120, 1, 0, 9, 120), 0);
+	CHECK_INT(derive_finish(d, 600000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 1);
+	CHECK_INT(g.s[0].pid, 10);
+	CHECK_INT(g.s[0].ts, 1000);
+	CHECK_INT(g.s[0].dur, 499200);
+	CHECK_INT(g.s[0].end_state, 1);
+}
+
 /* No restart: another CPU updated pid 10's clock at 389,000 (a wakeup's
  * preemption check), and a clock that ran for more than half of the time
  * since the last event (or stood still for less than 100 us) is the one
@@ -776,6 +809,33 @@ static void off_state_of_older_kernel(void)
 	CHECK_INT(g.s[3].off_state, 256);
 }
 
+/* A switch-out in plain R (0: not preempted) that a waking follows, no
+ * waking pending: the task was not runnable (6.1 to 6.12 report a
+ * frozen task, TASK_FROZEN, as R; its thaw wakes it), its time off the
+ * CPUs asleep (DERIVE_STATE_ASLEEP), as after a sched_wakeup alone. A
+ * yield's R, no waking after it, stays runnable. */
+static void r_then_waking_asleep(void)
+{
+	struct got g;
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	CHECK_INT(derive_switch(d, 2000, 0, 10, 1, 120, 0, 11, 3, 120), 0);
+	CHECK_INT(derive_waking(d, 3000, 10, KIND_WAKING, 11, 3), 1);
+	CHECK_INT(derive_switch(d, 4000, 0, 11, 3, 120, 0, 10, 1, 120), 0);
+	CHECK_INT(derive_switch(d, 5000, 0, 10, 1, 120, 1, 11, 3, 120), 0);
+	CHECK_INT(derive_finish(d, 6000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 4);
+	CHECK_INT(g.s[2].pid, 10);
+	CHECK_INT(g.s[2].off_dur, 2000);
+	CHECK_INT(g.s[2].off_state, DERIVE_STATE_ASLEEP);
+	CHECK_INT(g.s[3].pid, 11);	/* yielded in R at 4000, no waking */
+	CHECK_INT(g.s[3].off_dur, 1000);
+	CHECK_INT(g.s[3].off_state, 0);
+}
+
 int main(void)
 {
 	RUN(rename_inside);
@@ -785,6 +845,7 @@ int main(void)
 	RUN(rename_inferred);
 	RUN(idle_inferred);
 	RUN(restart);
+	RUN(restart_undone);
 	RUN(no_restart);
 	RUN(remote_clock_end);
 	RUN(remote_clock_latest);
@@ -797,5 +858,6 @@ int main(void)
 	RUN(cpumask_left_out);
 	RUN(states_of_older_kernels);
 	RUN(off_state_of_older_kernel);
+	RUN(r_then_waking_asleep);
 	return check_done("test_derive");
 }
