@@ -490,11 +490,11 @@ int tracedat_dropped(const struct tracedat *t, tracedat_drop_fn fn, void *ctx)
 	return rc;
 }
 
-/* One record of a buffer's handle, handed on; then a peek at the CPU's
- * next record: one that says a loss came before it makes this one the
- * CPU's last before a gap, told before the other CPUs' records in it. */
+/* One record of a buffer's handle, handed on; next is the CPU's record
+ * after it: one that says a loss came before it makes this one the CPU's
+ * last before a gap, told before the other CPUs' records in it. */
 static int on_record(struct tracedat *t, struct tracecmd_input *handle,
-		     struct tep_record *rec)
+		     struct tep_record *rec, struct tep_record **next)
 {
 	for (int i = 0; i < t->nbuf; i++)
 		if (t->buf[i].handle == handle) {
@@ -503,9 +503,9 @@ static int on_record(struct tracedat *t, struct tracecmd_input *handle,
 		}
 	int rc = t->fn(t->ctx, rec->data, rec->size, rec->cpu, rec->ts - t->date_offset,
 		       rec->missed_events);
-	struct tep_record *next = rc ? NULL : tracecmd_peek_data(handle, rec->cpu);
 
-	if (next && next->missed_events)
+	*next = tracecmd_peek_data(handle, rec->cpu);
+	if (!rc && *next && (*next)->missed_events)
 		rc = t->fn(t->ctx, NULL, 0, rec->cpu, rec->ts - t->date_offset, TRACEDAT_GAP);
 	return rc;
 }
@@ -569,7 +569,7 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 			rc = fn(ctx, NULL, 0, r->cpu, first - t->date_offset, TRACEDAT_GAP);
 	}
 	while (!rc) {
-		struct tep_record *r;
+		struct tep_record *r, *next;
 		size_t best = n;
 
 		for (size_t i = 0; i < n; i++)
@@ -582,10 +582,11 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 			v[best].ts = UINT64_MAX;	/* unreadable from here */
 			continue;
 		}
-		rc = on_record(t, v[best].h, r);
+		/* (one peek for both: the gap's and the merge's; the record
+		 * peeked holds its own page) */
+		rc = on_record(t, v[best].h, r, &next);
 		tracecmd_free_record(r);
-		r = tracecmd_peek_data(v[best].h, v[best].cpu);
-		v[best].ts = r ? r->ts : UINT64_MAX;
+		v[best].ts = next ? next->ts : UINT64_MAX;
 	}
 	free(v);
 	return rc;
