@@ -75,6 +75,8 @@ struct tstate {
 	int ncols;
 	bool have_cursor;
 	int64_t cursor;			/* shipped up to this ts */
+	int64_t round_to;		/* lost_events (no cursor): this round's
+					 * batches sent up to this ts */
 };
 
 /* sched, per CPU: a slice's row is stored when it ends, so each CPU's
@@ -891,8 +893,13 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 			sqlite3_bind_int64(st, p, f);
 		else if (!strcmp(name, "?3"))
 			/* a capture's start_ts becomes its first event's when it
-			 * ends; the names read from /proc are from before that */
-			sqlite3_bind_int64(st, p, sh->boot_lo - BOOT_MARGIN_NS);
+			 * ends; the names read from /proc are from before that.
+			 * lost_events, read whole each round, goes on after
+			 * this round's full batches (it asked the same rows
+			 * again for ever past MAX_ROWS of them) */
+			sqlite3_bind_int64(st, p, tb->kind == K_LOST && t->round_to != INT64_MIN &&
+					   t->round_to + 1 > sh->boot_lo - BOOT_MARGIN_NS ?
+					   t->round_to + 1 : sh->boot_lo - BOOT_MARGIN_NS);
 		else
 			sqlite3_bind_text(st, p, sh->boot, -1, SQLITE_STATIC);
 	}
@@ -1001,6 +1008,8 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 	}
 	if (cursor_kind(tb->kind))
 		t->cursor = f;
+	if (tb->kind == K_LOST && cut != INT64_MAX)
+		t->round_to = cut;
 	ret = cut != INT64_MAX ? 1 : 0;
 out:
 	out_done(&o, sh);
@@ -1018,7 +1027,7 @@ out:
 static int ship_gap(struct shipper *sh)
 {
 	struct tstate *t = &sh->t[0];	/* sched_switch */
-	int64_t first, cut;
+	int64_t first, cut, cutoff;
 	struct evbuffer *body, *out;
 	int status;
 
@@ -1028,7 +1037,16 @@ static int ship_gap(struct shipper *sh)
 		     "name = 'unshipped_cut'", 0, NULL, 0);
 	first = int_of(sh->db, "SELECT min(ts) FROM ev_sched_switch WHERE ts >= ?1",
 		       sh->boot_lo, NULL, INT64_MIN);
-	if (cut <= 0 || first == INT64_MIN || t->cursor + 1 >= first)
+	/* Cut rows lay below retention's cutoff (or the target of a cut
+	 * still going on): a boot's first switch after its capture's
+	 * start, with nothing in the cluster yet, is no gap (the count is
+	 * the database's, every boot's). */
+	cutoff = int_of(sh->db, "SELECT max(value) FROM stats WHERE capture IS NULL AND "
+			"name IN ('retention_cutoff_ts', 'retention_target_ts')", 0, NULL,
+			INT64_MIN);
+	if (cutoff != INT64_MIN && cutoff < first)
+		first = cutoff;
+	if (cut <= 0 || first == INT64_MIN || cutoff == INT64_MIN || t->cursor + 1 >= first)
 		return 0;
 	body = evbuffer_new();
 	out = evbuffer_new();
@@ -1102,8 +1120,19 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 		if (hold > 0 && hold <= wf && hold > f - SHIP_WAKE_HOLD_NS)
 			wf = hold - 1;
 	}
+	/* Where rows go (T_local, or T where there is no cluster) must be
+	 * known: an EXISTS that failed (a server too busy to answer) sent
+	 * rows through the Distributed table to whichever shard, and later
+	 * rounds sent them again to this one, twice in FINAL. */
+	if (sh->local < 0 && (suffix(sh), sh->local < 0)) {
+		ship_warn(sh, "%s", "asking whether the server holds a shard (sched_switch_local): "
+			  "no answer; shipping waits");
+		return -1;
+	}
 	if (sh->boot_hi == INT64_MAX && ship_gap(sh) < 0)
 		return -1;
+	for (size_t i = 0; i < NTABLES; i++)
+		sh->t[i].round_to = INT64_MIN;
 	for (size_t i = 0; i < NTABLES; i++) {
 		if (!sh->t[i].have_cursor && cursor_kind(tables[i].kind) && ch_cursor(sh, i) < 0) {
 			failed = 1;

@@ -76,12 +76,20 @@ sqlite3 "$db" "WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WH
 check_eq "fleet_import: batch.db: the 1,000,000th and 1,000,001st task_rename of one ts" \
 	"1000012 1" "$(sqlite3 "$db" "SELECT count(*), (SELECT count(DISTINCT ts) FROM (SELECT ts FROM
 		task_rename ORDER BY ts LIMIT 2 OFFSET 999999)) FROM task_rename" | tr '|' ' ')"
-"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+# lost_events, read whole each round (no cursor), past a batch's million
+# rows: the round went on asking the same first million for ever
+sqlite3 "$db" "WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 1000005)
+	INSERT INTO lost_events (cpu, ts, count) SELECT k % 2, 171110000000 + k, 1 FROM i"
+timeout "${SHIP_TIMEOUT:-600}" "$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
 	--host-name batch --boot imported --once > "$TMP/ship-batch" 2>&1 && rc=0 || rc=$?
-check_eq "fleet_import: batch: commd ship --once exit status" 0 "$rc"
+check_eq "fleet_import: batch: commd ship --once exit status (124: still asking after ${SHIP_TIMEOUT:-600} s)" 0 "$rc"
 check_eq "fleet_import: batch: every task_rename row in ClickHouse, once" \
 	"$(sqlite3 "$db" "SELECT count(*), count(DISTINCT ts) FROM task_rename" | tr '|' ' ')" \
 	"$(ch_query 1 "SELECT count(), uniqExact(ts) FROM commd.task_rename FINAL
+		WHERE host = 'batch'" | tr '\t' ' ')"
+check_eq "fleet_import: batch: every lost_events row in ClickHouse, once" \
+	"$(sqlite3 "$db" "SELECT count(*), count(DISTINCT ts) FROM lost_events" | tr '|' ' ')" \
+	"$(ch_query 1 "SELECT count(), uniqExact(ts) FROM commd.lost_events FINAL
 		WHERE host = 'batch'" | tr '\t' ' ')"
 
 # a host name longer than the config allows (255 bytes) is refused, not
