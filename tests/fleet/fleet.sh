@@ -339,13 +339,6 @@ stop_load
 cut=$(sqlite3 "$TMP/d.db" "SELECT coalesce(max(value), 0) FROM stats WHERE name = 'unshipped_cut'")
 check_true "fleet: --max-db-mb cut unshipped switches while ClickHouse was away, and counted them" \
 	"stats unshipped_cut > 0" "$cut" test "${cut:-0}" -gt 0
-# every cut's count added up (each says it: "cutting N switches not yet
-# shipped"), not the last one's alone
-cuts=$(grep -c "switches not yet shipped" "$TMP/d.err" || true)
-logged=$(sed -n 's/.*cutting \([0-9]*\) switches not yet shipped.*/\1/p' "$TMP/d.err" |
-	awk '{ s += $1 } END { print s + 0 }')
-check_eq "fleet: stats unshipped_cut is the sum of the $cuts cuts' counts" "$logged" "$cut"
-check_true "fleet: ... of more than one cut" "> 1 cut" "$cuts" test "${cuts:-0}" -gt 1
 ch_start 1 || fail "fleet: ClickHouse server 1 starts again" "it answers" "no"
 for ((i = 0; i < 100; i++)); do
 	n=$(ch_query 1 "SELECT count() FROM commd.gaps FINAL WHERE host = 'host-d'" 2> /dev/null || echo 0)
@@ -356,6 +349,15 @@ check_true "fleet: a row in gaps says what was cut before it was shipped" "> 0 r
 	test "${n:-0}" -gt 0
 stop_commd "$pid_d" TERM
 check_eq "fleet: host D commd exit status after SIGTERM" 0 "$STOP_RC"
+# every cut's count added up (each says it: "cutting N switches not yet
+# shipped"), not the last one's alone; read once commd stopped (a cut
+# goes on while it runs)
+cut=$(sqlite3 "$TMP/d.db" "SELECT coalesce(max(value), 0) FROM stats WHERE name = 'unshipped_cut'")
+cuts=$(grep -c "switches not yet shipped" "$TMP/d.err" || true)
+logged=$(sed -n 's/.*cutting \([0-9]*\) switches not yet shipped.*/\1/p' "$TMP/d.err" |
+	awk '{ s += $1 } END { print s + 0 }')
+check_eq "fleet: stats unshipped_cut is the sum of the $cuts cuts' counts" "$logged" "$cut"
+check_true "fleet: ... of more than one cut" "> 1 cut" "$cuts" test "${cuts:-0}" -gt 1
 
 cleanup_ch
 for p in "$H1" "$T1" "$H2" "$T2"; do
