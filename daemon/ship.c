@@ -95,6 +95,8 @@ struct shipper {
 	struct chttp ch;		/* the URL, and the connection */
 	struct tstate t[NTABLES];
 	int64_t boot_lo;		/* this boot's first capture start */
+	int64_t lo_floor;		/* ?3: boot_lo less BOOT_MARGIN_NS, but
+					 * after the boot before's last end */
 	int64_t boot_hi;		/* an earlier boot's last capture end;
 					 * INT64_MAX for this boot */
 	int earlier_done;		/* earlier boots' rows all shipped */
@@ -898,8 +900,7 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 			 * this round's full batches (it asked the same rows
 			 * again for ever past MAX_ROWS of them) */
 			sqlite3_bind_int64(st, p, tb->kind == K_LOST && t->round_to != INT64_MIN &&
-					   t->round_to + 1 > sh->boot_lo - BOOT_MARGIN_NS ?
-					   t->round_to + 1 : sh->boot_lo - BOOT_MARGIN_NS);
+					   t->round_to + 1 > sh->lo_floor ? t->round_to + 1 : sh->lo_floor);
 		else
 			sqlite3_bind_text(st, p, sh->boot, -1, SQLITE_STATIC);
 	}
@@ -1096,6 +1097,18 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 			     sh->boot, INT64_MIN);
 	if (sh->boot_lo == INT64_MIN)
 		return 0;	/* nothing of this boot yet */
+	/* The rows stored just before this boot's first capture began (its
+	 * names read from /proc, an unclean stop's loss) are its own; those
+	 * of the boot before it, a reboot of less than BOOT_MARGIN_NS
+	 * earlier in ts, are that boot's, shipped under it (and sent
+	 * again under this one, lost_events was twice in FINAL). */
+	sh->lo_floor = int_of(sh->db, "SELECT max(end_ts) FROM capture WHERE source = 'live' AND "
+			   "boot IS NOT NULL AND boot <> ?2 AND end_ts < ?1", sh->boot_lo,
+			   sh->boot, INT64_MIN);
+	if (sh->lo_floor == INT64_MIN || sh->lo_floor < sh->boot_lo - BOOT_MARGIN_NS)
+		sh->lo_floor = sh->boot_lo - BOOT_MARGIN_NS;
+	else
+		sh->lo_floor++;
 	sh->cpus = (int)int_of(sh->db, "SELECT max(cpus) FROM capture WHERE boot = ?2", 0,
 			       sh->boot, 0);
 	sh->offset = int_of(sh->db, "SELECT realtime - ts FROM clock_map WHERE capture IN "

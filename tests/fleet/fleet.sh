@@ -185,6 +185,11 @@ stop_commd "$pid_e" TERM
 sqlite3 "$dbe" "UPDATE capture SET boot = 'an-earlier-boot'" ||
 	fail "fleet: host E's capture filed under an earlier boot" "sqlite3 exit 0" "failed"
 end1=$(sqlite3 "$dbe" "SELECT end_ts FROM capture WHERE boot = 'an-earlier-boot'")
+# a loss of the earlier boot, a second before its end: this boot began
+# less than a minute after it (in ts, as after a quick reboot), and the
+# rows just before a boot's first capture are looked at as its own
+sqlite3 "$dbe" "INSERT INTO lost_events VALUES (0, $end1 - 1000000000, 7)" ||
+	fail "fleet: host E's earlier boot: a loss stored" "sqlite3 exit 0" "failed"
 start_ready "fleet host E, shipping" "$TMP/e2.err" "$dbe" "$ine" --commit-ms 200 \
 	--clickhouse "http://127.0.0.1:$H1/?database=commd" --host-name "host-e"
 pid_e=$COMMD_PID
@@ -193,7 +198,7 @@ sleep 2
 stop_load
 stop_commd "$pid_e" TERM
 check_eq "fleet: host E commd exit status after SIGTERM" 0 "$STOP_RC"
-for t in sched_switch sched_waking sched_stat_runtime sched wakeup_latency; do
+for t in sched_switch sched_waking sched_stat_runtime sched wakeup_latency lost_events; do
 	want=$(sqlite3 "$dbe" "SELECT count(*), coalesce(sum(ts % 1000003), 0) FROM $t WHERE ts <= $end1" | tr '|' ' ')
 	got=$(ch_query 1 "SELECT count(), sum(ts % 1000003) FROM commd.$t FINAL WHERE host = 'host-e' AND boot = 'an-earlier-boot'" | tr '\t' ' ')
 	check_eq "fleet: host E's earlier boot: $t rows (count, sum of ts mod 1000003) in ClickHouse as in SQLite up to its end" \
