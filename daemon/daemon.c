@@ -36,6 +36,7 @@
 #include "cgroups.h"
 #include "seed.h"
 #include "serverctl.h"
+#include "ship.h"
 #include "shipctl.h"
 #include "store.h"
 
@@ -232,9 +233,16 @@ static int commit(struct capture *c)
 
 	/* The shipper holds wakeup_latency back to the oldest wakeup still
 	 * pending: its row is stored when the task runs, perhaps long
-	 * after the rows the shipper passes meanwhile. */
-	if (c->o->clickhouse)
-		store_hold_wakeups(c->store, pipeline_oldest_wakeup(c->pipe));
+	 * after the rows the shipper passes meanwhile.  Not to one pending
+	 * for longer than SHIP_WAKE_HOLD_NS, which the shipper no longer
+	 * waits for: the newer ones it held back with it were let go too,
+	 * and their rows, stored later, behind its cursor. */
+	if (c->o->clickhouse) {
+		uint64_t last = pipeline_last_ts(c->pipe);
+
+		store_hold_wakeups(c->store, pipeline_oldest_wakeup(c->pipe,
+				   last > (uint64_t)SHIP_WAKE_HOLD_NS ? last - SHIP_WAKE_HOLD_NS : 0));
+	}
 	if (pipeline_sync_names(c->pipe) ||
 	    clock_reading(c) ||
 	    store_commit_async(c->store) || store_begin(c->store)) {

@@ -171,7 +171,7 @@ static void set_wake(struct derive *d, int32_t pid, struct wake *w, uint64_t ts)
 	w->ts = ts;
 }
 
-uint64_t derive_oldest_wakeup(const struct derive *d)
+uint64_t derive_oldest_wakeup(const struct derive *d, uint64_t after)
 {
 	uint64_t oldest = 0;
 
@@ -181,7 +181,7 @@ uint64_t derive_oldest_wakeup(const struct derive *d)
 		for (unsigned i = 0; i < CHUNK; i++) {
 			uint64_t t = d->chunks[c][i].ts;
 
-			if (t && (!oldest || t < oldest))
+			if (t > after && (!oldest || t < oldest))
 				oldest = t;
 		}
 	}

@@ -250,8 +250,9 @@ int derive_lost(struct derive *d, int cpu, uint64_t ts);
 void derive_gap(struct derive *d, int cpu, uint64_t ts);
 
 /* The waking ts of the oldest wakeup still pending (its task not yet
- * switched in), 0 when none: its wakeup_latency row is not stored yet. */
-uint64_t derive_oldest_wakeup(const struct derive *d);
+ * switched in) of those after `after`, 0 when none: its wakeup_latency
+ * row is not stored yet. */
+uint64_t derive_oldest_wakeup(const struct derive *d, uint64_t after);
 
 /* CPU cpu is offline at the end of a live capture: derive_finish ends
  * its open slice at its last sign of running, not at the end. */

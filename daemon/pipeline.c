@@ -1352,9 +1352,9 @@ uint64_t pipeline_last_ts(const struct pipeline *p)
 	return p->last_ts > p->last_loss_ts ? p->last_ts : p->last_loss_ts;
 }
 
-uint64_t pipeline_oldest_wakeup(const struct pipeline *p)
+uint64_t pipeline_oldest_wakeup(const struct pipeline *p, uint64_t after)
 {
-	return p->derive ? derive_oldest_wakeup(p->derive) : 0;
+	return p->derive ? derive_oldest_wakeup(p->derive, after) : 0;
 }
 
 struct cgroups *pipeline_cgroups(struct pipeline *p)

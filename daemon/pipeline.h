@@ -70,7 +70,7 @@ uint64_t pipeline_undecodable(const struct pipeline *p);
 uint64_t pipeline_first_ts(const struct pipeline *p);
 uint64_t pipeline_last_ts(const struct pipeline *p);
 /* derive_oldest_wakeup: the oldest wakeup still pending, 0 when none. */
-uint64_t pipeline_oldest_wakeup(const struct pipeline *p);
+uint64_t pipeline_oldest_wakeup(const struct pipeline *p, uint64_t after);
 struct resolve *pipeline_resolver(struct pipeline *p);
 /* Its cgroup_history keeper (cgroups.h), for the /proc snapshot. */
 struct cgroups *pipeline_cgroups(struct pipeline *p);

@@ -265,19 +265,24 @@ static void oldest_wakeup(void)
 
 	if (!d)
 		return;
-	CHECK_INT(derive_oldest_wakeup(d), 0);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 0);
 	CHECK_INT(derive_waking(d, 2000, 20, KIND_WAKING, 10, 1), 1);
 	CHECK_INT(derive_waking(d, 1500 + 1, 5000, KIND_WAKING, 10, 1), 1);
 	CHECK_INT(derive_waking(d, 2500, 5001, KIND_WAKING, 10, 1), 1);
 	/* its sched_wakeup: the same wakeup, not the first */
 	CHECK_INT(derive_waking(d, 2600, 20, KIND_WAKEUP, 10, 1), 0);
-	CHECK_INT(derive_oldest_wakeup(d), 1501);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 1501);
+	/* of those after a time: one pending too long to wait for does
+	 * not hide the newer ones */
+	CHECK_INT(derive_oldest_wakeup(d, 1501), 2000);
+	CHECK_INT(derive_oldest_wakeup(d, 2000), 2500);
+	CHECK_INT(derive_oldest_wakeup(d, 2500), 0);
 	CHECK_INT(derive_switch(d, 3000, 0, 10, 1, 120, 1, 5000, 5, 120), 0);
-	CHECK_INT(derive_oldest_wakeup(d), 2000);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 2000);
 	CHECK_INT(derive_switch(d, 3100, 0, 5000, 5, 120, 0, 20, 6, 120), 0);
-	CHECK_INT(derive_oldest_wakeup(d), 2500);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 2500);
 	CHECK_INT(derive_finish(d, 4000), 0);
-	CHECK_INT(derive_oldest_wakeup(d), 0);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 0);
 	derive_free(d);
 }
 
@@ -325,7 +330,7 @@ static void rewaking(void)
 	CHECK_INT(derive_waking(d, 2000, 20, KIND_WAKING, 10, 1), 1);
 	CHECK_INT(derive_waking(d, 2010, 20, KIND_WAKEUP, 10, 1), 0);
 	CHECK_INT(derive_waking(d, 7000, 20, KIND_WAKING, 10, 1), 1);
-	CHECK_INT(derive_oldest_wakeup(d), 7000);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 7000);
 	CHECK_INT(derive_waking(d, 7010, 20, KIND_WAKEUP, 10, 1), 0);
 	CHECK_INT(derive_switch(d, 7500, 0, 10, 1, 120, 1, 20, 2, 120), 0);
 	CHECK_INT(nwoke, 1);
@@ -682,18 +687,18 @@ static void woken_runs_unseen(void)
 	if (!d)
 		return;
 	CHECK_INT(derive_waking(d, 2000, 20, KIND_WAKING, 10, 1), 1);
-	CHECK_INT(derive_oldest_wakeup(d), 2000);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 2000);
 	/* CPU 0's pid 10 updates pid 20's clock: 20 runs elsewhere */
 	CHECK_INT(derive_seen(d, 3000, 0, 10, 1, 0, 1, NULL), 0);
 	CHECK_INT(derive_runtime(d, 3000, 0, 10, 20, 800), 0);
-	CHECK_INT(derive_oldest_wakeup(d), 0);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 0);
 	CHECK_INT(derive_switch(d, 9000, 0, 10, 1, 120, 1, 20, 2, 120), 0);
 	CHECK_INT(nwoke, 0);
 	/* woken while it runs here (about to sleep): a remote update is a
 	 * sign of it running here, no more */
 	CHECK_INT(derive_waking(d, 9500, 20, KIND_WAKING, 30, 3), 1);
 	CHECK_INT(derive_runtime(d, 9600, 1, 30, 20, 100), 0);
-	CHECK_INT(derive_oldest_wakeup(d), 9500);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 9500);
 	CHECK_INT(derive_finish(d, 10000), 0);
 	derive_free(d);
 }
@@ -727,7 +732,7 @@ static void cpumask_left_out(void)
 	derive_waking_cpu(d, 23, 1);
 	CHECK_INT(derive_waking(d, 2310, 23, KIND_WAKEUP, 10, 1), 0);
 	derive_queued(d, 23, 0);
-	CHECK_INT(derive_oldest_wakeup(d), 2000);
+	CHECK_INT(derive_oldest_wakeup(d, 0), 2000);
 	CHECK_INT(derive_switch(d, 2600, 0, 10, 1, 120, 1, 23, 5, 120), 0);
 	CHECK_INT(derive_switch(d, 2700, 0, 23, 5, 120, 1, 20, 2, 120), 0);
 	CHECK_INT(derive_switch(d, 2800, 0, 20, 2, 120, 1, 21, 3, 120), 0);
