@@ -11,11 +11,13 @@
 #   after a migration: a sleep 5.8-5.17 showed as R), a migration of a waiting task ends its wait
 #   on orig_cpu and begins one on dest_cpu, its next slice ends the wait;
 #   a slice end while waiting (a switch-in nobody saw) leaves the wait's
-#   end unknown.
+#   end unknown; a wait that no event of the task follows is still open
+#   at the end, unless a loss (any CPU) was stamped after it began.
 #
 # Checks: the rows are the same (ts, dur, cpu, pid, reason, ended: to the
-# ns); runqueue's nr is never negative, and per CPU its time integral
-# equals the sum of the CPU's known waits.
+# ns); runqueue's nr is never negative, per CPU its time integral equals
+# the sum of the CPU's known waits and its open waits up to the capture's
+# end, and its steps reach that end.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -55,11 +57,13 @@ while read -r dat; do
 				if (pid > 0) printf "%d\t%.0f\t1\t2\t%d\n", pid, ns(t), d
 			}' "$p.report"
 	} | LC_ALL=C sort -t$'\t' -k1,1n -k2,2n -k3,3n > "$p.events"
-	LC_ALL=C awk -F'\t' -v OFS='\t' '
+	LC_ALL=C awk -F'\t' -v OFS='\t' -v lastcut="$(q "$db" "SELECT coalesce(max(ts), 0) FROM lost_events")" '
 		function emit(end, how) {
-			printf "%.0f\t%s\t%d\t%d\t%s\t%s\n", since, (how == "" ? "" : sprintf("%.0f", end - since)), qcpu, pid, why, how
+			printf "%.0f\t%s\t%d\t%d\t%s\t%s\n", since, (how == "" || how == "open" ? "" : sprintf("%.0f", end - since)), qcpu, pid, why, how
 		}
 		function flush() { if (st == "queued") emit(0, "") }	# no end seen
+		# the task'"'"'s last event: still waiting at the end
+		function flush_last() { if (st == "queued") emit(0, since >= lastcut ? "open" : "") }
 		{ P[NR] = $1; T[NR] = $2; K[NR] = $4; C[NR] = $5 }
 		# a slice left in plain R (5) that a wakeup follows (next, or
 		# after a migration) was a sleep: 5.8-5.17 read the state after
@@ -69,9 +73,9 @@ while read -r dat; do
 			if (K[i + 1] == 3) return 1
 			return K[i + 1] == 2 && P[i + 2] == P[i] && K[i + 2] == 3
 		}
-		END { for (i = 1; i <= NR; i++) step(i); flush() }
+		END { for (i = 1; i <= NR; i++) step(i); flush_last() }
 		function step(i) {
-			if (P[i] != pid) { flush(); pid = P[i]; st = "new" }
+			if (P[i] != pid) { flush_last(); pid = P[i]; st = "new" }
 			t = T[i]; k = K[i]; c = C[i]
 			if (k == 5) k = woken_next(i) ? 0 : 1
 			if (k == 0 || k == 1) {		# a slice ends
@@ -104,9 +108,13 @@ while read -r dat; do
 		"$(q "$p.late.db" "SELECT count(*), count(dur), coalesce(sum(dur), 0) FROM runqueue_wait")" || true
 	check_eq "$name.dat: runqueue rows with a negative nr" 0 \
 		"$(q "$db" "SELECT count(*) FROM runqueue WHERE nr < 0")" || true
-	check_eq "$name.dat: per CPU, runqueue's integral = the sum of its known waits" \
-		"$(q "$db" "SELECT cpu, sum(dur) FROM runqueue_wait WHERE dur IS NOT NULL GROUP BY cpu ORDER BY cpu")" \
+	check_eq "$name.dat: per CPU, runqueue's integral = the sum of its known waits and open waits to the end" \
+		"$(q "$db" "SELECT cpu, sum(coalesce(dur, (SELECT end_ts FROM capture) - ts)) FROM runqueue_wait
+			    WHERE dur IS NOT NULL OR ended = 'open' GROUP BY cpu ORDER BY cpu")" \
 		"$(q "$db" "SELECT cpu, sum(nr * dur) FROM runqueue GROUP BY cpu ORDER BY cpu")" || true
+	check_eq "$name.dat: runqueue's CPUs whose steps end before or after the capture's end" 0 \
+		"$(q "$db" "SELECT count(*) FROM (SELECT max(coalesce(ts + dur, ts)) AS e FROM runqueue GROUP BY cpu)
+			    WHERE e <> (SELECT end_ts FROM capture)")" || true
 done < <(fixtures
 	# and a recording as 5.8-5.17 would have made it (sleeps shown as R)
 	python3 "$TESTDATA/as-old-kernel.py" "$TESTDATA/sched-v6.dat" \

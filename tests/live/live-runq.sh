@@ -21,7 +21,9 @@
 #   CPU; this VM's kernel has none (said in the log).
 #
 # Also: commq runq's wait_ms over the whole capture is runqueue_wait's sum
-# of known waits per CPU, and the busy loops' mean queue length is > 0.
+# of known waits per CPU (and of those open at the end, up to it), the
+# busy loops' mean queue length is > 0.5, and while they run some of
+# them are queued at the newest event.
 . "$(dirname "$0")/lib.sh"
 need_live
 
@@ -62,6 +64,13 @@ read_delays() {
 read_delays "$TMP/d0"
 sleep 5
 read_delays "$TMP/d1"
+# While they run: four busy loops on two CPUs keep two of them queued at
+# any time, waits still open at the newest event (schema 031: before it
+# they were no wait at all, and `runq --last` missed the queue of now).
+sleep 0.5
+open=$(q "$db" "SELECT count(*) FROM runqueue_wait WHERE ended = 'open' AND pid IN ($(IFS=,; echo "${pids[*]}"))")
+check_true "while the load runs: its tasks still queued at the newest event (runqueue_wait ended 'open')" \
+	">= 1" "$open" test "$open" -ge 1
 for p in "${pids[@]}"; do kill -KILL "$p" 2> /dev/null || true; done
 sleep 0.5
 stop_commd "$COMMD_PID" TERM
@@ -102,8 +111,9 @@ else
 fi
 
 "$COMMQ" --db "$db" -q -csv -noheader runq > "$TMP/runq" 2>&1 || fail "commq runq" "exit 0" "$(cat "$TMP/runq")"
-check_eq "commq runq: wait_ms per CPU = the sum of the CPU's known waits" \
-	"$(q "$db" "SELECT cpu || ',' || printf('%.3f', sum(dur) / 1e6) FROM runqueue_wait WHERE dur IS NOT NULL GROUP BY cpu ORDER BY cpu")" \
+check_eq "commq runq: wait_ms per CPU = the sum of the CPU's known waits and open ones to the end" \
+	"$(q "$db" "SELECT cpu || ',' || printf('%.3f', sum(coalesce(dur, (SELECT max(end_ts) FROM capture) - ts)) / 1e6)
+		    FROM runqueue_wait WHERE dur IS NOT NULL OR ended = 'open' GROUP BY cpu ORDER BY cpu")" \
 	"$(awk -F, '{ printf "%s,%.3f\n", $1, $7 }' "$TMP/runq")"
 check_true "commq runq: a queue under four busy loops on two CPUs (mean > 0.5 on each)" "> 0.5" \
 	"$(cut -d, -f2 "$TMP/runq" | tr '\n' ' ')" awk -F, '$2 <= 0.5 { bad = 1 } END { exit bad || NR < 2 }' "$TMP/runq"
