@@ -66,6 +66,10 @@ struct pipeline {
 	const struct tep_format_field *kstack_size, *kstack_caller;
 	uint64_t *sleep_switch;
 	size_t nsleep;
+	/* Per CPU, its last record before a loss pipeline_gap told of (0:
+	 * none): the loss's from_ts */
+	uint64_t *gap_from;
+	size_t ngap;
 	/* Per CPU, the waking whose sched_wakeup has not come (the waker,
 	 * the woken; late: an event between showed the waker's name from
 	 * before its rename) */
@@ -216,6 +220,7 @@ void pipeline_free(struct pipeline *p)
 	cgroups_free(p->cg);
 	stacks_free(p->stacks);
 	free(p->sleep_switch);
+	free(p->gap_from);
 	free(p->waking);
 	free(p->type_rows);
 	free(p->type_counts);
@@ -1077,6 +1082,7 @@ int pipeline_cpus(const struct pipeline *p)
 
 int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 {
+	uint64_t from = 0;
 	int rc;
 
 	if (cpu >= p->ncpus)
@@ -1089,13 +1095,22 @@ int pipeline_lost(struct pipeline *p, int cpu, uint64_t ts, int64_t count)
 	if (p->derive && (rc = derive_lost(p->derive, cpu, ts)))
 		return rc;
 	forget_switch(p, cpu);
-	return store_lost(p->store, cpu, ts, count);
+	if (cpu >= 0 && (size_t)cpu < p->ngap) {
+		from = p->gap_from[cpu];
+		p->gap_from[cpu] = 0;
+	}
+	return store_lost(p->store, cpu, ts, from, count);
 }
 
 void pipeline_gap(struct pipeline *p, int cpu, uint64_t ts)
 {
 	if (p->derive)
 		derive_gap(p->derive, cpu, ts);
+	/* (no memory: the loss is stored with its stamp alone, as before
+	 * from_ts) */
+	if (cpu >= 0 && cpu < PIPELINE_MAX_CPUS &&
+	    !grow_array(&p->gap_from, &p->ngap, sizeof(*p->gap_from), (size_t)cpu + 1, 1))
+		p->gap_from[cpu] = ts;
 }
 
 /* The derivations still run: a slice's end dates a dead task's last

@@ -141,8 +141,11 @@ static int read_columns(sqlite3 *db, const char *table, struct tstate *t)
 		const char *type = (const char *)sqlite3_column_text(st, 1);
 		struct column *c;
 
-		/* capture's own host and boot: every row has them already */
-		if (name && (!strcmp(name, "host") || !strcmp(name, "boot")))
+		/* capture's own host and boot: every row has them already;
+		 * a loss's from_ts (schema 031) stays local, a cluster made
+		 * before it takes the rows as they were */
+		if (name && (!strcmp(name, "host") || !strcmp(name, "boot") ||
+			     (!strcmp(table, "lost_events") && !strcmp(name, "from_ts"))))
 			continue;
 		c = &t->cols[t->ncols++];
 

@@ -13,7 +13,7 @@ static const char *const misc_sql[ST_COUNT] = {
 			       "start_ts = ?5, end_ts = ?6, source = ?7, life = ?8, "
 			       "parent = ?9 WHERE id = ?1"),
 	[ST_TYPE] = "INSERT OR REPLACE INTO event_types VALUES (?,?,?)",
-	[ST_LOST] = "INSERT INTO lost_events VALUES (?,?,?)",
+	[ST_LOST] = "INSERT INTO lost_events (cpu, ts, count, from_ts) VALUES (?,?,?,?)",
 	[ST_STAT] = "INSERT INTO stats VALUES (?,?,?,?)",
 	[ST_CLOCK] = "INSERT INTO clock_map VALUES (?,?,?,?)",
 	[ST_STACK] = "INSERT OR IGNORE INTO stacks VALUES (?,?)",
@@ -479,7 +479,7 @@ int store_switch_stack(struct store *s, uint64_t ts, int cpu, int64_t id)
 	return 0;
 }
 
-int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count)
+int store_lost(struct store *s, int cpu, uint64_t ts, uint64_t from, int64_t count)
 {
 	struct op *o = st_new_op(s, OP_LOST);
 
@@ -488,6 +488,7 @@ int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count)
 	o->cpu = cpu;
 	o->ts = ts;
 	o->v[0] = count;
+	o->v[1] = (int64_t)from;
 	return 0;
 }
 
@@ -916,8 +917,8 @@ int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked
 	/* The window between the last stored event and this start is lost
 	 * on every CPU, by an unknown count. */
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(sql, sizeof(sql), "INSERT INTO lost_events VALUES (%d, %lld, NULL)",
-			 cpu, (long long)now);
+		snprintf(sql, sizeof(sql), "INSERT INTO lost_events (cpu, ts, count, from_ts) "
+			 "VALUES (%d, %lld, NULL, %lld)", cpu, (long long)now, (long long)last);
 		if (st_exec(s, sql))
 			goto fail;
 	}

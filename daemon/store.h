@@ -96,8 +96,10 @@ int store_sync_names(struct store *s, struct resolve *r);
 int store_clock(struct store *s, int64_t capture, uint64_t ts,
 		int64_t realtime, int64_t err);
 
-/* A loss: count < 0 when only the fact of a loss is known. */
-int store_lost(struct store *s, int cpu, uint64_t ts, int64_t count);
+/* A loss: count < 0 when only the fact of a loss is known; from the
+ * CPU's last record before it (the events lost came after it), 0 when
+ * not known. */
+int store_lost(struct store *s, int cpu, uint64_t ts, uint64_t from, int64_t count);
 
 /* cgroup_history (cgroups.h): pid's open row (when it has one: was_in)
  * ends at ts, and with a path a row of that cgroup begins there (source:

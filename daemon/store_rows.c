@@ -548,6 +548,10 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 			sqlite3_bind_null(st, 3);
 		else
 			sqlite3_bind_int64(st, 3, o->v[0]);
+		if (o->v[1])
+			sqlite3_bind_int64(st, 4, o->v[1]);
+		else
+			sqlite3_bind_null(st, 4);
 		return st_step(s, st, "storing lost events");
 	case OP_CLOCK:
 		st = s->misc[ST_CLOCK];

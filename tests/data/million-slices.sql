@@ -20,4 +20,4 @@ with recursive n(i) as (select 0 union all select i + 1 from n where i < 15)
 select 1039000000, i, 0, 1000000, 2000 + i, 120, null, 0 from n;
 insert into dv_wakeup_latency (ts, cpu, n, hid, latency)
 select ts, cpu, 0, hid, 1000 from dv_sched where (ts - 1000000000) % 390 = 0;
-insert into lost_events values (3, 1020000000, 5), (null, 1030000000, null);
+insert into lost_events (cpu, ts, count) values (3, 1020000000, 5), (null, 1030000000, null);

@@ -11,8 +11,10 @@
 #   after a migration: a sleep 5.8-5.17 showed as R), a migration of a waiting task ends its wait
 #   on orig_cpu and begins one on dest_cpu, its next slice ends the wait;
 #   a slice end while waiting (a switch-in nobody saw) leaves the wait's
-#   end unknown; a wait that no event of the task follows is still open
-#   at the end, unless a loss (any CPU) was stamped after it began.
+#   end unknown, as does a loss's gap (from the CPU's last record before
+#   it to its stamp, any CPU) that overlaps the wait; a wait that no
+#   event of the task follows is still open at the end, unless a loss
+#   (any CPU) was stamped after it began.
 #
 # Checks: the rows are the same (ts, dur, cpu, pid, reason, ended: to the
 # ns); runqueue's nr is never negative, per CPU its time integral equals
@@ -57,8 +59,14 @@ while read -r dat; do
 				if (pid > 0) printf "%d\t%.0f\t1\t2\t%d\n", pid, ns(t), d
 			}' "$p.report"
 	} | LC_ALL=C sort -t$'\t' -k1,1n -k2,2n -k3,3n > "$p.events"
-	LC_ALL=C awk -F'\t' -v OFS='\t' -v lastcut="$(q "$db" "SELECT coalesce(max(ts), 0) FROM lost_events")" '
-		function emit(end, how) {
+	q "$db" "SELECT coalesce(from_ts, ts - 1), ts FROM lost_events" > "$p.gaps"
+	LC_ALL=C awk -F'\t' -v OFS='\t' -v lastcut="$(q "$db" "SELECT coalesce(max(ts), 0) FROM lost_events")" \
+		-v gaps="$p.gaps" '
+		BEGIN { while ((getline g < gaps) > 0) { split(g, f, "\t"); GL[++ng] = f[1]; GH[ng] = f[2] } }
+		function emit(end, how,  i) {
+			if (how == "ran" || how == "migrated")
+				for (i = 1; i <= ng; i++)
+					if (GH[i] > since && GL[i] < end) how = ""	# it may have run in a gap
 			printf "%.0f\t%s\t%d\t%d\t%s\t%s\n", since, (how == "" || how == "open" ? "" : sprintf("%.0f", end - since)), qcpu, pid, why, how
 		}
 		function flush() { if (st == "queued") emit(0, "") }	# no end seen
@@ -103,6 +111,8 @@ while read -r dat; do
 		 ev_sched_migrate_task; do
 		sqlite3 "$p.late.db" "UPDATE $t SET ts = ts + 2000000000000000000"
 	done
+	sqlite3 "$p.late.db" "UPDATE lost_events SET ts = ts + 2000000000000000000,
+		from_ts = from_ts + 2000000000000000000"
 	check_eq "$name.dat: runqueue_wait on a clock 2e18 ns later (count, waits, ns)" \
 		"$(q "$db" "SELECT count(*), count(dur), coalesce(sum(dur), 0) FROM runqueue_wait")" \
 		"$(q "$p.late.db" "SELECT count(*), count(dur), coalesce(sum(dur), 0) FROM runqueue_wait")" || true

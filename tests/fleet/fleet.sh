@@ -188,7 +188,7 @@ end1=$(sqlite3 "$dbe" "SELECT end_ts FROM capture WHERE boot = 'an-earlier-boot'
 # a loss of the earlier boot, a second before its end: this boot began
 # less than a minute after it (in ts, as after a quick reboot), and the
 # rows just before a boot's first capture are looked at as its own
-sqlite3 "$dbe" "INSERT INTO lost_events VALUES (0, $end1 - 1000000000, 7)" ||
+sqlite3 "$dbe" "INSERT INTO lost_events (cpu, ts, count) VALUES (0, $end1 - 1000000000, 7)" ||
 	fail "fleet: host E's earlier boot: a loss stored" "sqlite3 exit 0" "failed"
 start_ready "fleet host E, shipping" "$TMP/e2.err" "$dbe" "$ine" --commit-ms 200 \
 	--clickhouse "http://127.0.0.1:$H1/?database=commd" --host-name "host-e"

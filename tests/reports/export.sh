@@ -125,7 +125,7 @@ cp "$T/sched-rename.db" "$T/hostile.db"
 ref "$T/hostile.db" "update comm_history set comm = 'a\"b\\c' || char(1) || char(10) ||
 	cast(x'ff' as text) || 'é' || char(9) || '</script>' where comm = 'sleep';
 	update comm_history set comm = cast(x'6e0075c3' as text) where comm = 'last';
-	insert into lost_events values (null, (select min(ts) + 1000 from sched), 7);"
+	insert into lost_events (cpu, ts, count) values (null, (select min(ts) + 1000 from sched), 7);"
 ref "$T/hostile.db" "select count(*) from sched where comm glob 'a\"b*'" | grep -qv '^0$' ||
 	fail "hostile: the fixture has no slices of 'sleep' to rename"
 commq_ok "export hostile" --db "$T/hostile.db" export --chrome-json "$T/hostile.json"
