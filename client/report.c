@@ -747,6 +747,8 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 "                 FROM ev_sched_switch e WHERE e.ts = q.ts + q.d\n"
 "                   AND e.next_pid = q.pid) > q.ts, 0))\n"
 "        AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > q.ts\n"
+"                        AND l.ts < q.ts + q.d + (SELECT coalesce(max(ts - from_ts), 0)\n"
+"                                                 + 1 FROM lost_events)\n"
 "                        AND coalesce(l.from_ts, l.ts - 1) < q.ts + q.d)\n"
 "        AND NOT EXISTS (SELECT 1 FROM capture c\n"
 "                        WHERE c.start_ts > q.ts AND c.start_ts <= q.ts + q.d)\n"

@@ -24,9 +24,12 @@
 -- run-queue waits crossed one; thread_state and wakeup_latency, derived
 -- at capture, had left them out since the gaps were known). Rows stored
 -- before get from_ts from the events: the CPU's last one before the
--- loss.
+-- loss, in the capture that holds it (NULL for one between captures, as
+-- an unclean stop's: the capture's start bounds what is known). The
+-- views find the gaps that overlap a wait (a, b) through the index on ts,
+-- from a to b plus the widest gap, not through every loss after a.
 ALTER TABLE lost_events ADD COLUMN from_ts INTEGER;
-UPDATE lost_events SET from_ts = nullif(max(
+UPDATE lost_events SET from_ts = max(
 	coalesce((SELECT max(ts) FROM ev_sched_switch e
 			 WHERE e.cpu = lost_events.cpu AND e.ts < lost_events.ts), -1),
 	coalesce((SELECT max(ts) FROM ev_sched_waking e
@@ -52,7 +55,16 @@ UPDATE lost_events SET from_ts = nullif(max(
 	coalesce((SELECT max(ts) FROM ev_task_newtask e
 			 WHERE e.cpu = lost_events.cpu AND e.ts < lost_events.ts), -1),
 	coalesce((SELECT max(ts) FROM ev_other e
-			 WHERE e.cpu = lost_events.cpu AND e.ts < lost_events.ts), -1)), -1);
+			 WHERE e.cpu = lost_events.cpu AND e.ts < lost_events.ts), -1));
+UPDATE lost_events SET from_ts = (
+	SELECT CASE WHEN max(coalesce(c.start_ts, -1), lost_events.from_ts) < lost_events.ts
+		    THEN max(coalesce(c.start_ts, -1), lost_events.from_ts) END
+	FROM capture c
+	WHERE coalesce(c.start_ts, -1) <= lost_events.ts
+	  AND (c.end_ts IS NULL OR c.end_ts >= lost_events.ts)
+	ORDER BY c.start_ts DESC LIMIT 1)
+WHERE EXISTS (SELECT 1 FROM capture);
+UPDATE lost_events SET from_ts = NULL WHERE from_ts < 0;
 DROP VIEW runqueue_wait;
 CREATE VIEW runqueue_wait AS
 WITH e(ts, cpu, pid, k, o) AS (
@@ -144,7 +156,8 @@ g AS (
 	SELECT f.*, EXISTS (SELECT 1 FROM capture c
 			    WHERE c.start_ts > f.ts AND c.start_ts <= f.nts)
 		    OR EXISTS (SELECT 1 FROM lost_events l
-			       WHERE l.ts > f.ts AND coalesce(l.from_ts, l.ts - 1) < f.nts) AS cut,
+			       WHERE l.ts > f.ts AND l.ts < f.nts + (SELECT coalesce(max(ts - from_ts), 0) + 1 FROM lost_events)
+			    AND coalesce(l.from_ts, l.ts - 1) < f.nts) AS cut,
 	       f.nts IS NULL
 	       AND NOT EXISTS (SELECT 1 FROM capture c WHERE c.start_ts > f.ts)
 	       AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > f.ts) AS still
@@ -204,7 +217,8 @@ WHERE end_state & ~(SELECT preempt FROM kernel_states) = 0
 					  WHERE d.ts = s.next_ts AND d.cpu = s.next_cpu
 					    AND h.pid = s.pid)) > s.ts, 0))
   AND NOT EXISTS (SELECT 1 FROM lost_events l
-		  WHERE l.ts > s.ts AND coalesce(l.from_ts, l.ts - 1) < s.next_ts)
+		  WHERE l.ts > s.ts AND l.ts < s.next_ts + (SELECT coalesce(max(ts - from_ts), 0) + 1 FROM lost_events)
+			    AND coalesce(l.from_ts, l.ts - 1) < s.next_ts)
   AND NOT EXISTS (SELECT 1 FROM capture c WHERE c.start_ts > s.ts AND c.start_ts <= s.next_ts)
   AND NOT EXISTS (SELECT 1 FROM comm_history b
 		  WHERE b.pid = s.pid AND b.source IN ('task_newtask', 'sched_process_fork')
@@ -233,7 +247,8 @@ o AS (
 	  AND s.end_state & (SELECT noload FROM kernel_states) = 0
 	  AND s.next_ts IS NOT NULL AND s.lost = 0
 	  AND NOT EXISTS (SELECT 1 FROM lost_events l
-			  WHERE l.ts > s.ts AND coalesce(l.from_ts, l.ts - 1) < s.next_ts)
+			  WHERE l.ts > s.ts AND l.ts < s.next_ts + (SELECT coalesce(max(ts - from_ts), 0) + 1 FROM lost_events)
+			    AND coalesce(l.from_ts, l.ts - 1) < s.next_ts)
 	AND NOT EXISTS (SELECT 1 FROM capture c WHERE c.start_ts > s.ts AND c.start_ts <= s.next_ts)
 	  AND NOT EXISTS (SELECT 1 FROM comm_history b
 			  WHERE b.pid = s.pid AND b.source IN ('task_newtask', 'sched_process_fork')
