@@ -917,8 +917,8 @@ int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked
 	/* The window between the last stored event and this start is lost
 	 * on every CPU, by an unknown count. */
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(sql, sizeof(sql), "INSERT INTO lost_events VALUES (%d, %lld, NULL, NULL)",
-			 cpu, (long long)now);
+		snprintf(sql, sizeof(sql), "INSERT INTO lost_events (cpu, ts, count) "
+			 "VALUES (%d, %lld, NULL)", cpu, (long long)now);
 		if (st_exec(s, sql))
 			goto fail;
 	}

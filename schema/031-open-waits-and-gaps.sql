@@ -20,7 +20,7 @@
 -- stamp alone, as for a loss the kernel only counted), and preempt_wait,
 -- offcpu and runqueue_wait no longer give a wait or a sleep that a gap
 -- (from_ts, ts] overlaps: the task may have run in it (sched-drops.dat:
--- 119 of 1,816 preemption waits, 461 of 3,286 sleeps and 583 of 5,219
+-- 119 of 1,816 preemption waits, 461 of 3,286 sleeps and 516 of 5,219
 -- run-queue waits crossed one; thread_state and wakeup_latency, derived
 -- at capture, had left them out since the gaps were known). Rows stored
 -- before get from_ts from the events: the CPU's last one before the
@@ -89,6 +89,11 @@ WITH e(ts, cpu, pid, k, o) AS (
 	WHERE target_pid > 0
 	UNION ALL
 	SELECT ts, cpu, pid, 4, 3 FROM sched WHERE pid > 0
+	UNION ALL
+	-- a slice still running (a live capture's, its end not stored yet:
+	-- sched has no row for it) began at its switch
+	SELECT ts, cpu, next_pid, 4, 3 FROM ev_sched_switch
+	WHERE slice_dur IS NULL AND next_pid > 0
 ),
 -- Times are taken from the earliest row of the tables (b0), so that an
 -- edge packs into one integer, (ts - base) * 64 + o * 8 + k, for any

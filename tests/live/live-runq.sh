@@ -71,6 +71,11 @@ sleep 0.5
 open=$(q "$db" "SELECT count(*) FROM runqueue_wait WHERE ended = 'open' AND pid IN ($(IFS=,; echo "${pids[*]}"))")
 check_true "while the load runs: its tasks still queued at the newest event (runqueue_wait ended 'open')" \
 	">= 1" "$open" test "$open" -ge 1
+# and a task running now (its switch in stored, its slice not ended yet:
+# no sched row) is not one of them
+open=$(q "$db" "SELECT count(*) FROM runqueue_wait w WHERE ended = 'open' AND EXISTS (
+	SELECT 1 FROM ev_sched_switch x WHERE x.ts >= w.ts AND x.next_pid = w.pid)")
+check_eq "while the load runs: open waits of tasks switched in since" 0 "$open"
 for p in "${pids[@]}"; do kill -KILL "$p" 2> /dev/null || true; done
 sleep 0.5
 stop_commd "$COMMD_PID" TERM
