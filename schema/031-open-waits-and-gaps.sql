@@ -9,7 +9,8 @@
 -- the queue's mean taken over less than the capture. Such a wait now
 -- ends 'open' (dur still NULL: it is not over), unless a capture began
 -- or events were lost (any CPU) after it began, the task perhaps run
--- where nothing was traced. runqueue counts an open wait up to the end:
+-- where nothing was traced, or its CPU shows no switch from a second
+-- before it on. runqueue counts an open wait up to the end:
 -- the captures' last end_ts once all have ended, else the newest event
 -- a wait is read from; and each CPU's last step lasts to that end.
 --
@@ -156,7 +157,9 @@ f AS (
 -- A wait with no event of the task after it is still open at the end
 -- (the capture's, or a running one's newest event), unless a capture
 -- began or events were lost after it began (the task may have run where
--- nothing was traced): its end is then unknown.
+-- nothing was traced), or its CPU switched no task from a second before
+-- it on (a CPU left out of the recording, `trace-cmd record -M`, whose
+-- queue a migration names): its end is then unknown.
 g AS (
 	SELECT f.*, EXISTS (SELECT 1 FROM capture c
 			    WHERE c.start_ts > f.ts AND c.start_ts <= f.nts)
@@ -165,7 +168,10 @@ g AS (
 			    AND coalesce(l.from_ts, l.ts - 1) < f.nts) AS cut,
 	       f.nts IS NULL
 	       AND NOT EXISTS (SELECT 1 FROM capture c WHERE c.start_ts > f.ts)
-	       AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > f.ts) AS still
+	       AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > f.ts)
+	       AND EXISTS (SELECT 1 FROM ev_sched_switch x
+			   WHERE x.ts >= f.ts - 1000000000 AND x.cpu = f.cpu)
+	       AS still
 	FROM f WHERE start
 )
 SELECT ts, CASE WHEN nk IN (2, 4) AND NOT cut THEN nts - ts END AS dur, cpu, pid,

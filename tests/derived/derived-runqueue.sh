@@ -14,7 +14,8 @@
 #   end unknown, as does a loss's gap (from the CPU's last record before
 #   it to its stamp, any CPU) that overlaps the wait; a wait that no
 #   event of the task follows is still open at the end, unless a loss
-#   (any CPU) was stamped after it began.
+#   (any CPU) was stamped after it began or its CPU switched no task from
+#   a second before it on.
 #
 # Checks: the rows are the same (ts, dur, cpu, pid, reason, ended: to the
 # ns); runqueue's nr is never negative, per CPU its time integral equals
@@ -60,9 +61,13 @@ while read -r dat; do
 			}' "$p.report"
 	} | LC_ALL=C sort -t$'\t' -k1,1n -k2,2n -k3,3n > "$p.events"
 	q "$db" "SELECT coalesce(from_ts, ts - 1), ts FROM lost_events" > "$p.gaps"
+	q "$db" "SELECT cpu, max(ts) FROM ev_sched_switch GROUP BY cpu" > "$p.lastsw"
 	LC_ALL=C awk -F'\t' -v OFS='\t' -v lastcut="$(q "$db" "SELECT coalesce(max(ts), 0) FROM lost_events")" \
-		-v gaps="$p.gaps" '
-		BEGIN { while ((getline g < gaps) > 0) { split(g, f, "\t"); GL[++ng] = f[1]; GH[ng] = f[2] } }
+		-v gaps="$p.gaps" -v lastsw="$p.lastsw" '
+		BEGIN {
+			while ((getline g < gaps) > 0) { split(g, f, "\t"); GL[++ng] = f[1]; GH[ng] = f[2] }
+			while ((getline g < lastsw) > 0) { split(g, f, "\t"); LS[f[1]] = f[2] }
+		}
 		function emit(end, how,  i) {
 			if (how == "ran" || how == "migrated")
 				for (i = 1; i <= ng; i++)
@@ -71,7 +76,10 @@ while read -r dat; do
 		}
 		function flush() { if (st == "queued") emit(0, "") }	# no end seen
 		# the task'"'"'s last event: still waiting at the end
-		function flush_last() { if (st == "queued") emit(0, since >= lastcut ? "open" : "") }
+		function flush_last() {
+			if (st == "queued")
+				emit(0, since >= lastcut && LS[qcpu] != "" && LS[qcpu] >= since - 1000000000 ? "open" : "")
+		}
 		{ P[NR] = $1; T[NR] = $2; K[NR] = $4; C[NR] = $5 }
 		# a slice left in plain R (5) that a wakeup follows (next, or
 		# after a migration) was a sleep: 5.8-5.17 read the state after
