@@ -9,10 +9,12 @@
 -- the queue's mean taken over less than the capture. Such a wait now
 -- ends 'open' (dur still NULL: it is not over), unless a capture began
 -- or events were lost (any CPU) after it began, the task perhaps run
--- where nothing was traced, or its CPU shows no switch from a second
--- before it on. runqueue counts an open wait up to the end:
--- the captures' last end_ts once all have ended, else the newest event
--- a wait is read from; and each CPU's last step lasts to that end.
+-- where nothing was traced, or the task was woken or exited after it,
+-- or its CPU shows no switch in the newest capture (one left out of the
+-- recording). runqueue counts an open wait up to the end: the newest
+-- capture's end_ts, else (still running, or stopped by a crash no start
+-- has marked yet) the newest event a wait is read from; and each CPU's
+-- last step lasts to that end.
 --
 -- A loss is known from its CPU's last record before it (since schema
 -- 026's time the reader looks ahead): the events lost came after that
@@ -96,6 +98,12 @@ WITH e(ts, cpu, pid, k, o) AS (
 	SELECT ts, cpu, next_pid, 4, 3 FROM ev_sched_switch
 	WHERE slice_dur IS NULL AND next_pid > 0
 ),
+-- The CPUs the newest capture shows switching (read once, and only when
+-- a wait may be open).
+rec(cpu) AS MATERIALIZED (
+	SELECT DISTINCT cpu FROM ev_sched_switch
+	WHERE ts >= coalesce((SELECT max(start_ts) FROM capture), -9223372036854775807)
+),
 -- Times are taken from the earliest row of the tables (b0), so that an
 -- edge packs into one integer, (ts - base) * 64 + o * 8 + k, for any
 -- trace clock whose times in the database span less than 2^57 (4.5
@@ -157,21 +165,31 @@ f AS (
 -- A wait with no event of the task after it is still open at the end
 -- (the capture's, or a running one's newest event), unless a capture
 -- began or events were lost after it began (the task may have run where
--- nothing was traced), or its CPU switched no task from a second before
--- it on (a CPU left out of the recording, `trace-cmd record -M`, whose
--- queue a migration names): its end is then unknown.
+-- nothing was traced), or the task was woken or exited after it (the
+-- kernel wakes only a task that sleeps, and a task exits running: it ran
+-- where nothing showed it, on a CPU left out of the recording, `trace-cmd
+-- record -M`), or its CPU switched no task in the newest capture (such a
+-- CPU, whose queue a migration names): its end is then unknown. (Each
+-- test only once those before it passed: a CASE, which SQLite stops
+-- early, where an AND ran every subquery of every wait.)
 g AS (
 	SELECT f.*, EXISTS (SELECT 1 FROM capture c
 			    WHERE c.start_ts > f.ts AND c.start_ts <= f.nts)
 		    OR EXISTS (SELECT 1 FROM lost_events l
 			       WHERE l.ts > f.ts AND l.ts < f.nts + (SELECT coalesce(max(ts - from_ts), 0) + 1 FROM lost_events)
 			    AND coalesce(l.from_ts, l.ts - 1) < f.nts) AS cut,
-	       f.nts IS NULL
-	       AND NOT EXISTS (SELECT 1 FROM capture c WHERE c.start_ts > f.ts)
-	       AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > f.ts)
-	       AND EXISTS (SELECT 1 FROM ev_sched_switch x
-			   WHERE x.ts >= f.ts - 1000000000 AND x.cpu = f.cpu)
-	       AS still
+	       CASE WHEN f.nts IS NOT NULL THEN 0
+		    WHEN EXISTS (SELECT 1 FROM capture c WHERE c.start_ts > f.ts) THEN 0
+		    WHEN EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > f.ts) THEN 0
+		    WHEN EXISTS (SELECT 1 FROM ev_sched_waking x
+				 WHERE x.ts > f.ts AND x.target_pid = f.pid) THEN 0
+		    WHEN EXISTS (SELECT 1 FROM ev_sched_wakeup x
+				 WHERE x.ts > f.ts AND x.target_pid = f.pid) THEN 0
+		    WHEN EXISTS (SELECT 1 FROM ev_sched_process_exit x
+				 WHERE x.ts > f.ts AND x.target_pid = f.pid) THEN 0
+		    WHEN EXISTS (SELECT 1 FROM ev_sched_process_free x
+				 WHERE x.ts > f.ts AND x.target_pid = f.pid) THEN 0
+		    ELSE f.cpu IN (SELECT cpu FROM rec) END AS still
 	FROM f WHERE start
 )
 SELECT ts, CASE WHEN nk IN (2, 4) AND NOT cut THEN nts - ts END AS dur, cpu, pid,
@@ -185,8 +203,7 @@ DROP VIEW runqueue;
 CREATE VIEW runqueue AS
 WITH cend(t) AS (
 	SELECT coalesce(
-		CASE WHEN NOT EXISTS (SELECT 1 FROM capture WHERE end_ts IS NULL)
-		     THEN (SELECT max(end_ts) FROM capture) END,
+		(SELECT end_ts FROM capture ORDER BY start_ts DESC LIMIT 1),
 		max(coalesce((SELECT max(ts) FROM ev_sched_switch), 0),
 		    coalesce((SELECT max(ts) FROM dv_sched), 0),
 		    coalesce((SELECT max(ts) FROM ev_sched_wakeup), 0),
