@@ -21,19 +21,20 @@ TAB=$'\t'
 for fixture in sched-v7 sched-drops; do
 	DB=$T/$fixture.db
 	# awk's preemption gaps: pid, ts (the slice's end), gap, cpu, run_cpu;
-	# none across a loss of events (any CPU) or a new lifetime of the pid
+	# none across a loss's gap (from the CPU's last record before it to its
+	# stamp, any CPU) or a new lifetime of the pid
 	{
-		ref -separator "$TAB" "$DB" "select 'L', ts from lost_events"
+		ref -separator "$TAB" "$DB" "select 'L', coalesce(from_ts, ts - 1), ts from lost_events"
 		ref -separator "$TAB" "$DB" "select 'B', pid, start_ts from comm_history
 			where source in ('task_newtask', 'sched_process_fork')"
 		ref -separator "$TAB" "$DB" "select 'S', pid, ts, dur, cpu, coalesce(end_state, -1), lost
 			from sched where pid > 0 order by pid, ts"
 	} |
 	awk -F'\t' -v OFS='\t' '
-		$1 == "L" { loss[++nl] = $2; next }
+		$1 == "L" { lo[++nl] = $2; hi[nl] = $3; next }
 		$1 == "B" { born[$2] = born[$2] " " $3; next }
 		function clear(a, b,  i, n, t) {
-			for (i = 1; i <= nl; i++) if (loss[i] > a && loss[i] <= b) return 0
+			for (i = 1; i <= nl; i++) if (hi[i] > a && lo[i] < b) return 0
 			n = split(born[pid], t, " ")
 			for (i = 1; i <= n; i++) if (t[i] > a && t[i] <= b) return 0
 			return 1
