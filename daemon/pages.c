@@ -1,6 +1,7 @@
 /* pages.c — see pages.h. */
 #define _GNU_SOURCE
 #include "pages.h"
+#include "merge.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -51,6 +52,8 @@ struct pages {
 	int more;			/* a read stopped short: pages remain */
 	pages_look_fn *look;		/* called before each CPU's read */
 	void *look_ctx;
+	struct merge heap;		/* the CPUs holding a record or a loss,
+					 * by its time (cpu_key) */
 };
 
 /* Pages one pages_read takes from each CPU (1 MiB of 4 KiB sub-buffers):
@@ -300,6 +303,25 @@ static int cpu_drain(struct pages *l, struct cpu *c, int max, char *err,
 	return full;
 }
 
+/* A loss goes after the CPU's records stamped no later than it, before
+ * the later ones: it is the CPU's next when its record is later. */
+static bool cpu_loss(const struct cpu *c)
+{
+	return c->nlost && (!c->event || c->ts > c->lost[0].ts);
+}
+
+/* The time of the CPU's next record or loss; false when it has neither. */
+static bool cpu_key(const struct cpu *c, uint64_t *ts)
+{
+	if (cpu_loss(c))
+		*ts = c->lost[0].ts;
+	else if (c->event)
+		*ts = c->ts;
+	else
+		return false;
+	return true;
+}
+
 long pages_read(struct pages *l, uint64_t now, int final,
 		tracedat_record_fn fn, void *ctx, char *err, size_t errlen)
 {
@@ -346,39 +368,31 @@ long pages_read(struct pages *l, uint64_t now, int final,
 		if (!final && c->watermark < limit)
 			limit = c->watermark;
 	}
+	merge_clear(&l->heap);
+	for (int i = 0; i < l->ncpus; i++) {
+		uint64_t ts;
+
+		if (cpu_key(&l->cpus[i], &ts))
+			merge_add(&l->heap, i, ts);
+	}
 	for (;;) {
-		struct cpu *best = NULL;
-		uint64_t best_ts = 0;
-		int cpu = -1, loss = 0;
+		struct cpu *best;
+		uint64_t best_ts, next_ts = 0;
+		int cpu;
+		bool more;
 
-		for (int i = 0; i < l->ncpus; i++) {
-			struct cpu *c = &l->cpus[i];
-			uint64_t ts;
-			int is_loss;
-
-			/* A loss goes after the CPU's records stamped no
-			 * later than it, before the later ones. */
-			is_loss = c->nlost && (!c->event || c->ts > c->lost[0].ts);
-			if (is_loss)
-				ts = c->lost[0].ts;
-			else if (c->event)
-				ts = c->ts;
-			else
-				continue;
-			if (ts <= limit && (!best || ts < best_ts)) {
-				best = c;
-				best_ts = ts;
-				cpu = i;
-				loss = is_loss;
-			}
-		}
-		if (!best)
+		/* the earliest record or loss of all (on a tie the lowest
+		 * CPU's), as far as the merge may go */
+		if (!merge_top(&l->heap, &cpu, &best_ts) || best_ts > limit)
 			break;
-		if (loss) {
+		best = &l->cpus[cpu];
+		if (cpu_loss(best)) {
 			int64_t count = best->lost[0].count;
 
 			best->nlost--;
 			memmove(best->lost, best->lost + 1, (size_t)best->nlost * sizeof(*best->lost));
+			more = cpu_key(best, &next_ts);
+			merge_next(&l->heap, more, next_ts);
 			if (fn(ctx, NULL, 0, cpu, best_ts, count))
 				return -2;
 			continue;
@@ -388,6 +402,8 @@ long pages_read(struct pages *l, uint64_t now, int final,
 			return -2;
 		n++;
 		cpu_next(l, best);
+		more = cpu_key(best, &next_ts);
+		merge_next(&l->heap, more, next_ts);
 		/* The CPU's next record, or its loss waiting with no record
 		 * before it (the CPU found empty), says events were lost
 		 * after this one: the gap is told before the other CPUs'
@@ -457,7 +473,8 @@ struct pages *pages_new(struct tep_handle *tep, int ncpus, size_t subbuf)
 	l->ncpus = ncpus;
 	l->subbuf = subbuf;
 	l->cpus = calloc((size_t)ncpus, sizeof(*l->cpus));
-	if (!l->cpus) {
+	if (!l->cpus || merge_init(&l->heap, (size_t)ncpus)) {
+		free(l->cpus);
 		free(l);
 		return NULL;
 	}
@@ -532,6 +549,7 @@ void pages_free(struct pages *l)
 		l->free_pages = p->next;
 		free(p);
 	}
+	merge_free(&l->heap);
 	free(l->cpus);
 	free(l);
 }

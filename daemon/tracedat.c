@@ -2,6 +2,7 @@
 #include "tracedat.h"
 #include "grow.h"
 #include "kallsyms.h"
+#include "merge.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -541,6 +542,7 @@ int tracedat_cpu_has_records(struct tracedat *t, int cpu)
 int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 {
 	struct slot { struct tracecmd_input *h; int cpu; uint64_t ts; } *v;
+	struct merge heap;
 	uint64_t first = UINT64_MAX;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -551,8 +553,10 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 		if (t->buf[i].selected)
 			cap += (size_t)tracecmd_cpus(t->buf[i].handle);
 	v = calloc(cap ? cap : 1, sizeof(*v));
-	if (!v)
+	if (!v || merge_init(&heap, cap)) {
+		free(v);
 		return -1;
+	}
 	for (int i = 0; i < t->nbuf; i++)
 		for (int cpu = 0; t->buf[i].selected && cpu < tracecmd_cpus(t->buf[i].handle); cpu++) {
 			struct tep_record *r = tracecmd_peek_data(t->buf[i].handle, cpu);
@@ -568,18 +572,21 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 		if (r && r->missed_events)
 			rc = fn(ctx, NULL, 0, r->cpu, first - t->date_offset, TRACEDAT_GAP);
 	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].ts != UINT64_MAX)
+			merge_add(&heap, (int)i, v[i].ts);
 	while (!rc) {
 		struct tep_record *r, *next;
-		size_t best = n;
+		uint64_t ts;
+		int best;
 
-		for (size_t i = 0; i < n; i++)
-			if (v[i].ts != UINT64_MAX && (best == n || v[i].ts < v[best].ts))
-				best = i;
-		if (best == n)
+		/* the earliest record of all (on a tie the first slot's) */
+		if (!merge_top(&heap, &best, &ts))
 			break;
 		r = tracecmd_read_data(v[best].h, v[best].cpu);
 		if (!r) {
 			v[best].ts = UINT64_MAX;	/* unreadable from here */
+			merge_next(&heap, false, 0);
 			continue;
 		}
 		/* (one peek for both: the gap's and the merge's; the record
@@ -587,7 +594,9 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 		rc = on_record(t, v[best].h, r, &next);
 		tracecmd_free_record(r);
 		v[best].ts = next ? next->ts : UINT64_MAX;
+		merge_next(&heap, next != NULL, v[best].ts);
 	}
+	merge_free(&heap);
 	free(v);
 	return rc;
 }

@@ -29,7 +29,7 @@ cmake -DOUT="$OUT/schema_sql.c" "-DFILES=$files" -P "$SRC/cmake/embed-schema.cma
 
 D=$SRC/daemon
 PIPE=("$D/decode.c" "$D/cgroups.c" "$D/stacks.c" "$D/kallsyms.c" "$D/resolve.c" "$D/store.c" "$D/store_rows.c" "$D/store_retain.c"
-      "$D/store_writer.c" "$D/derive.c" "$D/pipeline.c"
+      "$D/store_writer.c" "$D/derive.c" "$D/pipeline.c" "$D/merge.c"
       "$OUT/schema_sql.c" "$OUT/schema_fresh.c" "$SRC/common/log.c" "$SRC/common/grow.c" "$SRC/common/json.c" "$SRC/common/states.c")
 # FUZZ_EXTRA_CFLAGS: added last, e.g. -fsanitize-recover=CHECK to go on
 # past a known finding while fuzzing for others.

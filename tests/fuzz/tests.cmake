@@ -26,7 +26,7 @@ set(_c ${CMAKE_SOURCE_DIR}/common)
 set_source_files_properties(${CMAKE_BINARY_DIR}/schema_sql.c ${CMAKE_BINARY_DIR}/schema_fresh.c
   PROPERTIES GENERATED TRUE)
 set(_fz_pipeline ${_d}/decode.c ${_d}/cgroups.c ${_d}/stacks.c ${_d}/kallsyms.c ${_d}/resolve.c ${_d}/store.c ${_d}/store_rows.c ${_d}/store_retain.c ${_d}/store_writer.c ${_d}/derive.c
-    ${_d}/pipeline.c ${CMAKE_BINARY_DIR}/schema_sql.c ${CMAKE_BINARY_DIR}/schema_fresh.c
+    ${_d}/pipeline.c ${_d}/merge.c ${CMAKE_BINARY_DIR}/schema_sql.c ${CMAKE_BINARY_DIR}/schema_fresh.c
     ${_c}/log.c ${_c}/grow.c ${_c}/json.c ${_c}/states.c)
 
 # commd_fuzz_replay(harness SOURCES... LIBS...): the harness and the

@@ -239,6 +239,131 @@ static void test_gap(void)
 	two_cpus_free(p, wfd);
 }
 
+/* ---- many CPUs: the merge's heap against a scan of them all ---- */
+
+#define MANY_CPUS 200
+#define MANY_RECS 24			/* records a CPU, at most */
+#define MANY_LOSSES 3			/* losses a CPU, at most */
+
+struct item {
+	char kind;			/* '@' record, '!' loss, '>' gap */
+	int cpu;
+	uint64_t ts;
+	int64_t count;
+};
+
+static struct item seq[MANY_CPUS * (MANY_RECS + 2 * MANY_LOSSES) + 1];
+static size_t nseq;
+
+static int on_item(void *ctx, const void *data, int size, int cpu, uint64_t ts,
+		   int64_t missed)
+{
+	(void)ctx;
+	(void)size;
+	CHECK(nseq < sizeof(seq) / sizeof(*seq));
+	if (nseq < sizeof(seq) / sizeof(*seq))
+		seq[nseq++] = (struct item){ data ? '@' : missed == TRACEDAT_GAP ? '>' : '!',
+					     cpu, ts, data || missed == TRACEDAT_GAP ? 0 : missed };
+	return 0;
+}
+
+/* 200 CPUs, some idle, their records' times often equal across CPUs,
+ * losses among them: the records, losses and gaps come out in the order
+ * the rules give (the earliest first; on a tie the lowest CPU; a loss
+ * after its CPU's records stamped no later; a gap after the record before
+ * a loss), worked out here by looking at every CPU each time. */
+static void test_many_cpus(void)
+{
+	static uint64_t rec[MANY_CPUS][MANY_RECS], lts[MANY_CPUS][MANY_LOSSES];
+	static int nrec[MANY_CPUS], nlost[MANY_CPUS], ri[MANY_CPUS], li[MANY_CPUS];
+	static struct item want[sizeof(seq) / sizeof(*seq)];
+	struct pages *p = pages_new(tep, MANY_CPUS, SUBBUF);
+	int wfd[MANY_CPUS];
+	unsigned rnd = 12345;
+	size_t nwant = 0;
+	char err[128];
+
+	CHECK(p);
+	for (int c = 0; c < MANY_CPUS; c++) {
+		int fds[2];
+		uint64_t t = 1000;
+
+		CHECK(pipe2(fds, O_NONBLOCK) == 0);
+		CHECK(pages_add_cpu(p, c, fds[0]) == 0);
+		wfd[c] = fds[1];
+		rnd = rnd * 1103515245u + 12345u;
+		nrec[c] = c % 7 == 3 ? 0 : (int)(rnd >> 16) % MANY_RECS + 1;
+		for (int i = 0; i < nrec[c]; i++) {
+			rnd = rnd * 1103515245u + 12345u;
+			t += (rnd >> 16) % 4;	/* ties within and across CPUs */
+			rec[c][i] = t;
+		}
+		if (nrec[c])
+			put_page(wfd[c], rec[c], nrec[c]);
+		t = 1000;
+		rnd = rnd * 1103515245u + 12345u;
+		nlost[c] = (int)(rnd >> 16) % (MANY_LOSSES + 1);
+		for (int i = 0; i < nlost[c]; i++) {
+			rnd = rnd * 1103515245u + 12345u;
+			t += (rnd >> 16) % 20 + 1;
+			lts[c][i] = t;
+			CHECK(pages_lost(p, c, t, i + 1) == 0);
+		}
+	}
+	for (;;) {
+		int best = -1, loss = 0;
+		uint64_t bts = 0;
+
+		for (int c = 0; c < MANY_CPUS; c++) {
+			int l = li[c] < nlost[c] && (ri[c] == nrec[c] || rec[c][ri[c]] > lts[c][li[c]]);
+			uint64_t ts;
+
+			if (l)
+				ts = lts[c][li[c]];
+			else if (ri[c] < nrec[c])
+				ts = rec[c][ri[c]];
+			else
+				continue;
+			if (best < 0 || ts < bts) {
+				best = c;
+				bts = ts;
+				loss = l;
+			}
+		}
+		if (best < 0)
+			break;
+		if (loss) {
+			want[nwant++] = (struct item){ '!', best, bts, li[best] + 1 };
+			li[best]++;
+			continue;
+		}
+		want[nwant++] = (struct item){ '@', best, bts, 0 };
+		ri[best]++;
+		if (li[best] < nlost[best] &&
+		    (ri[best] == nrec[best] || rec[best][ri[best]] > lts[best][li[best]]))
+			want[nwant++] = (struct item){ '>', best, bts, 0 };
+	}
+	nseq = 0;
+	CHECK(pages_read(p, 0, 1, on_item, NULL, err, sizeof(err)) >= 0);
+	CHECK_INT((long long)nseq, (long long)nwant);
+	for (size_t i = 0; i < nseq && i < nwant; i++) {
+		if (seq[i].kind != want[i].kind || seq[i].cpu != want[i].cpu ||
+		    seq[i].ts != want[i].ts || seq[i].count != want[i].count) {
+			char g[64], w[64];
+
+			snprintf(g, sizeof(g), "#%zu c%d%c%llu=%lld", i, seq[i].cpu, seq[i].kind,
+				 (unsigned long long)seq[i].ts, (long long)seq[i].count);
+			snprintf(w, sizeof(w), "#%zu c%d%c%llu=%lld", i, want[i].cpu, want[i].kind,
+				 (unsigned long long)want[i].ts, (long long)want[i].count);
+			CHECK_STR(g, w);
+			break;
+		}
+	}
+	pages_free(p);
+	for (int c = 0; c < MANY_CPUS; c++)
+		close(wfd[c]);
+}
+
 int main(void)
 {
 	char *hp;
@@ -255,6 +380,7 @@ int main(void)
 	RUN(test_look);
 	RUN(test_many_losses);
 	RUN(test_gap);
+	RUN(test_many_cpus);
 	tep_free(tep);
 	return check_done("test_pages");
 }
