@@ -50,16 +50,23 @@ struct pages {
 	struct page *free_pages;
 	int nfree;			/* pages on free_pages */
 	int more;			/* a read stopped short: pages remain */
+	int per_call;			/* pages a read takes from a CPU */
 	pages_look_fn *look;		/* called before each CPU's read */
 	void *look_ctx;
 	struct merge heap;		/* the CPUs holding a record or a loss,
 					 * by its time (cpu_key) */
 };
 
-/* Pages one pages_read takes from each CPU (1 MiB of 4 KiB sub-buffers):
- * a burst is worked through in steps, so commits, watchdog pings and the
- * query server's watch keep their pace, and pages held stay few. */
-#define READ_PAGES_PER_CALL 256
+/* What one pages_read takes from each CPU: 1 MiB (256 sub-buffers of 4
+ * KiB), and from all of them 16 MiB at most, so that a machine of many
+ * CPUs takes fewer from each (64 KiB on 256 CPUs), 16 sub-buffers at
+ * least.  A burst is worked through in steps, so commits, watchdog pings
+ * and the query server's watch keep their pace, and the pages held (read
+ * and not yet merged, and kept for the next read) stay few: at 1 MiB a
+ * CPU, 256 CPUs held 256 MiB after a burst on all of them. */
+#define READ_BYTES_PER_CPU (1u << 20)
+#define READ_BYTES_IN_ALL (16u << 20)
+#define READ_PAGES_MIN 16
 
 
 static struct page *page_get(struct pages *l)
@@ -78,7 +85,7 @@ static struct page *page_get(struct pages *l)
  * burst does not leave the daemon holding the ring buffer's size. */
 static void page_put(struct pages *l, struct page *p)
 {
-	if (l->nfree >= READ_PAGES_PER_CALL * l->ncpus) {
+	if (l->nfree >= l->per_call * l->ncpus) {
 		free(p);
 		return;
 	}
@@ -349,7 +356,7 @@ long pages_read(struct pages *l, uint64_t now, int final,
 				now = t;
 		}
 		c->watermark = now;
-		r = cpu_drain(l, c, final ? 0 : READ_PAGES_PER_CALL, err, errlen);
+		r = cpu_drain(l, c, final ? 0 : l->per_call, err, errlen);
 		if (r < 0)
 			return -1;
 		c->drained = r == 0;
@@ -463,6 +470,16 @@ void pages_set_look(struct pages *l, pages_look_fn *fn, void *ctx)
 	l->look_ctx = ctx;
 }
 
+int pages_per_call(int ncpus, size_t subbuf)
+{
+	size_t bytes = READ_BYTES_IN_ALL / (size_t)(ncpus > 0 ? ncpus : 1), n;
+
+	if (bytes > READ_BYTES_PER_CPU)
+		bytes = READ_BYTES_PER_CPU;
+	n = bytes / (subbuf ? subbuf : 1);
+	return n < READ_PAGES_MIN ? READ_PAGES_MIN : (int)n;
+}
+
 struct pages *pages_new(struct tep_handle *tep, int ncpus, size_t subbuf)
 {
 	struct pages *l = calloc(1, sizeof(*l));
@@ -472,6 +489,7 @@ struct pages *pages_new(struct tep_handle *tep, int ncpus, size_t subbuf)
 	l->tep = tep;
 	l->ncpus = ncpus;
 	l->subbuf = subbuf;
+	l->per_call = pages_per_call(ncpus, subbuf);
 	l->cpus = calloc((size_t)ncpus, sizeof(*l->cpus));
 	if (!l->cpus || merge_init(&l->heap, (size_t)ncpus)) {
 		free(l->cpus);

@@ -26,6 +26,10 @@ struct pages;
  * header format tep holds (not owned). NULL when out of memory. */
 struct pages *pages_new(struct tep_handle *tep, int ncpus, size_t subbuf);
 
+/* The sub-buffers one (not final) pages_read takes from a CPU at most, on
+ * a machine of ncpus: fewer on more CPUs (pages.c says how many). */
+int pages_per_call(int ncpus, size_t subbuf);
+
 /* Reads CPU cpu from fd (non-blocking; taken over: pages_free closes it).
  * 0, or -1 (fd closed). */
 int pages_add_cpu(struct pages *p, int cpu, int fd);

@@ -11,6 +11,7 @@
  * wanted timestamps. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +365,64 @@ static void test_many_cpus(void)
 		close(wfd[c]);
 }
 
+/* One read takes 256 pages of each CPU on a small machine, fewer of each
+ * on many CPUs (16 MiB in all), never fewer than 16: a read of 64 CPUs
+ * holding 80 pages each leaves pages on every CPU, and the reads after it
+ * take the rest, in order. */
+static void test_pages_per_call(void)
+{
+	enum { NCPU = 64, NPAGES = 80 };
+	struct pages *p = pages_new(tep, NCPU, SUBBUF);
+	int wfd[NCPU];
+	long total = 0, r;
+	int reads = 0;
+	char err[128];
+
+	CHECK_INT(pages_per_call(2, 4096), 256);
+	CHECK_INT(pages_per_call(16, 4096), 256);
+	CHECK_INT(pages_per_call(64, 4096), 64);
+	CHECK_INT(pages_per_call(256, 4096), 16);
+	CHECK_INT(pages_per_call(1024, 4096), 16);
+	CHECK_INT(pages_per_call(2, 65536), 16);
+	CHECK(p);
+	for (int c = 0; c < NCPU; c++) {
+		int fds[2];
+
+		CHECK(pipe2(fds, O_NONBLOCK) == 0);
+		CHECK(fcntl(fds[1], F_SETPIPE_SZ, 128 * SUBBUF) >= 128 * SUBBUF);
+		CHECK(pages_add_cpu(p, c, fds[0]) == 0);
+		wfd[c] = fds[1];
+		for (int i = 0; i < NPAGES; i++) {
+			uint64_t ts = 1000 + (uint64_t)i * 100 + (uint64_t)c;
+
+			put_page(wfd[c], &ts, 1);
+		}
+	}
+	nseq = 0;
+	r = pages_read(p, UINT64_MAX, 0, on_item, NULL, err, sizeof(err));
+	CHECK(pages_more(p));
+	for (int c = 0; c < NCPU; c++) {
+		int left = 0;
+
+		CHECK(ioctl(wfd[c], FIONREAD, &left) == 0);
+		CHECK_INT(left, (NPAGES - 64) * SUBBUF);
+	}
+	/* the first read merged up to the earliest CPU's last page read */
+	CHECK_INT(r, 63 * NCPU + 1);
+	for (total = r, reads = 1; pages_more(p) && reads < 10; reads++) {
+		r = pages_read(p, UINT64_MAX, 0, on_item, NULL, err, sizeof(err));
+		CHECK(r >= 0);
+		total += r;
+	}
+	total += pages_read(p, 0, 1, on_item, NULL, err, sizeof(err));
+	CHECK_INT(total, NCPU * NPAGES);
+	for (size_t i = 1; i < nseq; i++)
+		CHECK(seq[i - 1].ts < seq[i].ts);
+	pages_free(p);
+	for (int c = 0; c < NCPU; c++)
+		close(wfd[c]);
+}
+
 int main(void)
 {
 	char *hp;
@@ -381,6 +440,7 @@ int main(void)
 	RUN(test_many_losses);
 	RUN(test_gap);
 	RUN(test_many_cpus);
+	RUN(test_pages_per_call);
 	tep_free(tep);
 	return check_done("test_pages");
 }
