@@ -9,6 +9,7 @@
 #include "wire.h"
 
 #include "protocol.h"
+#include "numtext.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -178,7 +179,13 @@ static void to_output(const struct proto_value *v, struct output_value *o,
 	switch (v->tag) {
 	case PROTO_INT:
 		o->type = OUTPUT_INTEGER;
-		o->len = (size_t)snprintf(*t, NUMBER_TEXT, "%" PRId64, v->i);
+		{
+			char buf[NUMTEXT_MAX], *e = buf + sizeof(buf), *q = numtext_i64(e, v->i);
+
+			o->len = (size_t)(e - q);
+			memcpy(*t, q, o->len);
+			(*t)[o->len] = '\0';
+		}
 		break;
 	case PROTO_REAL:
 		/* What sqlite3_column_text makes of a REAL, so both modes

@@ -5,6 +5,7 @@
  * and a few bounds-checked loads. */
 #include "decode.h"
 #include "json.h"
+#include "numtext.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -484,8 +485,15 @@ static void jputs(struct jbuf *j, const char *s)
 
 static void jput(void *ctx, const char *p, size_t n)
 {
+	struct jbuf *j = ctx;
+
+	if (j->pos + n < j->len) {	/* all of it fits: at once */
+		memcpy(j->buf + j->pos, p, n);
+		j->pos += n;
+		return;
+	}
 	while (n--)
-		jputc(ctx, *p++);
+		jputc(j, *p++);
 }
 
 /* A JSON string of the bytes up to n or a NUL, as common/json.h writes
@@ -498,13 +506,10 @@ static void jstr(struct jbuf *j, const char *s, size_t n)
 
 static void jnum(struct jbuf *j, int64_t v, bool is_signed)
 {
-	char tmp[32];
+	char tmp[NUMTEXT_MAX], *e = tmp + sizeof(tmp);
+	char *q = is_signed ? numtext_i64(e, v) : numtext_u64(e, (uint64_t)v);
 
-	if (is_signed)
-		snprintf(tmp, sizeof(tmp), "%lld", (long long)v);
-	else
-		snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
-	jputs(j, tmp);
+	jput(j, q, (size_t)(e - q));
 }
 
 /* Whether the event's layout is all fixed: no __data_loc/__rel_loc field,

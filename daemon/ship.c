@@ -24,6 +24,7 @@
 #include "log.h"
 #include "sqlfuncs.h"
 #include "chttp.h"
+#include "numtext.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
@@ -495,29 +496,10 @@ static char *put_mem(char *d, const void *s, size_t n)
 	return d + n;
 }
 
-static const char digits2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
 static char *put_int(char *d, long long v)
 {
-	char buf[24], *e = buf + sizeof(buf), *q = e;
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	char buf[NUMTEXT_MAX], *e = buf + sizeof(buf), *q = numtext_i64(e, v);
 
-	while (u >= 100) {
-		q -= 2;
-		memcpy(q, digits2 + 2 * (u % 100), 2);
-		u /= 100;
-	}
-	if (u >= 10) {
-		q -= 2;
-		memcpy(q, digits2 + 2 * u, 2);
-	} else {
-		*--q = (char)('0' + u);
-	}
-	if (v < 0)
-		*--q = '-';
 	return put_mem(d, q, (size_t)(e - q));
 }
 

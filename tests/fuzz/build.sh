@@ -30,7 +30,7 @@ cmake -DOUT="$OUT/schema_sql.c" "-DFILES=$files" -P "$SRC/cmake/embed-schema.cma
 D=$SRC/daemon
 PIPE=("$D/decode.c" "$D/cgroups.c" "$D/stacks.c" "$D/kallsyms.c" "$D/resolve.c" "$D/store.c" "$D/store_rows.c" "$D/store_retain.c"
       "$D/store_writer.c" "$D/derive.c" "$D/pipeline.c" "$D/merge.c"
-      "$OUT/schema_sql.c" "$OUT/schema_fresh.c" "$SRC/common/log.c" "$SRC/common/grow.c" "$SRC/common/json.c" "$SRC/common/states.c")
+      "$OUT/schema_sql.c" "$OUT/schema_fresh.c" "$SRC/common/log.c" "$SRC/common/grow.c" "$SRC/common/json.c" "$SRC/common/states.c" "$SRC/common/numtext.c")
 # FUZZ_EXTRA_CFLAGS: added last, e.g. -fsanitize-recover=CHECK to go on
 # past a known finding while fuzzing for others.
 # shellcheck disable=SC2206
@@ -43,7 +43,7 @@ for h in "${HARNESSES[@]}"; do
 	tracedat) srcs=("${PIPE[@]}" "$D/import.c" "$D/privs.c" "$D/tracedat.c")
 		  pkgs="libtracecmd libtraceevent sqlite3" ;;
 	request)  srcs=("$SRC/common/protocol.c" "$SRC/common/grow.c"); pkgs="sqlite3" ;;
-	response) srcs=("$SRC/client/wire.c" "$SRC/common/protocol.c" "$SRC/common/grow.c"); pkgs="sqlite3" ;;
+	response) srcs=("$SRC/client/wire.c" "$SRC/common/protocol.c" "$SRC/common/grow.c" "$SRC/common/numtext.c"); pkgs="sqlite3" ;;
 	*) echo "build.sh: no harness '$h'" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2046,SC2086

@@ -27,7 +27,7 @@ set_source_files_properties(${CMAKE_BINARY_DIR}/schema_sql.c ${CMAKE_BINARY_DIR}
   PROPERTIES GENERATED TRUE)
 set(_fz_pipeline ${_d}/decode.c ${_d}/cgroups.c ${_d}/stacks.c ${_d}/kallsyms.c ${_d}/resolve.c ${_d}/store.c ${_d}/store_rows.c ${_d}/store_retain.c ${_d}/store_writer.c ${_d}/derive.c
     ${_d}/pipeline.c ${_d}/merge.c ${CMAKE_BINARY_DIR}/schema_sql.c ${CMAKE_BINARY_DIR}/schema_fresh.c
-    ${_c}/log.c ${_c}/grow.c ${_c}/json.c ${_c}/states.c)
+    ${_c}/log.c ${_c}/grow.c ${_c}/json.c ${_c}/states.c ${_c}/numtext.c)
 
 # commd_fuzz_replay(harness SOURCES... LIBS...): the harness and the
 # sources it exercises compiled together (not linked from commd_core, so
@@ -54,7 +54,7 @@ commd_fuzz_replay(pages SOURCES ${_fz_pipeline} ${_d}/pages.c
 commd_fuzz_replay(tracedat SOURCES ${_fz_pipeline} ${_d}/import.c ${_d}/privs.c ${_d}/tracedat.c
   LIBS PkgConfig::TRACECMD PkgConfig::TRACEEVENT PkgConfig::SQLITE)
 commd_fuzz_replay(request SOURCES ${_c}/protocol.c ${_c}/grow.c)
-commd_fuzz_replay(response SOURCES ${CMAKE_SOURCE_DIR}/client/wire.c ${_c}/protocol.c ${_c}/grow.c
+commd_fuzz_replay(response SOURCES ${CMAKE_SOURCE_DIR}/client/wire.c ${_c}/protocol.c ${_c}/grow.c ${_c}/numtext.c
   LIBS PkgConfig::SQLITE)
 
 commd_script_test(fuzz_smoke ${_fz}/smoke.sh fuzz SKIP77 TIMEOUT 900)

@@ -1,6 +1,7 @@
 /* Decode tests: formats embedded as text (as the kernel prints them),
  * records built by hand, so they run anywhere without tracefs. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "check.h"
 #include "decode.h"
 #include "pipeline.h"
+#include "numtext.h"
 
 #define COMMON \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
@@ -593,8 +595,35 @@ static void decode_json_last_array_not_grown_into_padding_or_data(void)
 	tep_free(tep);
 }
 
+/* The fields' numbers as JSON (and the rows shipped as text) are written
+ * two digits a step: the same text as printf's, at every length and at
+ * both ends of the range. */
+static void numbers_as_text(void)
+{
+	static const int64_t sv[] = { 0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535,
+				      -1, -9, -10, -99, -100, 4294967295LL, -4294967296LL,
+				      INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+	static const uint64_t uv[] = { 0, 7, 10, 12345678901234567890ull, UINT64_MAX };
+
+	for (size_t i = 0; i < sizeof(sv) / sizeof(*sv); i++) {
+		char buf[NUMTEXT_MAX + 1], want[32], *e = buf + NUMTEXT_MAX;
+
+		*e = '\0';
+		snprintf(want, sizeof(want), "%lld", (long long)sv[i]);
+		CHECK_STR(numtext_i64(e, sv[i]), want);
+	}
+	for (size_t i = 0; i < sizeof(uv) / sizeof(*uv); i++) {
+		char buf[NUMTEXT_MAX + 1], want[32], *e = buf + NUMTEXT_MAX;
+
+		*e = '\0';
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)uv[i]);
+		CHECK_STR(numtext_u64(e, uv[i]), want);
+	}
+}
+
 int main(void)
 {
+	RUN(numbers_as_text);
 	RUN(state_letters_of_three_kernels);
 	RUN(decode_switch_fields_from_format);
 	RUN(decode_long_comm_width_64);
