@@ -594,7 +594,9 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 		rc = on_record(t, v[best].h, r, &next);
 		tracecmd_free_record(r);
 		v[best].ts = next ? next->ts : UINT64_MAX;
-		merge_next(&heap, next != NULL, v[best].ts);
+		/* (a record stamped UINT64_MAX ends its CPU, as one first
+		 * is left out above) */
+		merge_next(&heap, v[best].ts != UINT64_MAX, v[best].ts);
 	}
 	merge_free(&heap);
 	free(v);
