@@ -1,7 +1,7 @@
 /* numtext.h — integers as decimal text, two digits a step (no printf):
- * the events' fields in JSON (decode.c) and the rows shipped as text
- * (ship.c), where snprintf's parsing of its format was most of the cost:
- * 2,000 of the 2,900 instructions an event's fields took as JSON. */
+ * the events' fields in JSON (decode.c: snprintf was 2,000 of the 2,900
+ * instructions an event's fields took there), commq's integers (wire.c)
+ * and the rows shipped as text (ship.c, which had its own copy of this). */
 #ifndef COMMD_NUMTEXT_H
 #define COMMD_NUMTEXT_H
 

@@ -58,12 +58,13 @@ struct pages {
 };
 
 /* What one pages_read takes from each CPU: 1 MiB (256 sub-buffers of 4
- * KiB), and from all of them 16 MiB at most, so that a machine of many
- * CPUs takes fewer from each (64 KiB on 256 CPUs), 16 sub-buffers at
- * least.  A burst is worked through in steps, so commits, watchdog pings
- * and the query server's watch keep their pace, and the pages held (read
- * and not yet merged, and kept for the next read) stay few: at 1 MiB a
- * CPU, 256 CPUs held 256 MiB after a burst on all of them. */
+ * KiB), and from all of them 16 MiB, so that a machine of many CPUs takes
+ * fewer from each (64 KiB on 256 CPUs), but never fewer than 16
+ * sub-buffers (past 256 CPUs the whole exceeds 16 MiB).  A burst is
+ * worked through in steps, so commits, watchdog pings and the query
+ * server's watch keep their pace, and the pages held (read and not yet
+ * merged, and kept for the next read) stay few: at 1 MiB a CPU, 256 CPUs
+ * held 256 MiB after a burst on all of them. */
 #define READ_BYTES_PER_CPU (1u << 20)
 #define READ_BYTES_IN_ALL (16u << 20)
 #define READ_PAGES_MIN 16
