@@ -598,13 +598,18 @@ static int64_t int_of(sqlite3 *db, const char *sql, int64_t a, const char *text,
 }
 
 /* The frontier: rows up to it are final.  A running capture: the newest
- * event less the settling time; an ended one: everything. */
+ * event less the settling time; an ended one: everything, the names'
+ * times too (a rename's new name begins 1 ns after its event, so a
+ * rename as a capture's last event begins after the capture's end: the
+ * last round stopped at the end, the new name was never sent and the
+ * old one stayed open in ClickHouse). */
 static int64_t frontier(struct shipper *sh, bool *running)
 {
 	int64_t newest = int_of(sh->db, "SELECT max(ts) FROM ev_sched_switch WHERE ts >= ?1",
 				sh->boot_lo, NULL, INT64_MIN);
 	int64_t end = int_of(sh->db, "SELECT max(end_ts) FROM capture WHERE boot = ?2", 0,
 			     sh->boot, INT64_MIN);
+	int64_t names;
 
 	/* (a capture that died leaves end_ts NULL: only the newest counts) */
 	*running = int_of(sh->db, "SELECT end_ts IS NULL FROM capture WHERE boot = ?2 "
@@ -613,7 +618,13 @@ static int64_t frontier(struct shipper *sh, bool *running)
 		return sh->boot_lo - 1;
 	if (*running)
 		return newest - SHIP_SETTLE_NS;
-	return newest > end ? newest : end;
+	if (newest < end)
+		newest = end;
+	/* (each max through its own index; a later boot's names would come
+	 * after a later capture, and this boot's newest capture has ended) */
+	names = int_of(sh->db, "SELECT max((SELECT max(start_ts) FROM comm_history), "
+		       "coalesce((SELECT max(end_ts) FROM comm_history), 0))", 0, NULL, INT64_MIN);
+	return names > newest ? names : newest;
 }
 
 /* sched's per-CPU state covers CPUs 0..n-1 (new ones: nothing shipped

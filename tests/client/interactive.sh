@@ -1,30 +1,28 @@
 #!/bin/bash
-# The prompt: with stdin a terminal (a pty from script(1)) and no SQL,
+# The prompt: with stdin a terminal (a pty, pty-type.py) and no SQL,
 # commq prompts, continues unfinished statements, prints errors and goes
 # on, keeps history in ~/.commq_history, and leaves with status 0 on .quit
 # or end of input.  Over the socket it reconnects after a broken answer.
 set -euo pipefail
 # shellcheck source=tests/client/lib.sh
 source "$(dirname "$0")/lib.sh"
-if ! command -v script >/dev/null; then
-	echo "SKIP: script(1) from util-linux is needed for a terminal" >&2
-	exit 77
-fi
 make_db
 start_fake_server
 export HOME=$T/home
 mkdir -p "$HOME"
 
 # at_prompt NAME INPUT [ARGS...] — types INPUT (printf escapes) into
-# commq ARGS on a terminal, once the prompt is up; the screen, without
+# commq ARGS on a terminal, a line at a time, each once commq's prompt is
+# up again (pty-type.py: typed ahead, a ^D could meet the terminal's
+# cooked mode between two prompts and be lost); the screen, without
 # carriage returns, goes to $T/got.
 at_prompt() {
-	local name=$1 input=$2 rc=0 args
+	local name=$1 input=$2 rc=0
 	shift 2
-	printf -v args '%q ' "$COMMQ" "$@"
 	# shellcheck disable=SC2059
-	(sleep 0.3; printf "$input") |
-		timeout 20 script -qec "$args" /dev/null >"$T/screen" 2>&1 || rc=$?
+	printf "$input" >"$T/typed"
+	/usr/bin/python3 "$(dirname "$0")/pty-type.py" 20 "$T/typed" "$COMMQ" "$@" \
+		>"$T/screen" 2>&1 || rc=$?
 	tr -d '\r' <"$T/screen" >"$T/got"
 	expect_eq "$name: exit status" 0 "$rc"
 }

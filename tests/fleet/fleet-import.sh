@@ -11,7 +11,9 @@
 #    equals its SQLite rows (fleet-compare.py), gzip'ed and plain, and
 #    `time` is the ts's second;
 #  - a gzip'ed body is several gzip members, a block of rows each, rows
-#    cut across members: the same rows arrive as sent plain.
+#    cut across members: the same rows arrive as sent plain;
+#  - a rename as the capture's last event: its name (begun after the
+#    capture's end) arrives, and the name before it ends.
 # Needs clickhouse-server, clickhouse-client and curl (no tracefs).
 . "$(dirname "$0")/../live/lib.sh"
 for t in clickhouse-server clickhouse-client curl; do
@@ -60,6 +62,33 @@ for f in sched-drops sched-v7; do
 				FROM commd.sched_switch FINAL WHERE host = '$host'" | tr '\t' ' ')"
 	done
 done
+
+# A rename as a capture's last event: the new name's row begins 1 ns
+# after the event, after the capture's end_ts (the last event's ts). The
+# last round went up to that end only: the new name was never sent and
+# the old one stayed open (end_ts NULL) in ClickHouse (a CI run's fleet
+# test, host B's last event an exec of awk). The import's database is
+# given what a capture ending so stores: its last open name ends at the
+# end + 1 and a name begins and ends there.
+db=$TMP/renamed-last.db
+cp "$TMP/sched-v7.db" "$db"
+sqlite3 "$db" "CREATE TEMP TABLE o AS SELECT id, pid, tgid, life, parent, end_ts AS t
+		FROM comm_history WHERE end_ts = (SELECT max(end_ts) FROM capture) ORDER BY id DESC LIMIT 1;
+	INSERT INTO comm_history (pid, tgid, comm, start_ts, end_ts, source, life, parent)
+	SELECT pid, tgid, 'named last', t + 1, t + 1, 'task_rename', life, parent FROM o;
+	UPDATE comm_history SET end_ts = (SELECT t + 1 FROM o) WHERE id = (SELECT id FROM o)"
+check_eq "fleet_import: renamed-last.db: a name begun and ended 1 ns after the capture's end" \
+	"1 1" "$(sqlite3 "$db" "SELECT count(*), (SELECT count(*) FROM comm_history WHERE
+		end_ts = (SELECT max(end_ts) FROM capture) + 1 AND comm <> 'named last')
+		FROM comm_history WHERE comm = 'named last' AND start_ts = (SELECT max(end_ts) FROM capture) + 1" |
+		tr '|' ' ')"
+"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+	--host-name renamed-last --boot imported --once > "$TMP/ship-renamed-last" 2>&1 && rc=0 || rc=$?
+check_eq "fleet_import: renamed-last: commd ship --once exit status" 0 "$rc"
+/usr/bin/python3 "$(dirname "$0")/fleet-compare.py" "$db" renamed-last imported "$H1" \
+	> "$TMP/compare-renamed-last" 2>&1 && rc=0 || rc=$?
+log "renamed-last: $(grep -a "comm_history\|FAIL" "$TMP/compare-renamed-last" | tr '\n' ';')"
+check_eq "fleet_import: renamed-last: every table in ClickHouse equals SQLite (fleet-compare.py)" 0 "$rc"
 
 # A batch ends at the first new ts after 1,000,000 rows. The SELECT's
 # LIMIT of 1,000,001 rows ended it too: when the 1,000,001st row had the
