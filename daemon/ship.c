@@ -1422,7 +1422,7 @@ int cmd_ship(int argc, char **argv)
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	signal(SIGPIPE, SIG_IGN);
-	for (;;) {
+	for (int last_tries = 0;;) {
 		int64_t shipped = 0;
 		bool last = stopping;
 
@@ -1435,16 +1435,23 @@ int cmd_ship(int argc, char **argv)
 			printf("shipped %" PRId64 "\n", shipped);
 			fflush(stdout);
 		}
-		if (once || last)
+		/* The capture's end: a last round, tried again every 2 s
+		 * after a failure (ClickHouse away for a moment) while the
+		 * daemon waits (shipctl_stop: 30 s); before, one failed last
+		 * round left the rest for commd's next start. */
+		if (once || (last && (!r || ++last_tries >= SHIP_LAST_TRIES)))
 			break;
 		/* a round every interval_s; after a failure, every 2 s */
-		for (int i = 0; i < (r ? 20 : 10 * interval_s) && !stopping; i++)
+		for (int i = 0; i < (r ? 20 : 10 * interval_s) && (last || !stopping); i++)
 			usleep(100000);
 	}
 	/* --once: an exit status that says whether all was shipped */
 	ret = once && r ? 1 : 0;
 	if (ret)
 		log_error("ship: the round did not ship everything (the warnings above say why)");
+	else if (r)
+		log_warning("clickhouse: the last round did not ship everything in %d tries; "
+			    "the rest goes with the next start", SHIP_LAST_TRIES);
 out:
 	chttp_close(&sh.ch);
 	sqlite3_close(sh.db);

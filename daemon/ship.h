@@ -27,6 +27,7 @@
 
 #define SHIP_SETTLE_NS	(2 * 1000000000LL)
 #define SHIP_WAKE_HOLD_NS	(600 * 1000000000LL)
+#define SHIP_LAST_TRIES	10	/* the last round's, 2 s apart (the daemon waits 30 s) */
 #define SHIP_HOST_MAX	255	/* bytes of a host name (--host-name, host-name) */
 
 /* `commd ship --db FILE --clickhouse URL --host-name NAME [--boot ID]

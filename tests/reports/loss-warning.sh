@@ -243,22 +243,19 @@ silent "no lost_events table" --db "$T/old.db" "select count(*) from sched_switc
 expect_eq "no lost_events table: status" 0 "$rc"
 expect_eq "no lost_events table: stderr" "" "$(cat "$T/loud.err")"
 
-# at the prompt (a terminal from script(1)): after each statement, and
-# after its rows
-if command -v script >/dev/null; then
-	export HOME=$T/home
-	mkdir -p "$HOME"
-	printf -v args '%q ' "$COMMQ" --db "$DROPS" -list
-	(sleep 0.3; printf 'select count(*) from sched_switch;\nselect count(*) from stats;\nselect count(*) from sched;\n.quit\n') |
-		timeout 20 script -qec "$args" /dev/null >"$T/screen" 2>&1 || true
-	tr -d '\r' <"$T/screen" >"$T/prompt"
-	expect_eq "prompt: warnings" 2 "$(grep -c 'warning: events were lost' "$T/prompt")"
-	expect_eq "prompt: the warning follows the rows" \
-		"$(ref "$DROPS" "select count(*) from sched_switch")" \
-		"$(grep -B1 -m1 'warning: events were lost' "$T/prompt" | head -n 1)"
-else
-	echo "loss-warning: no script(1): the prompt is not checked" >&2
-fi
+# at the prompt (a terminal, typed a line at a time: pty-type.py): after
+# each statement, and after its rows
+export HOME=$T/home
+mkdir -p "$HOME"
+printf 'select count(*) from sched_switch;\nselect count(*) from stats;\nselect count(*) from sched;\n.quit\n' \
+	>"$T/typed"
+/usr/bin/python3 "$(dirname "$0")/../client/pty-type.py" 20 "$T/typed" "$COMMQ" --db "$DROPS" -list \
+	>"$T/screen" 2>&1 || true
+tr -d '\r' <"$T/screen" >"$T/prompt"
+expect_eq "prompt: warnings" 2 "$(grep -c 'warning: events were lost' "$T/prompt")"
+expect_eq "prompt: the warning follows the rows" \
+	"$(ref "$DROPS" "select count(*) from sched_switch")" \
+	"$(grep -B1 -m1 'warning: events were lost' "$T/prompt" | head -n 1)"
 
 # over the socket: the same, and the lookup is one more query on the
 # same connection

@@ -42,8 +42,13 @@ for i in 1 2 3 4; do
 	holders+=($!)
 	HELPER_PIDS+=($!)
 done
-sleep 1
-as srvt-member init "$RAWCLIENT" "$SOCK" "q:0:0:select 1" read:5
+# (until the four are connected: a slow build's clients take a while to
+# start; the 5th, answered meanwhile, goes away at once)
+for ((i = 0; i < 60; i++)); do
+	sleep 0.5
+	as srvt-member init "$RAWCLIENT" "$SOCK" "q:0:0:select 1" read:5
+	[[ $AS_OUT == *"code=1003"* ]] && break
+done
 check_match "a member's 5th connection: refused at once" \
 	"X code=1003 .*too many connections from uid $member_uid" "$AS_OUT"
 as srvt-second init "$COMMQ" --socket "$SOCK" -list -noheader "select 1"
@@ -63,17 +68,24 @@ for i in $(seq 16); do
 	runners+=($!)
 	HELPER_PIDS+=($!)
 done
-sleep 2
-as srvt-member init "$COMMQ" --socket "$SOCK" "select 1"
+# (until the 16 run: a slow build's clients take a while to start, and an
+# answered 17th takes no time)
+for ((i = 0; i < 60; i++)); do
+	sleep 0.5
+	as srvt-member init "$COMMQ" --socket "$SOCK" "select 1"
+	[[ $AS_ERR == *"busy: uid"* ]] && break
+done
 check_match "a member's 17th query: refused at once" "busy: uid $member_uid has 16 queries" "$AS_ERR"
 t0=$(now_ms)
 as srvt-second init "$COMMQ" --socket "$SOCK" -list -noheader "select 1"
 ms=$(( $(now_ms) - t0 ))
+# (not after the runaways' 20 s: a client's start on a loaded machine,
+# under AddressSanitizer too, takes well under 10 s)
 check_eq "another member meanwhile: answered" "0 1" "$AS_RC $AS_OUT"
-check_true "another member meanwhile: within 2 s" "< 2000 ms" "$ms ms" [ "$ms" -lt 2000 ]
+check_true "another member meanwhile: within 10 s" "< 10000 ms" "$ms ms" [ "$ms" -lt 10000 ]
 sq "select 2" -list -noheader
 check_eq "root meanwhile: answered" "0 2" "$SQ_RC $SQ_OUT"
-check_true "root meanwhile: within 2 s" "< 2000 ms" "$SQ_MS ms" [ "$SQ_MS" -lt 2000 ]
+check_true "root meanwhile: within 10 s" "< 10000 ms" "$SQ_MS ms" [ "$SQ_MS" -lt 10000 ]
 for p in "${runners[@]}"; do kill "$p" 2> /dev/null || true; wait "$p" 2> /dev/null || true; done
 
 # --- 3. no temporary files ------------------------------------------------------------------

@@ -184,12 +184,18 @@ rising "across the result-size cases" "$n0"
 # --- 7. connections (8) -------------------------------------------------------------------
 n0=$(switches)
 pids=()
+fd0=$(fd_count "$serve")
 for i in $(seq 16); do
-	"$RAWCLIENT" "$SOCK" sleep:6 "q:0:0:select $i * 11" read:20 > "$TMP/held-$i.out" 2>&1 &
+	"$RAWCLIENT" "$SOCK" sleep:10 "q:0:0:select $i * 11" read:20 > "$TMP/held-$i.out" 2>&1 &
 	pids+=($!)
 	HELPER_PIDS+=($!)
 done
-sleep 2
+# (until the server holds the 16: a slow build's clients take a while to
+# start; they ask their query 10 s after they connect)
+for ((i = 0; i < 150; i++)); do
+	[ "$(fd_count "$serve")" -ge $((fd0 + 16)) ] && break
+	sleep 0.1
+done
 out=$(timeout -s KILL 30 "$RAWCLIENT" "$SOCK" "q:0:0:select 1" drain:10 2>&1) || true
 check_match "root's 17th connection: PROTO_ERR_BUSY, too many connections" \
 	"^X code=1003 offset=-1 msg=too many connections: the server takes 8 at a time" "$out"
