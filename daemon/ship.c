@@ -575,6 +575,15 @@ static char *put_value(struct out *o, char *d, sqlite3_stmt *st, int i, bool key
 
 /* ---- the database ---- */
 
+/* Seconds on the monotonic clock. */
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static int64_t int_of(sqlite3 *db, const char *sql, int64_t a, const char *text,
 		      int64_t def)
 {
@@ -598,18 +607,18 @@ static int64_t int_of(sqlite3 *db, const char *sql, int64_t a, const char *text,
 }
 
 /* The frontier: rows up to it are final.  A running capture: the newest
- * event less the settling time; an ended one: everything, the names'
- * times too (a rename's new name begins 1 ns after its event, so a
- * rename as a capture's last event begins after the capture's end: the
- * last round stopped at the end, the new name was never sent and the
- * old one stayed open in ClickHouse). */
+ * event less the settling time; an ended one: everything, to 1 ns past
+ * its end (a rename's new name begins 1 ns after its event, so a rename
+ * as a capture's last event begins after the capture's end: the last
+ * round stopped at the end, the new name was never sent and the old one
+ * stayed open in ClickHouse; the names still open end with the capture,
+ * and nothing else is stored past its end). */
 static int64_t frontier(struct shipper *sh, bool *running)
 {
 	int64_t newest = int_of(sh->db, "SELECT max(ts) FROM ev_sched_switch WHERE ts >= ?1",
 				sh->boot_lo, NULL, INT64_MIN);
 	int64_t end = int_of(sh->db, "SELECT max(end_ts) FROM capture WHERE boot = ?2", 0,
 			     sh->boot, INT64_MIN);
-	int64_t names;
 
 	/* (a capture that died leaves end_ts NULL: only the newest counts) */
 	*running = int_of(sh->db, "SELECT end_ts IS NULL FROM capture WHERE boot = ?2 "
@@ -618,13 +627,9 @@ static int64_t frontier(struct shipper *sh, bool *running)
 		return sh->boot_lo - 1;
 	if (*running)
 		return newest - SHIP_SETTLE_NS;
-	if (newest < end)
-		newest = end;
-	/* (each max through its own index; a later boot's names would come
-	 * after a later capture, and this boot's newest capture has ended) */
-	names = int_of(sh->db, "SELECT max((SELECT max(start_ts) FROM comm_history), "
-		       "coalesce((SELECT max(end_ts) FROM comm_history), 0))", 0, NULL, INT64_MIN);
-	return names > newest ? names : newest;
+	if (end != INT64_MIN && end + 1 > newest)
+		newest = end + 1;
+	return newest;
 }
 
 /* sched's per-CPU state covers CPUs 0..n-1 (new ones: nothing shipped
@@ -1422,9 +1427,10 @@ int cmd_ship(int argc, char **argv)
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	signal(SIGPIPE, SIG_IGN);
-	for (int last_tries = 0;;) {
+	for (double last_ok = -1e9, last_from = 0;;) {
 		int64_t shipped = 0;
 		bool last = stopping;
+		double now = mono_s();
 
 		sqlite3_exec(sh.db, "BEGIN", NULL, NULL, NULL);
 		if (!sh.earlier_done && ship_earlier(&sh) == 0)
@@ -1435,11 +1441,18 @@ int cmd_ship(int argc, char **argv)
 			printf("shipped %" PRId64 "\n", shipped);
 			fflush(stdout);
 		}
-		/* The capture's end: a last round, tried again every 2 s
-		 * after a failure (ClickHouse away for a moment) while the
-		 * daemon waits (shipctl_stop: 30 s); before, one failed last
-		 * round left the rest for commd's next start. */
-		if (once || (last && (!r || ++last_tries >= SHIP_LAST_TRIES)))
+		/* The capture's end: a last round.  Where a round shipped in
+		 * the SHIP_LAST_S before the stop, one that fails (ClickHouse
+		 * away for a moment) is tried again every 2 s for SHIP_LAST_S
+		 * while the daemon waits (shipctl_stop: 30 s); before, one
+		 * failed last round left the rest for commd's next start.
+		 * Shipping that failed already leaves it so at once. */
+		if (!r)
+			last_ok = now;
+		if (last && !last_from)
+			last_from = now;
+		if (once || (last && (!r || last_from - last_ok > SHIP_LAST_S ||
+				      mono_s() - last_from >= SHIP_LAST_S)))
 			break;
 		/* a round every interval_s; after a failure, every 2 s */
 		for (int i = 0; i < (r ? 20 : 10 * interval_s) && (last || !stopping); i++)
@@ -1450,8 +1463,8 @@ int cmd_ship(int argc, char **argv)
 	if (ret)
 		log_error("ship: the round did not ship everything (the warnings above say why)");
 	else if (r)
-		log_warning("clickhouse: the last round did not ship everything in %d tries; "
-			    "the rest goes with the next start", SHIP_LAST_TRIES);
+		log_warning("clickhouse: the last round did not ship everything; "
+			    "the rest goes with the next start");
 out:
 	chttp_close(&sh.ch);
 	sqlite3_close(sh.db);

@@ -16,7 +16,7 @@
  * other's), and for `wakeup_latency` older than the oldest wakeup still
  * pending (wake_pending_ts in stats, which the daemon writes at each
  * commit), for at most SHIP_WAKE_HOLD_NS.  After each
- * successful round it writes "shipped TS BACKLOG_ROWS\n" to its standard
+ * successful round it writes "shipped TS\n" to its standard
  * output (the daemon's pipe): the ts every table is shipped up to.
  */
 #ifndef COMMD_SHIP_H
@@ -27,7 +27,9 @@
 
 #define SHIP_SETTLE_NS	(2 * 1000000000LL)
 #define SHIP_WAKE_HOLD_NS	(600 * 1000000000LL)
-#define SHIP_LAST_TRIES	10	/* the last round's, 2 s apart (the daemon waits 30 s) */
+#define SHIP_LAST_S	20	/* a failed last round is tried again for this long
+				 * (the daemon waits 30 s), if one shipped as
+				 * long before the stop */
 #define SHIP_HOST_MAX	255	/* bytes of a host name (--host-name, host-name) */
 
 /* `commd ship --db FILE --clickhouse URL --host-name NAME [--boot ID]

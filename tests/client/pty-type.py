@@ -13,7 +13,9 @@ pipe on its input does, lost that race whenever commq was slow to come
 back to its prompt (under AddressSanitizer on a loaded machine).
 
 The screen goes to stdout. The exit status is CMD's, or 124 when it has
-not exited after TIMEOUT seconds (it is killed then)."""
+not exited after TIMEOUT seconds (it is killed then). A prompt's text in
+CMD's own output counts as a prompt too (the next line goes early: no
+harm but for a ^D)."""
 import os
 import pty
 import select
@@ -46,8 +48,9 @@ def main():
     if pid == 0:
         try:
             os.execvp(sys.argv[3], sys.argv[3:])
-        finally:
-            os._exit(127)
+        except OSError as e:
+            sys.stderr.write("pty-type.py: %s: %s\n" % (sys.argv[3], e.strerror))
+        os._exit(127)
     screen = bytearray()
     seen = 0  # where the next prompt is looked for
     deadline = time.monotonic() + timeout
@@ -72,11 +75,18 @@ def main():
         if todo and any(p in screen[seen:] for p in PROMPTS):
             seen = len(screen)
             os.write(fd, todo.pop(0))
-    if status is None:
-        _, st = os.waitpid(pid, 0)
-        status = os.waitstatus_to_exitcode(st)
-        if status < 0:
-            status = 128 - status
+    while status is None:  # the terminal closed: CMD's exit, by the deadline
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = os.waitstatus_to_exitcode(st)
+            if status < 0:
+                status = 128 - status
+        elif time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            status = 124
+        else:
+            time.sleep(0.05)
     sys.stdout.flush()
     os.close(fd)
     sys.exit(status)

@@ -184,16 +184,17 @@ rising "across the result-size cases" "$n0"
 # --- 7. connections (8) -------------------------------------------------------------------
 n0=$(switches)
 pids=()
-fd0=$(fd_count "$serve")
+fd0=$(find "/proc/$serve/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' 2> /dev/null | wc -l)
 for i in $(seq 16); do
 	"$RAWCLIENT" "$SOCK" sleep:10 "q:0:0:select $i * 11" read:20 > "$TMP/held-$i.out" 2>&1 &
 	pids+=($!)
 	HELPER_PIDS+=($!)
 done
-# (until the server holds the 16: a slow build's clients take a while to
-# start; they ask their query 10 s after they connect)
-for ((i = 0; i < 150; i++)); do
-	[ "$(fd_count "$serve")" -ge $((fd0 + 16)) ] && break
+# (until the server holds the 16, at most 8 s: a slow build's clients
+# take a while to start; they ask their query 10 s after they connect)
+for ((i = 0; i < 80; i++)); do
+	[ "$(find "/proc/$serve/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' 2> /dev/null |
+		wc -l)" -ge $((fd0 + 16)) ] && break
 	sleep 0.1
 done
 out=$(timeout -s KILL 30 "$RAWCLIENT" "$SOCK" "q:0:0:select 1" drain:10 2>&1) || true
