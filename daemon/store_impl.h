@@ -196,8 +196,7 @@ struct store {
 	int64_t trim_target;		/* rows before this ts are to go */
 	int trim_pending;		/* some may be left */
 	int64_t trim_saved;		/* retention_target_ts as in stats, or INT64_MIN */
-	uint64_t ckpt_checked;		/* time() of the last WAL check */
-	int ckpt_over;			/* the last check left it past its limit */
+	uint64_t ckpt_checked;		/* time() of the last checkpoint that waited */
 	char wal_path[4096];
 };
 
