@@ -25,6 +25,7 @@
 #include "sqlfuncs.h"
 #include "chttp.h"
 #include "numtext.h"
+#include "live.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
@@ -574,15 +575,6 @@ static char *put_value(struct out *o, char *d, sqlite3_stmt *st, int i, bool key
 }
 
 /* ---- the database ---- */
-
-/* Seconds on the monotonic clock. */
-static double mono_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static int64_t int_of(sqlite3 *db, const char *sql, int64_t a, const char *text,
 		      int64_t def)
@@ -1427,10 +1419,10 @@ int cmd_ship(int argc, char **argv)
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	signal(SIGPIPE, SIG_IGN);
-	for (double last_ok = -1e9, last_from = 0;;) {
+	for (uint64_t last_ok = 0, last_from = 0;;) {
 		int64_t shipped = 0;
 		bool last = stopping;
-		double now = mono_s();
+		uint64_t now = live_now();
 
 		sqlite3_exec(sh.db, "BEGIN", NULL, NULL, NULL);
 		if (!sh.earlier_done && ship_earlier(&sh) == 0)
@@ -1442,8 +1434,8 @@ int cmd_ship(int argc, char **argv)
 			fflush(stdout);
 		}
 		/* The capture's end: a last round.  Where a round shipped in
-		 * the SHIP_LAST_S before the stop, one that fails (ClickHouse
-		 * away for a moment) is tried again every 2 s for SHIP_LAST_S
+		 * the SHIP_LAST_NS before the stop, one that fails (ClickHouse
+		 * away for a moment) is tried again every 2 s for SHIP_LAST_NS
 		 * while the daemon waits (shipctl_stop: 30 s); before, one
 		 * failed last round left the rest for commd's next start.
 		 * Shipping that failed already leaves it so at once. */
@@ -1451,8 +1443,8 @@ int cmd_ship(int argc, char **argv)
 			last_ok = now;
 		if (last && !last_from)
 			last_from = now;
-		if (once || (last && (!r || last_from - last_ok > SHIP_LAST_S ||
-				      mono_s() - last_from >= SHIP_LAST_S)))
+		if (once || (last && (!r || !last_ok || last_from - last_ok > SHIP_LAST_NS ||
+				      live_now() - last_from >= SHIP_LAST_NS)))
 			break;
 		/* a round every interval_s; after a failure, every 2 s */
 		for (int i = 0; i < (r ? 20 : 10 * interval_s) && (last || !stopping); i++)

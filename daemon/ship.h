@@ -27,9 +27,10 @@
 
 #define SHIP_SETTLE_NS	(2 * 1000000000LL)
 #define SHIP_WAKE_HOLD_NS	(600 * 1000000000LL)
-#define SHIP_LAST_S	20	/* a failed last round is tried again for this long
-				 * (the daemon waits 30 s), if one shipped as
-				 * long before the stop */
+#define SHIP_LAST_NS	(20 * 1000000000ull)	/* a failed last round is tried
+						 * again for this long (the daemon
+						 * waits 30 s), if one shipped as
+						 * long before the stop */
 #define SHIP_HOST_MAX	255	/* bytes of a host name (--host-name, host-name) */
 
 /* `commd ship --db FILE --clickhouse URL --host-name NAME [--boot ID]

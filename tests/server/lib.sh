@@ -279,6 +279,24 @@ fd_count() {
 	find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2> /dev/null | wc -l
 }
 
+# socket_count PID: the sockets of PID (the query server's: one a
+# connection, and its listening ones).
+socket_count() {
+	find "/proc/$1/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' 2> /dev/null | wc -l
+}
+
+# wait_sockets PID N SECONDS: until PID holds N sockets, SECONDS at most:
+# clients started in the background are connected (a slow build's take a
+# while). Asked of the server, not by one more client, which would take
+# a slot itself.
+wait_sockets() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		[ "$(socket_count "$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+}
+
 # now_ms: monotonic-enough wall time in ms.
 now_ms() {
 	echo $(( $(date +%s%N) / 1000000 ))

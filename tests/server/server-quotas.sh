@@ -34,22 +34,8 @@ nice_of() { awk '{ print $19 }' "/proc/$1/stat"; }
 check_eq "commd's nice value" -10 "$(nice_of "$COMMD_PID")"
 check_eq "the query process's nice value" 0 "$(nice_of "$SERVE_PID")"
 
-# sockets PID: the sockets PID holds open (the query server's: one a
-# connection, and its listening ones)
-sockets() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' 2> /dev/null | wc -l; }
-# wait_sockets PID N: until PID holds N sockets (at most 20 s): the
-# clients are connected (a slow build's take a while to start). Asked of
-# the server, not by one more client, which would take a slot itself.
-wait_sockets() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[ "$(sockets "$1")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-}
-
 # --- 1. connections -----------------------------------------------------------------------
-s0=$(sockets "$SERVE_PID")
+s0=$(socket_count "$SERVE_PID")
 holders=()
 for i in 1 2 3 4; do
 	setpriv --reuid=srvt-member --regid="$(id -g srvt-member)" --init-groups \
@@ -57,7 +43,7 @@ for i in 1 2 3 4; do
 	holders+=($!)
 	HELPER_PIDS+=($!)
 done
-wait_sockets "$SERVE_PID" $((s0 + 4))
+wait_sockets "$SERVE_PID" $((s0 + 4)) 20
 as srvt-member init "$RAWCLIENT" "$SOCK" "q:0:0:select 1" read:5
 check_match "a member's 5th connection: refused at once" \
 	"X code=1003 .*too many connections from uid $member_uid" "$AS_OUT"
@@ -71,7 +57,7 @@ for p in "${holders[@]}"; do kill "$p" 2> /dev/null || true; wait "$p" 2> /dev/n
 stop_commd "$COMMD_PID" TERM 60
 printf 'query-timeout-ms = 20000\n' > "$TMP/q.conf"
 start_ready 2 --config "$TMP/q.conf"
-s0=$(sockets "$SERVE_PID")
+s0=$(socket_count "$SERVE_PID")
 runners=()
 for i in $(seq 16); do
 	setpriv --reuid=srvt-member --regid="$(id -g srvt-member)" --init-groups \
@@ -80,7 +66,7 @@ for i in $(seq 16); do
 	HELPER_PIDS+=($!)
 done
 # (connected, then a second for their queries to begin)
-wait_sockets "$SERVE_PID" $((s0 + 16))
+wait_sockets "$SERVE_PID" $((s0 + 16)) 20
 sleep 1
 as srvt-member init "$COMMQ" --socket "$SOCK" "select 1"
 check_match "a member's 17th query: refused at once" "busy: uid $member_uid has 16 queries" "$AS_ERR"

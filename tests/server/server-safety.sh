@@ -184,19 +184,14 @@ rising "across the result-size cases" "$n0"
 # --- 7. connections (8) -------------------------------------------------------------------
 n0=$(switches)
 pids=()
-fd0=$(find "/proc/$serve/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' 2> /dev/null | wc -l)
+s0=$(socket_count "$serve")
 for i in $(seq 16); do
 	"$RAWCLIENT" "$SOCK" sleep:10 "q:0:0:select $i * 11" read:20 > "$TMP/held-$i.out" 2>&1 &
 	pids+=($!)
 	HELPER_PIDS+=($!)
 done
-# (until the server holds the 16, at most 8 s: a slow build's clients
-# take a while to start; they ask their query 10 s after they connect)
-for ((i = 0; i < 80; i++)); do
-	[ "$(find "/proc/$serve/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' 2> /dev/null |
-		wc -l)" -ge $((fd0 + 16)) ] && break
-	sleep 0.1
-done
+# (at most 8 s: they ask their query 10 s after they connect)
+wait_sockets "$serve" $((s0 + 16)) 8
 out=$(timeout -s KILL 30 "$RAWCLIENT" "$SOCK" "q:0:0:select 1" drain:10 2>&1) || true
 check_match "root's 17th connection: PROTO_ERR_BUSY, too many connections" \
 	"^X code=1003 offset=-1 msg=too many connections: the server takes 8 at a time" "$out"
