@@ -98,7 +98,7 @@ struct shipper {
 	struct tstate t[NTABLES];
 	int64_t boot_lo;		/* this boot's first capture start */
 	int64_t lo_floor;		/* ?3: boot_lo less BOOT_MARGIN_NS, but
-					 * after the boot before's last end */
+					 * after the boot before's last end + 1 */
 	int64_t boot_hi;		/* an earlier boot's last capture end;
 					 * INT64_MAX for this boot */
 	int earlier_done;		/* earlier boots' rows all shipped */
@@ -1101,7 +1101,7 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 	if (sh->lo_floor == INT64_MIN || sh->lo_floor < sh->boot_lo - BOOT_MARGIN_NS)
 		sh->lo_floor = sh->boot_lo - BOOT_MARGIN_NS;
 	else
-		sh->lo_floor++;
+		sh->lo_floor += 2;	/* its end + 1 is still its own (below) */
 	sh->cpus = (int)int_of(sh->db, "SELECT max(cpus) FROM capture WHERE boot = ?2", 0,
 			       sh->boot, 0);
 	sh->offset = int_of(sh->db, "SELECT realtime - ts FROM clock_map WHERE capture IN "
@@ -1109,8 +1109,12 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 			    0, sh->boot, 0);
 	clock_gettime(CLOCK_REALTIME, &now);
 	sh->round_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	/* An earlier boot: all of it, to 1 ns past its last end, as an
+	 * ended capture's last round (frontier: a rename as its last event
+	 * begins its name there). A later boot's times begin at least 1 s
+	 * after it (capture.ts_offset). */
 	if (sh->boot_hi != INT64_MAX)
-		f = sh->boot_hi;	/* an earlier boot: all of it */
+		f = sh->boot_hi + 1;
 	else
 		f = frontier(sh, &running);
 	*shipped = f;

@@ -13,7 +13,8 @@
 #  - a gzip'ed body is several gzip members, a block of rows each, rows
 #    cut across members: the same rows arrive as sent plain;
 #  - a rename as the capture's last event: its name (begun after the
-#    capture's end) arrives, and the name before it ends.
+#    capture's end) arrives, and the name before it ends; the same as an
+#    earlier boot's last event, shipped by the next boot's shipper.
 # Needs clickhouse-server, clickhouse-client and curl (no tracefs).
 . "$(dirname "$0")/../live/lib.sh"
 for t in clickhouse-server clickhouse-client curl; do
@@ -89,6 +90,42 @@ check_eq "fleet_import: renamed-last: commd ship --once exit status" 0 "$rc"
 	> "$TMP/compare-renamed-last" 2>&1 && rc=0 || rc=$?
 log "renamed-last: $(grep -a "comm_history\|FAIL" "$TMP/compare-renamed-last" | tr '\n' ';')"
 check_eq "fleet_import: renamed-last: every table in ClickHouse equals SQLite (fleet-compare.py)" 0 "$rc"
+
+# The same rename as the last event of an earlier boot's capture, its
+# rows not shipped before the reboot (ClickHouse away): the next boot's
+# shipper sends that boot's rows first, up to its last end. It went to
+# that end only, and the new name, begun 1 ns after it, was never sent
+# (the next boot's rows begin after it). The next boot (a capture 2 s
+# later, a name and a switch of its own) ships its own rows alone.
+db=$TMP/earlier.db
+cp "$TMP/renamed-last.db" "$db"
+sqlite3 "$db" "UPDATE capture SET source = 'live';
+	INSERT INTO capture (source, kernel, host, start_ts, end_ts, events, boot, ts_offset)
+	SELECT 'live', kernel, host, max(end_ts) + 2000000000, max(end_ts) + 3000000000, events,
+		'later', 0 FROM capture;
+	INSERT INTO comm_history (pid, tgid, comm, start_ts, end_ts, source, life)
+	SELECT 4242, 4242, 'later name', start_ts + 1, NULL, 'proc', 0 FROM capture
+	WHERE boot = 'later';
+	INSERT INTO ev_sched_switch (ts, cpu, n, next_pid, hid, prev_pid, prev_prio, prev_state,
+		next_prio, next_hid)
+	SELECT start_ts + 5, 0, 0, 0, (SELECT id FROM comm_history WHERE comm = 'later name'),
+		4242, 120, 1, 120, (SELECT id FROM comm_history WHERE comm = 'later name')
+	FROM capture WHERE boot = 'later'"
+"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+	--host-name earlier --boot later --once > "$TMP/ship-earlier" 2>&1 && rc=0 || rc=$?
+check_eq "fleet_import: earlier: commd ship --once exit status" 0 "$rc"
+check_eq "fleet_import: earlier: the earlier boot's names, its last one too, under that boot" \
+	"$(sqlite3 "$db" "SELECT count(*), sum(comm = 'named last') FROM comm_history
+		WHERE comm <> 'later name'" | tr '|' ' ')" \
+	"$(ch_query 1 "SELECT count(), sum(comm = 'named last') FROM commd.comm_history FINAL
+		WHERE host = 'earlier' AND boot = 'imported'" | tr '\t' ' ')"
+check_eq "fleet_import: earlier: the next boot's name alone under the next boot" "1 later name" \
+	"$(ch_query 1 "SELECT count(), any(comm) FROM commd.comm_history FINAL
+		WHERE host = 'earlier' AND boot = 'later'" | tr '\t' ' ')"
+check_eq "fleet_import: earlier: the earlier boot's switches under it" \
+	"$(sqlite3 "$db" "SELECT count(*) - 1 FROM sched_switch")" \
+	"$(ch_query 1 "SELECT count() FROM commd.sched_switch FINAL
+		WHERE host = 'earlier' AND boot = 'imported'")"
 
 # A batch ends at the first new ts after 1,000,000 rows. The SELECT's
 # LIMIT of 1,000,001 rows ended it too: when the 1,000,001st row had the

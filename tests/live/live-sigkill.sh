@@ -40,7 +40,14 @@ for _ in 1 2 3; do
 	hogs+=("$!")
 	HELPER_PIDS+=("$!")
 done
-sleep 2.5	# two commits (1000 ms) into the load
+# two commits (1000 ms) into the load: switches committed (a busy
+# machine's writer may lag behind), then one commit more
+for _ in $(seq 300); do
+	[ "$(q "$db" "SELECT count(*) FROM (SELECT 1 FROM ev_sched_switch LIMIT 1)" 2> /dev/null ||
+		echo 0)" -gt 0 ] && break
+	sleep 0.1
+done
+sleep 1.2
 check_eq "first start: perf bench still running when commd is killed" running \
 	"$(_alive "$perfpid" && echo running || echo finished)"
 serve1=$(serve_pids "$db" | tr '\n' ' ')

@@ -245,15 +245,26 @@ small_load() {
 # the rows with ts <= TS (committed, never to change: about the first
 # 20000, so that queries over it stay cheap however busy the machine is),
 # R of them; every event before TS is committed too (taken after a load
-# and two commits, returned after two commits more).
+# and two commits, returned after two commits more and once switches 2 s
+# of trace time later are).
 fixed_range() {
 	small_load
 	sleep 2.2
+	for _ in $(seq 300); do
+		[ "$(switches)" -gt 0 ] && break
+		sleep 0.1
+	done
 	R=$(q "SELECT min(20000, count(*)) FROM ev_sched_switch")
 	[ "$R" -gt 0 ] || abort "sched_switch rows after a load and two commits" "> 0" "$R"
 	TS=$(q "SELECT ts FROM ev_sched_switch ORDER BY ts LIMIT 1 OFFSET $((R - 1))")
-	R=$(q "SELECT count(*) FROM ev_sched_switch WHERE ts <= $TS")
 	sleep 2.2
+	# and switches 2 s of trace time past TS committed (a busy
+	# machine's writer may lag behind its commits' clock)
+	for _ in $(seq 300); do
+		[ "$(switches)" -gt $((TS + 2000000000)) ] && break
+		sleep 0.1
+	done
+	R=$(q "SELECT count(*) FROM ev_sched_switch WHERE ts <= $TS")
 }
 
 # reap PID...: SIGKILLs background helpers and waits for them, quietly.
