@@ -243,7 +243,10 @@ static int commit(struct capture *c)
 		store_hold_wakeups(c->store, pipeline_oldest_wakeup(c->pipe,
 				   last > (uint64_t)SHIP_WAKE_HOLD_NS ? last - SHIP_WAKE_HOLD_NS : 0));
 	}
-	if (pipeline_sync_names(c->pipe) ||
+	/* (the tasks running now, on their switch-in's row: a window up to
+	 * now has them, however long ago they were switched in) */
+	if (pipeline_show_open(c->pipe) ||
+	    pipeline_sync_names(c->pipe) ||
 	    clock_reading(c) ||
 	    store_commit_async(c->store) || store_begin(c->store)) {
 		log_error("%s: %s", c->o->db, store_errmsg(c->store));

@@ -67,6 +67,7 @@ struct running {		/* the open slice of a CPU */
 				 * the next, which says so (derive_gap) */
 	int in_tail;		/* TAIL_TASK, TAIL_IDLE or 0 */
 	int32_t tail_pid;
+	int shown;		/* derive_show_open gave it (ref's row) */
 	struct off off;		/* the task's, just before this slice */
 	struct derive_slice prev;
 };
@@ -243,6 +244,7 @@ static struct derive_slice open_slice(const struct running *r, int cpu,
 		.off_hid = r->off.hid,
 		.wake_dur = r->off.known && r->woke && r->woke >= r->off.ts &&
 			    r->start >= r->woke ? (int64_t)(r->start - r->woke) : -1,
+		.shown = r->shown,
 	};
 
 	return s;
@@ -328,6 +330,7 @@ static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hi
 	r->in_tail = 0;
 	r->off.known = 0;
 	r->woke = 0;
+	r->shown = 0;
 }
 
 /* A slice of pid begins at ts by inference: its switch-in happened
@@ -737,6 +740,7 @@ int derive_rename_on(struct derive *d, int cpu, uint64_t ts, int32_t pid,
 	r->start = ts;
 	r->hid = hid;
 	r->ref = 0;	/* the next part begins at no switch */
+	r->shown = 0;	/* (the part before takes the shown row back) */
 	r->start_err = -1;
 	r->placed = 1;
 	r->lost = 0;
@@ -1050,6 +1054,28 @@ int derive_finish(struct derive *d, uint64_t ts)
 			r->active = 0;
 			rc = flush_held(d, r);
 		}
+	}
+	return rc;
+}
+
+int derive_show_open(struct derive *d, uint64_t ts,
+		     int (*fn)(void *ctx, const struct derive_slice *s), void *ctx)
+{
+	int rc = 0;
+
+	for (int cpu = 0; (size_t)cpu < d->ncpus && !rc; cpu++) {
+		struct running *r = &d->cpus[cpu];
+		struct derive_slice s;
+
+		/* its own switch's, whole so far: what derive_finish or
+		 * the switch-out would end as that row's slice */
+		if (!r->active || !r->ref || r->lost || r->start_err >= 0 ||
+		    r->hid != r->ref_hid || r->restart || r->gap || r->gone ||
+		    r->untraced || r->start > ts)
+			continue;
+		r->shown = 1;
+		s = open_slice(r, cpu, ts, r->hid, -1, -1);
+		rc = fn(ctx, &s);
 	}
 	return rc;
 }

@@ -69,6 +69,9 @@ struct derive_slice {
 	 * start was seen: ns from that wakeup to ts (-1: none; a switch-in's
 	 * is on its switch's row) */
 	int64_t wake_dur;
+	/* Shown while it ran (derive_show_open): the row of the switch that
+	 * began it holds it as still running then, until it ends. */
+	int shown;
 };
 
 struct derive_wakeup {
@@ -261,5 +264,15 @@ void derive_cpu_gone(struct derive *d, int cpu);
 /* End of the capture at ts: the open slices close there (one that
  * begins after ts gives no row), but a gone CPU's (derive_cpu_gone). */
 int derive_finish(struct derive *d, uint64_t ts);
+
+/* A running capture's open slices as they stand at ts, the newest event:
+ * fn for each CPU's slice that a recorded switch began and that is whole
+ * so far (its task, its name and its CPU's records unbroken since), as a
+ * slice still running at ts (end_state -1), its row the switch's. Such a
+ * slice is marked shown: when it ends otherwise than as that switch's
+ * ordinary slice (a rename, a loss, an inferred edge, the end), the
+ * caller takes the shown row back. Returns fn's first error, else 0. */
+int derive_show_open(struct derive *d, uint64_t ts,
+		     int (*fn)(void *ctx, const struct derive_slice *s), void *ctx);
 
 #endif

@@ -109,7 +109,24 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 	if (s->ref && !s->lost && s->end_state >= 0 && s->start_err < 0 &&
 	    s->end_err < 0 && s->hid == s->ref_hid)
 		return store_slice_at(p->store, s);
+	/* shown on its switch's row while it ran: a row of its own now */
+	if (s->shown && store_slice_unshow(p->store, s))
+		return -1;
 	return store_slice(p->store, s);
+}
+
+static int show_open(void *ctx, const struct derive_slice *s)
+{
+	struct pipeline *p = ctx;
+
+	return store_slice_at(p->store, s);
+}
+
+int pipeline_show_open(struct pipeline *p)
+{
+	if (!p->derive || p->no_derived || !p->last_ts)
+		return 0;
+	return derive_show_open(p->derive, p->last_ts, show_open, p);
 }
 
 /* derive's question when another pid than the running task's shows on a

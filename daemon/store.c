@@ -763,6 +763,26 @@ int store_slice_at(struct store *s, const struct derive_slice *d)
 	return 0;
 }
 
+int store_slice_unshow(struct store *s, const struct derive_slice *d)
+{
+	struct op *o = ref_op(s, d->ref, DECODE_SCHED_SWITCH, d->ts);
+
+	if (o) {
+		o->has &= ~OP_HAS_SLICE;
+		return 0;
+	}
+	if (!(o = st_new_op(s, OP_PATCH)))
+		return -1;
+	o->kind = DECODE_SCHED_SWITCH;
+	o->ts = d->ts;
+	o->cpu = d->cpu;
+	o->p[0] = d->pid;
+	o->slice_dur = -1;	/* NULL, and the rest with it */
+	o->slice_state = -1;
+	o->off_dur = -1;
+	return 0;
+}
+
 int store_wakeup_at(struct store *s, uint64_t ref, int kind, uint64_t ts,
 		    int cpu, int32_t pid, const struct derive_wakeup *w)
 {

@@ -78,6 +78,9 @@ int store_wakeup(struct store *s, const struct derive_wakeup *w);
  * (d->ref; at d->ts on d->cpu, switching d->pid in): ts to ts + dur,
  * ended in end_state, and its task's time off the CPUs before it. */
 int store_slice_at(struct store *s, const struct derive_slice *d);
+/* The same row's slice taken back (NULL again): the slice shown there
+ * while it ran (end_state -1) ended otherwise, a row of its own. */
+int store_slice_unshow(struct store *s, const struct derive_slice *d);
 
 /* A wakeup, on the row of the waking (ref: an event of kind at ts on
  * cpu, waking pid) that began it. */

@@ -442,7 +442,10 @@ static int run_patch(struct store *s, const struct op *o)
 	if (!st)
 		return 0;
 	if (o->kind == DECODE_SCHED_SWITCH) {
-		sqlite3_bind_int64(st, 1, o->slice_dur);
+		if (o->slice_dur < 0)	/* store_slice_unshow */
+			sqlite3_bind_null(st, 1);
+		else
+			sqlite3_bind_int64(st, 1, o->slice_dur);
 		if (o->slice_state < 0)
 			sqlite3_bind_null(st, 2);
 		else

@@ -841,6 +841,74 @@ static void r_then_waking_asleep(void)
 	CHECK_INT(g.s[3].off_state, 0);
 }
 
+/* A running capture shows each CPU's open slice on the row of the switch
+ * that began it, as still running at the newest event; a slice that then
+ * ends otherwise than at its own switch-out (a rename here, a loss) says
+ * it was shown, for its row to be taken back. */
+static void show_open(void)
+{
+	struct got g, shown = { .n = 0 };
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	derive_switch_ref(d, 0, 77);
+	CHECK_INT(derive_show_open(d, 4000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 1);
+	CHECK_INT(shown.s[0].ts, 1000);
+	CHECK_INT(shown.s[0].dur, 3000);
+	CHECK_INT(shown.s[0].end_state, -1);
+	CHECK_INT(shown.s[0].ref, 77);
+	CHECK_INT(shown.s[0].end_err, -1);
+	CHECK_INT(shown.s[0].shown, 1);
+	/* its switch-out ends it on its row: the ordinary slice */
+	CHECK_INT(derive_switch(d, 5000, 0, 10, 1, 120, 1, 11, 3, 120), 0);
+	derive_switch_ref(d, 0, 78);
+	CHECK_INT(g.n, 1);
+	CHECK_INT(g.s[0].dur, 4000);
+	CHECK_INT(g.s[0].end_state, 1);
+	CHECK_INT(g.s[0].ref, 77);
+	/* pid 11's, shown at 6000, renamed at 7000: the part before is a
+	 * row of its own (shown: the switch's row is taken back) */
+	CHECK_INT(derive_show_open(d, 6000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 2);
+	CHECK_INT(shown.s[1].ts, 5000);
+	CHECK_INT(shown.s[1].dur, 1000);
+	CHECK_INT(shown.s[1].pid, 11);
+	CHECK_INT(derive_rename(d, 7000, 11, 4), 0);
+	CHECK_INT(g.n, 2);
+	CHECK_INT(g.s[1].ts, 5000);
+	CHECK_INT(g.s[1].dur, 2000);
+	CHECK_INT(g.s[1].ref, 78);
+	CHECK_INT(g.s[1].shown, 1);
+	/* the part after began at no switch: nothing to show it on */
+	CHECK_INT(derive_show_open(d, 8000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 2);
+	CHECK_INT(derive_finish(d, 9000), 0);
+	CHECK_INT(g.n, 3);
+	CHECK_INT(g.s[2].ts, 7000);
+	CHECK_INT(g.s[2].shown, 0);
+	derive_free(d);
+
+	/* shown, then a loss on its CPU: it ends as a row of its own */
+	d = start_10(&g);
+	if (!d)
+		return;
+	derive_switch_ref(d, 0, 79);
+	shown.n = 0;
+	CHECK_INT(derive_show_open(d, 2000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 1);
+	CHECK_INT(derive_lost(d, 0, 2500), 0);
+	CHECK_INT(derive_show_open(d, 3000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 1);	/* not whole any more: not shown again */
+	CHECK_INT(derive_switch(d, 4000, 0, 10, 1, 120, 1, 0, 9, 120), 0);
+	CHECK_INT(derive_finish(d, 5000), 0);
+	CHECK_INT(g.n, 1);
+	CHECK_INT(g.s[0].lost, 1);
+	CHECK_INT(g.s[0].shown, 1);
+	derive_free(d);
+}
+
 int main(void)
 {
 	RUN(rename_inside);
@@ -864,5 +932,6 @@ int main(void)
 	RUN(states_of_older_kernels);
 	RUN(off_state_of_older_kernel);
 	RUN(r_then_waking_asleep);
+	RUN(show_open);
 	return check_done("test_derive");
 }

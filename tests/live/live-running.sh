@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# live-running.sh - a running capture shows the tasks running now, however
+# long ago they were switched in (derive_show_open, docs/derived.md):
+#
+#   a SCHED_FIFO busy loop pinned to CPU 0 runs for 4 s while commd
+#   captures (commits every 100 ms); the kernel takes the CPU from it for
+#   a moment each second (RT throttling, or the fair server that gives
+#   other tasks their share), so its slices last most of a second. Polled
+#   every 0.15 s, read in one statement each: the loop's newest slice in
+#   `sched` reaches the newest event stored in most polls (it runs at
+#   that time), and `commq top --last 0.3s` gives it most of the 0.3 s.
+#   Before, a slice still open was in no view: the loop's last slice
+#   there ended up to a second before the newest event (0 of 26 polls),
+#   and `commq top --last` of a moment in the middle of its slice did not
+#   have it at all.
+#
+# After SIGTERM: no switch row is left holding a slice as still running
+# (those that ended otherwise, and those open at the end, are rows of
+# dv_sched, their switch's row taken back), no CPU's slices overlap in
+# `sched`, and the loop's time there is its CPU time (/proc/PID/stat,
+# utime + stime in clock ticks) within 5% and 2 ticks.
+#
+# Needs root and tracefs (FAILS without them).
+. "$(dirname "$0")/lib.sh"
+need_live
+
+chmod 0755 "$TMP"
+in=$(inst run)
+db=$TMP/run.db
+start_ready "capture" "$TMP/commd.err" "$db" "$in" --commit-ms 100
+sleep 0.5
+
+cp /bin/bash "$TMP/fifo-loop"
+chrt -f 10 taskset -c 0 "$TMP/fifo-loop" -c 'while :; do :; done' &
+hog=$!
+HELPER_PIDS+=("$hog")
+sleep 0.3
+
+# One statement: the loop's newest slice end on CPU 0 against the newest
+# event of every event table (a consistent snapshot of one commit).
+maxes=""
+for t in $(q "$db" "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ev\\_%' ESCAPE '\\'"); do
+	maxes+="SELECT max(ts) AS ts FROM $t UNION ALL "
+done
+probe="SELECT coalesce((SELECT max(ts + dur) FROM sched WHERE pid = $hog AND cpu = 0), 0)
+	>= (SELECT max(ts) FROM (${maxes}SELECT NULL))"
+now=0 polls=0
+for _ in $(seq 26); do
+	r=$(q "$db" "$probe" 2> /dev/null) || r=
+	[ "$r" = 1 ] && now=$((now + 1))
+	polls=$((polls + 1))
+	sleep 0.15
+done
+log "polls where the loop's slice reaches the newest event: $now of $polls"
+check_true "while the FIFO loop runs on CPU 0: its slice reaches the newest event stored in most polls" \
+	">= $((polls / 3)) of $polls" "$now" test "$now" -ge $((polls / 3))
+
+# commq top over the last 0.3 s of what is stored, three times: the loop
+# ran most of it (it is off the CPU 50 ms a second at most)
+tops=0 got=""
+for i in 1 2 3; do
+	"$COMMQ" --db "$db" -q -csv -noheader top --last 0.3s > "$TMP/top$i" 2>&1 ||
+		fail "commq top --last 0.3s" "exit 0" "$(head -c 500 "$TMP/top$i")"
+	ms=$(awk -F, '$1 == "fifo-loop" { print $3 }' "$TMP/top$i")
+	got+="${ms:-none} "
+	awk -v m="${ms:-0}" 'BEGIN { exit !(m >= 150) }' && tops=$((tops + 1))
+	sleep 0.35
+done
+log "commq top --last 0.3s: fifo-loop's time_ms: $got"
+check_true "commq top --last 0.3s while the loop runs: the loop (fifo-loop) ran 150 ms or more of it, in 2 of 3" \
+	">= 2" "$tops ($got)" test "$tops" -ge 2
+
+read -r -a st < "/proc/$hog/stat"
+ticks=$((st[13] + st[14]))
+kill -KILL "$hog"
+wait "$hog" 2> /dev/null || true
+sleep 0.3
+stop_commd "$COMMD_PID" TERM
+check_eq "exit status after SIGTERM" 0 "$STOP_RC"
+check_integrity "after the stop" "$db"
+
+check_eq "after the stop: switch rows holding a slice as still running (slice_dur set, slice_state NULL)" 0 \
+	"$(q "$db" "SELECT count(*) FROM ev_sched_switch WHERE slice_dur IS NOT NULL AND slice_state IS NULL")"
+check_eq "after the stop: slices of one CPU that overlap in sched" 0 \
+	"$(q "$db" "SELECT count(*) FROM (SELECT ts, lag(ts + dur) OVER (PARTITION BY cpu ORDER BY ts, dur) AS pe
+		FROM sched WHERE dur IS NOT NULL) WHERE pe > ts")"
+hz=$(getconf CLK_TCK)
+mine=$(q "$db" "SELECT coalesce(sum(dur), 0) FROM sched WHERE pid = $hog")
+log "the loop's CPU time: kernel $ticks ticks of 1/$hz s (read just before its kill), sched $mine ns"
+check_true "the loop's time in sched is its CPU time (/proc/$hog/stat) within 5% and 2 ticks" \
+	"$ticks ticks ± 5% ± 2" "$mine ns" \
+	awk -v k="$ticks" -v hz="$hz" -v m="$mine" 'BEGIN { t = m * hz / 1e9; d = t - k; if (d < 0) d = -d; exit !(k > 0 && d <= k * 0.05 + 2) }'
+finish
