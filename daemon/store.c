@@ -743,20 +743,31 @@ void store_rehid_recent(struct store *s, uint32_t from_hid, uint32_t to_hid,
 	}
 }
 
-int store_slice_at(struct store *s, const struct derive_slice *d)
+/* The switch row of slice d: its op still in the batch being filled,
+ * else a patch of the row (an UPDATE by its ts, cpu and next_pid). */
+static struct op *switch_row(struct store *s, const struct derive_slice *d, int *filling)
 {
 	struct op *o = ref_op(s, d->ref, DECODE_SCHED_SWITCH, d->ts);
 
-	if (o) {
+	*filling = o != NULL;
+	if (o || !(o = st_new_op(s, OP_PATCH)))
+		return o;
+	o->kind = DECODE_SCHED_SWITCH;
+	o->ts = d->ts;
+	o->cpu = d->cpu;
+	o->p[0] = d->pid;
+	return o;
+}
+
+int store_slice_at(struct store *s, const struct derive_slice *d)
+{
+	int filling;
+	struct op *o = switch_row(s, d, &filling);
+
+	if (!o)
+		return -1;
+	if (filling)
 		o->has |= OP_HAS_SLICE;
-	} else {
-		if (!(o = st_new_op(s, OP_PATCH)))
-			return -1;
-		o->kind = DECODE_SCHED_SWITCH;
-		o->ts = d->ts;
-		o->cpu = d->cpu;
-		o->p[0] = d->pid;
-	}
 	o->slice_dur = (int64_t)d->dur;
 	o->slice_state = d->end_state;
 	off_before(s, o, d, d->ref_hid);
@@ -765,18 +776,15 @@ int store_slice_at(struct store *s, const struct derive_slice *d)
 
 int store_slice_unshow(struct store *s, const struct derive_slice *d)
 {
-	struct op *o = ref_op(s, d->ref, DECODE_SCHED_SWITCH, d->ts);
+	int filling;
+	struct op *o = switch_row(s, d, &filling);
 
-	if (o) {
+	if (!o)
+		return -1;
+	if (filling) {
 		o->has &= ~OP_HAS_SLICE;
 		return 0;
 	}
-	if (!(o = st_new_op(s, OP_PATCH)))
-		return -1;
-	o->kind = DECODE_SCHED_SWITCH;
-	o->ts = d->ts;
-	o->cpu = d->cpu;
-	o->p[0] = d->pid;
 	o->slice_dur = -1;	/* NULL, and the rest with it */
 	o->slice_state = -1;
 	o->off_dur = -1;
