@@ -55,6 +55,7 @@ struct running {		/* the open slice of a CPU */
 	struct derive_slice head;
 	uint64_t ref;		/* the switch that began it (derive_switch_ref) */
 	uint32_t ref_hid;	/* the row that switch gave the task */
+	int32_t ref_pid;	/* and the pid it switched in */
 	/* The tail of a recorded switch: until another task's event comes,
 	 * events of tail_pid (its prev) are the context switch's own (see
 	 * derive_seen). After a switch out of idle only switch_mm's
@@ -237,7 +238,7 @@ static struct derive_slice open_slice(const struct running *r, int cpu,
 		.cpu = cpu, .pid = r->pid, .hid = hid, .prio = r->prio,
 		.end_state = state, .lost = r->lost, .start_known = r->start_known,
 		.start_err = r->start_err, .end_err = end_err,
-		.ref = r->ref, .ref_hid = r->ref_hid,
+		.ref = r->ref, .ref_hid = r->ref_hid, .ref_pid = r->ref_pid,
 		.off_dur = r->off.known && r->start >= r->off.ts ?
 			   (int64_t)(r->start - r->off.ts) : -1,
 		.off_state = r->off.state, .off_cpu = r->off.cpu,
@@ -434,8 +435,10 @@ void derive_switch_ref(struct derive *d, int cpu, uint64_t ref)
 {
 	struct running *r = cpu_state(d, cpu);
 
-	if (r && r->active && r->start_err < 0)
+	if (r && r->active && r->start_err < 0) {
 		r->ref = ref;
+		r->ref_pid = r->pid;
+	}
 }
 
 int derive_part(struct derive *d, int cpu, int32_t pid, struct derive_run *run)
@@ -1067,12 +1070,20 @@ int derive_show_open(struct derive *d, uint64_t ts,
 		struct running *r = &d->cpus[cpu];
 		struct derive_slice s;
 
-		/* its own switch's, whole so far: what derive_finish or
-		 * the switch-out would end as that row's slice */
-		if (!r->active || !r->ref || r->lost || r->start_err >= 0 ||
-		    r->hid != r->ref_hid || r->restart || r->gap || r->gone ||
-		    r->untraced || r->start > ts)
+		if (!r->active || !r->ref)
 			continue;
+		/* its own switch's, whole so far: what the switch-out
+		 * would end as that row's slice */
+		if (r->lost || r->start_err >= 0 || r->hid != r->ref_hid ||
+		    r->pid != r->ref_pid || r->restart || r->gap || r->gone ||
+		    r->untraced || r->start > ts) {
+			if (r->shown) {
+				r->shown = 0;
+				s = open_slice(r, cpu, ts, r->hid, -1, -1);
+				rc = fn(ctx, &s);
+			}
+			continue;
+		}
 		r->shown = 1;
 		s = open_slice(r, cpu, ts, r->hid, -1, -1);
 		rc = fn(ctx, &s);

@@ -54,6 +54,7 @@ struct derive_slice {
 	 * rename); ref_hid the row that switch gave the task. */
 	uint64_t ref;
 	uint32_t ref_hid;
+	int32_t ref_pid;	/* the pid that switch switched in */
 	/* The task's time off the CPUs just before this slice (thread_state):
 	 * since off_dur ns before ts, when a switch on off_cpu took it off
 	 * in state off_state as row off_hid (DERIVE_STATE_NEW: since its
@@ -268,10 +269,13 @@ int derive_finish(struct derive *d, uint64_t ts);
 /* A running capture's open slices as they stand at ts, the newest event:
  * fn for each CPU's slice that a recorded switch began and that is whole
  * so far (its task, its name and its CPU's records unbroken since), as a
- * slice still running at ts (end_state -1), its row the switch's. Such a
- * slice is marked shown: when it ends otherwise than as that switch's
- * ordinary slice (a rename, a loss, an inferred edge, the end), the
- * caller takes the shown row back. Returns fn's first error, else 0. */
+ * slice still running at ts (end_state -1, shown 1), its row the
+ * switch's. Such a slice is marked shown: when it ends otherwise than as
+ * that switch's ordinary slice (a rename, a loss, an inferred edge, the
+ * end), the caller takes the shown row back; one shown before and no
+ * longer whole while it still runs (a loss, a pending restart) is given
+ * to fn with shown 0, to be taken back now rather than left as it was.
+ * Returns fn's first error, else 0. */
 int derive_show_open(struct derive *d, uint64_t ts,
 		     int (*fn)(void *ctx, const struct derive_slice *s), void *ctx);
 

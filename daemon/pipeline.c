@@ -119,7 +119,7 @@ static int show_open(void *ctx, const struct derive_slice *s)
 {
 	struct pipeline *p = ctx;
 
-	return store_slice_at(p->store, s);
+	return s->shown ? store_slice_at(p->store, s) : store_slice_unshow(p->store, s);
 }
 
 int pipeline_show_open(struct pipeline *p)

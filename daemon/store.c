@@ -744,7 +744,9 @@ void store_rehid_recent(struct store *s, uint32_t from_hid, uint32_t to_hid,
 }
 
 /* The switch row of slice d: its op still in the batch being filled,
- * else a patch of the row (an UPDATE by its ts, cpu and next_pid). */
+ * else a patch of the row (an UPDATE by its ts, cpu and next_pid: the
+ * pid that switch switched in, which a thread's exec may have changed
+ * since in the slice, d->pid). */
 static struct op *switch_row(struct store *s, const struct derive_slice *d, int *filling)
 {
 	struct op *o = ref_op(s, d->ref, DECODE_SCHED_SWITCH, d->ts);
@@ -755,7 +757,7 @@ static struct op *switch_row(struct store *s, const struct derive_slice *d, int 
 	o->kind = DECODE_SCHED_SWITCH;
 	o->ts = d->ts;
 	o->cpu = d->cpu;
-	o->p[0] = d->pid;
+	o->p[0] = d->ref_pid;
 	return o;
 }
 

@@ -859,6 +859,7 @@ static void show_open(void)
 	CHECK_INT(shown.s[0].dur, 3000);
 	CHECK_INT(shown.s[0].end_state, -1);
 	CHECK_INT(shown.s[0].ref, 77);
+	CHECK_INT(shown.s[0].ref_pid, 10);
 	CHECK_INT(shown.s[0].end_err, -1);
 	CHECK_INT(shown.s[0].shown, 1);
 	/* its switch-out ends it on its row: the ordinary slice */
@@ -890,7 +891,9 @@ static void show_open(void)
 	CHECK_INT(g.s[2].shown, 0);
 	derive_free(d);
 
-	/* shown, then a loss on its CPU: it ends as a row of its own */
+	/* shown, then a loss on its CPU: not whole any more, taken back at
+	 * the next commit (not left as it stood), and it ends as a row of
+	 * its own with nothing left to take back */
 	d = start_10(&g);
 	if (!d)
 		return;
@@ -900,12 +903,57 @@ static void show_open(void)
 	CHECK_INT(shown.n, 1);
 	CHECK_INT(derive_lost(d, 0, 2500), 0);
 	CHECK_INT(derive_show_open(d, 3000, on_slice, &shown), 0);
-	CHECK_INT(shown.n, 1);	/* not whole any more: not shown again */
+	CHECK_INT(shown.n, 2);
+	CHECK_INT(shown.s[1].shown, 0);
+	CHECK_INT(shown.s[1].ts, 1000);
+	CHECK_INT(shown.s[1].ref, 79);
+	CHECK_INT(derive_show_open(d, 3500, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 2);	/* once */
 	CHECK_INT(derive_switch(d, 4000, 0, 10, 1, 120, 1, 0, 9, 120), 0);
 	CHECK_INT(derive_finish(d, 5000), 0);
 	CHECK_INT(g.n, 1);
 	CHECK_INT(g.s[0].lost, 1);
+	CHECK_INT(g.s[0].shown, 0);
+	derive_free(d);
+}
+
+/* A thread that execs takes its leader's pid (20 here) while it runs: a
+ * slice shown on the switch that switched in pid 10 is taken back by
+ * that switch's pid, not by the pid the task runs as now. */
+static int takes_20(void *ctx, int32_t running, int32_t seen)
+{
+	(void)ctx;
+	return running == 10 && seen == 20;
+}
+
+static void show_open_exec_takeover(void)
+{
+	struct got g = { .n = 0 }, shown = { .n = 0 };
+	struct derive_ops ops = { .slice = on_slice, .ctx = &g, .switches = 1,
+				  .took_pid = takes_20 };
+	struct derive *d = derive_new(&ops);
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK_INT(derive_seen(d, 1000, 0, 0, 9, 0, 0, NULL), 0);
+	CHECK_INT(derive_switch(d, 1000, 0, 0, 9, 120, 0, 10, 1, 120), 0);
+	derive_switch_ref(d, 0, 80);
+	g.n = 0;
+	CHECK_INT(derive_show_open(d, 2000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 1);
+	CHECK_INT(derive_seen(d, 3000, 0, 20, 5, 0, 0, NULL), 0);
+	CHECK_INT(g.n, 1);	/* the part before the exec: a row of its own */
+	CHECK_INT(g.s[0].ts, 1000);
 	CHECK_INT(g.s[0].shown, 1);
+	CHECK_INT(g.s[0].ref, 80);
+	CHECK_INT(g.s[0].ref_pid, 10);
+	CHECK_INT(derive_show_open(d, 4000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 1);	/* the part after: no switch began it */
+	CHECK_INT(derive_finish(d, 5000), 0);
+	CHECK_INT(g.n, 2);
+	CHECK_INT(g.s[1].pid, 20);
+	CHECK_INT(g.s[1].shown, 0);
 	derive_free(d);
 }
 
@@ -933,5 +981,6 @@ int main(void)
 	RUN(off_state_of_older_kernel);
 	RUN(r_then_waking_asleep);
 	RUN(show_open);
+	RUN(show_open_exec_takeover);
 	return check_done("test_derive");
 }
