@@ -1073,10 +1073,12 @@ int derive_show_open(struct derive *d, uint64_t ts,
 		if (!r->active || !r->ref)
 			continue;
 		/* its own switch's, whole so far: what the switch-out
-		 * would end as that row's slice */
+		 * would end as that row's slice; a task's, not the idle
+		 * task's (an idle CPU's old row would be a page more
+		 * written at every commit, on each idle CPU) */
 		if (r->lost || r->start_err >= 0 || r->hid != r->ref_hid ||
 		    r->pid != r->ref_pid || r->restart || r->gap || r->gone ||
-		    r->untraced || r->start > ts) {
+		    r->untraced || r->start > ts || r->pid <= 0) {
 			if (r->shown) {
 				r->shown = 0;
 				s = open_slice(r, cpu, ts, r->hid, -1, -1);
