@@ -1069,6 +1069,7 @@ int derive_show_open(struct derive *d, uint64_t ts,
 	for (int cpu = 0; (size_t)cpu < d->ncpus && !rc; cpu++) {
 		struct running *r = &d->cpus[cpu];
 		struct derive_slice s;
+		int whole;
 
 		if (!r->active || !r->ref)
 			continue;
@@ -1076,17 +1077,12 @@ int derive_show_open(struct derive *d, uint64_t ts,
 		 * would end as that row's slice; a task's, not the idle
 		 * task's (an idle CPU's old row would be a page more
 		 * written at every commit, on each idle CPU) */
-		if (r->lost || r->start_err >= 0 || r->hid != r->ref_hid ||
-		    r->pid != r->ref_pid || r->restart || r->gap || r->gone ||
-		    r->untraced || r->start > ts || r->pid <= 0) {
-			if (r->shown) {
-				r->shown = 0;
-				s = open_slice(r, cpu, ts, r->hid, -1, -1);
-				rc = fn(ctx, &s);
-			}
+		whole = !r->lost && r->start_err < 0 && r->hid == r->ref_hid &&
+			r->pid == r->ref_pid && r->pid > 0 && !r->restart && !r->gap &&
+			!r->gone && !r->untraced && r->start <= ts;
+		if (!whole && !r->shown)
 			continue;
-		}
-		r->shown = 1;
+		r->shown = whole;	/* shown again, or taken back */
 		s = open_slice(r, cpu, ts, r->hid, -1, -1);
 		rc = fn(ctx, &s);
 	}

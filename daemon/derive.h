@@ -267,10 +267,10 @@ void derive_cpu_gone(struct derive *d, int cpu);
 int derive_finish(struct derive *d, uint64_t ts);
 
 /* A running capture's open slices as they stand at ts, the newest event:
- * fn for each CPU's task's (not idle's) slice that a recorded switch began and that is whole
- * so far (its task, its name and its CPU's records unbroken since), as a
- * slice still running at ts (end_state -1, shown 1), its row the
- * switch's. Such a slice is marked shown: when it ends otherwise than as
+ * fn for each CPU's slice of a task (not idle's) that a recorded switch
+ * began and that is whole so far (its task, its name and its CPU's
+ * records unbroken since), as a slice still running at ts (end_state -1,
+ * shown 1), its row the switch's. Such a slice is marked shown: when it ends otherwise than as
  * that switch's ordinary slice (a rename, a loss, an inferred edge, the
  * end), the caller takes the shown row back; one shown before and no
  * longer whole while it still runs (a loss, a pending restart) is given

@@ -1183,8 +1183,9 @@ static void forget_cursors(struct shipper *sh)
  * reboot (ClickHouse away, the daemon stopped with a backlog), each
  * under its own boot: every boot whose captures all ended before this
  * boot's first began (since schema 019 a database keeps the boots one
- * after the other in ts), up to its last end, from where the cluster's
- * data of that host and boot ends.  Returns 0 when all are shipped. */
+ * after the other in ts), to 1 ns past its last end, from where the
+ * cluster's data of that host and boot ends.  Returns 0 when all are
+ * shipped. */
 static int ship_earlier(struct shipper *sh)
 {
 	const char *cur = sh->boot;

@@ -75,7 +75,7 @@ int store_slice(struct store *s, const struct derive_slice *d);
 int store_wakeup(struct store *s, const struct derive_wakeup *w);
 
 /* An ordinary slice, on the row of the sched_switch that began it
- * (d->ref; at d->ts on d->cpu, switching d->pid in): ts to ts + dur,
+ * (d->ref; at d->ts on d->cpu, switching d->ref_pid in): ts to ts + dur,
  * ended in end_state, and its task's time off the CPUs before it. */
 int store_slice_at(struct store *s, const struct derive_slice *d);
 /* The same row's slice taken back (NULL again): the slice shown there
