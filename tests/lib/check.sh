@@ -106,6 +106,19 @@ fail() {
 	fi
 }
 
+# wait_until SECONDS COMMAND...: runs COMMAND every 0.1 s until it
+# succeeds (0) or SECONDS pass (1): for what a busy machine may take
+# longer to get to (a commit behind its clock) than a fixed sleep allows.
+wait_until() {
+	local n=$(($1 * 10))
+	shift
+	while ! "$@" 2> /dev/null; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
 # check_eq WHAT EXPECTED GOT
 check_eq() {
 	CHECKS=$((CHECKS + 1))

@@ -162,13 +162,19 @@ event_rows() {
 	q "$1" "SELECT ${sql}0"
 }
 
-# max_event_ts DB: the latest ts over every ev_* base table.
-max_event_ts() {
+# max_event_ts_sql DB: a query of the latest ts over every ev_* base table
+# (to read in one statement with others: one commit's snapshot).
+max_event_ts_sql() {
 	local t sql=""
 	for t in $(q "$1" "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ev\\_%' ESCAPE '\\' ORDER BY name"); do
 		sql+="SELECT max(ts) AS ts FROM $t UNION ALL "
 	done
-	q "$1" "SELECT max(ts) FROM (${sql}SELECT NULL)"
+	printf 'SELECT max(ts) FROM (%sSELECT NULL)' "$sql"
+}
+
+# max_event_ts DB: the latest ts over every ev_* base table.
+max_event_ts() {
+	q "$1" "$(max_event_ts_sql "$1")"
 }
 
 # stat DB NAME [CAPTURE]: the whole-capture (cpu NULL) value of a stats row.

@@ -44,12 +44,8 @@ sleep 0.3
 
 # One statement: the loop's newest slice end on CPU 0 against the newest
 # event of every event table (a consistent snapshot of one commit).
-maxes=""
-for t in $(q "$db" "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ev\\_%' ESCAPE '\\'"); do
-	maxes+="SELECT max(ts) AS ts FROM $t UNION ALL "
-done
 probe="SELECT coalesce((SELECT max(ts + dur) FROM sched WHERE pid = $hog AND cpu = 0), 0)
-	>= (SELECT max(ts) FROM (${maxes}SELECT NULL))"
+	>= ($(max_event_ts_sql "$db"))"
 now=0 polls=0
 for _ in $(seq 26); do
 	r=$(q "$db" "$probe" 2> /dev/null) || r=

@@ -42,11 +42,8 @@ for _ in 1 2 3; do
 done
 # two commits (1000 ms) into the load: switches committed (a busy
 # machine's writer may lag behind), then one commit more
-for _ in $(seq 300); do
-	[ "$(q "$db" "SELECT count(*) FROM (SELECT 1 FROM ev_sched_switch LIMIT 1)" 2> /dev/null ||
-		echo 0)" -gt 0 ] && break
-	sleep 0.1
-done
+switched() { [ "$(q "$db" "SELECT count(*) FROM (SELECT 1 FROM ev_sched_switch LIMIT 1)")" -gt 0 ]; }
+wait_until 30 switched || true	# (the check after the kill says)
 sleep 1.2
 check_eq "first start: perf bench still running when commd is killed" running \
 	"$(_alive "$perfpid" && echo running || echo finished)"

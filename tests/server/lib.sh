@@ -232,6 +232,11 @@ switches() {
 	q "SELECT coalesce(max(ts), 0) FROM ev_sched_switch"
 }
 
+# switched_past TS: a switch after TS is committed.
+switched_past() {
+	[ "$(switches)" -gt "$1" ]
+}
+
 # small_load: some scheduling (forks, execs, switches) for a moment.
 small_load() {
 	local i
@@ -250,20 +255,14 @@ small_load() {
 fixed_range() {
 	small_load
 	sleep 2.2
-	for _ in $(seq 300); do
-		[ "$(switches)" -gt 0 ] && break
-		sleep 0.1
-	done
+	wait_until 30 switched_past 0 || true
 	R=$(q "SELECT min(20000, count(*)) FROM ev_sched_switch")
 	[ "$R" -gt 0 ] || abort "sched_switch rows after a load and two commits" "> 0" "$R"
 	TS=$(q "SELECT ts FROM ev_sched_switch ORDER BY ts LIMIT 1 OFFSET $((R - 1))")
 	sleep 2.2
 	# and switches 2 s of trace time past TS committed (a busy
 	# machine's writer may lag behind its commits' clock)
-	for _ in $(seq 300); do
-		[ "$(switches)" -gt $((TS + 2000000000)) ] && break
-		sleep 0.1
-	done
+	wait_until 30 switched_past $((TS + 2000000000)) || true
 	R=$(q "SELECT count(*) FROM ev_sched_switch WHERE ts <= $TS")
 }
 

@@ -30,12 +30,11 @@ for _ in $(seq 50); do
 done
 # committed (every 1000 ms; a busy machine's writer may lag behind): the
 # load's rows in the file, then one commit more
-for _ in $(seq 300); do
+load_stored() {
 	[ "$(q "SELECT count(*) FROM (SELECT 1 FROM sched_switch WHERE comm = 'srvtest-load' OR
-		prev_comm = 'srvtest-load' OR next_comm = 'srvtest-load' LIMIT 1)" 2> /dev/null ||
-		echo 0)" -gt 0 ] && break
-	sleep 0.1
-done
+		prev_comm = 'srvtest-load' OR next_comm = 'srvtest-load' LIMIT 1)")" -gt 0 ]
+}
+wait_until 30 load_stored || true	# (the checks below say)
 sleep 1.2
 # (--timeout 25: the whole table, on a machine that may be very busy;
 # -q: a busy machine may also lose events, which commq would warn about.)
