@@ -615,13 +615,13 @@ static int64_t frontier(struct shipper *sh, bool *running)
 	/* (a capture that died leaves end_ts NULL: only the newest counts) */
 	*running = int_of(sh->db, "SELECT end_ts IS NULL FROM capture WHERE boot = ?2 "
 			  "ORDER BY id DESC LIMIT 1", 0, sh->boot, 0) > 0;
-	if (newest == INT64_MIN)
-		return sh->boot_lo - 1;
 	if (*running)
-		return newest - SHIP_SETTLE_NS;
-	if (end != INT64_MIN && end + 1 > newest)
+		return newest == INT64_MIN ? sh->boot_lo - 1 : newest - SHIP_SETTLE_NS;
+	/* (an ended capture with no switch, as an import of a trace
+	 * recorded without them: everything, to its end) */
+	if (end != INT64_MIN && (newest == INT64_MIN || end + 1 > newest))
 		newest = end + 1;
-	return newest;
+	return newest == INT64_MIN ? sh->boot_lo - 1 : newest;
 }
 
 /* sched's per-CPU state covers CPUs 0..n-1 (new ones: nothing shipped

@@ -14,7 +14,8 @@
 #    cut across members: the same rows arrive as sent plain;
 #  - a rename as the capture's last event: its name (begun after the
 #    capture's end) arrives, and the name before it ends; the same as an
-#    earlier boot's last event, shipped by the next boot's shipper.
+#    earlier boot's last event, shipped by the next boot's shipper;
+#  - a capture with no switch ships to its end.
 # Needs clickhouse-server, clickhouse-client and curl (no tracefs).
 . "$(dirname "$0")/../live/lib.sh"
 for t in clickhouse-server clickhouse-client curl; do
@@ -126,6 +127,26 @@ check_eq "fleet_import: earlier: the earlier boot's switches under it" \
 	"$(sqlite3 "$db" "SELECT count(*) - 1 FROM sched_switch")" \
 	"$(ch_query 1 "SELECT count() FROM commd.sched_switch FINAL
 		WHERE host = 'earlier' AND boot = 'imported'")"
+
+# A capture with no switch (a trace recorded without sched_switch): the
+# round's frontier was the newest switch, none, and nothing of it was
+# sent (the import's wakeups, names, ...). Ended, it ships to its end.
+db=$TMP/no-switch.db
+cp "$TMP/sched-v7.db" "$db"
+sqlite3 "$db" "DELETE FROM ev_sched_switch; DELETE FROM dv_sched"
+check_eq "fleet_import: no-switch.db: no switch, wakeups and names" "0 1 1" \
+	"$(sqlite3 "$db" "SELECT count(*), (SELECT count(*) > 0 FROM sched_waking),
+		(SELECT count(*) > 0 FROM comm_history) FROM sched_switch" | tr '|' ' ')"
+"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+	--host-name no-switch --boot imported --once > "$TMP/ship-no-switch" 2>&1 && rc=0 || rc=$?
+check_eq "fleet_import: no-switch: commd ship --once exit status" 0 "$rc"
+/usr/bin/python3 "$(dirname "$0")/fleet-compare.py" "$db" no-switch imported "$H1" \
+	> "$TMP/compare-no-switch" 2>&1 && rc=0 || rc=$?
+log "no-switch: $(tr '\n' ';' < "$TMP/compare-no-switch")"
+check_eq "fleet_import: no-switch: every table in ClickHouse equals SQLite (fleet-compare.py)" 0 "$rc"
+check_eq "fleet_import: no-switch: its wakings arrived" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM sched_waking")" \
+	"$(ch_query 1 "SELECT count() FROM commd.sched_waking FINAL WHERE host = 'no-switch'")"
 
 # A batch ends at the first new ts after 1,000,000 rows. The SELECT's
 # LIMIT of 1,000,001 rows ended it too: when the 1,000,001st row had the
