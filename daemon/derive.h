@@ -73,6 +73,9 @@ struct derive_slice {
 	/* Shown while it ran (derive_show_open): the row of the switch that
 	 * began it holds it as still running then, until it ends. */
 	int shown;
+	/* derive_show_open's, of a slice no switch's row holds: shown as a
+	 * row of its own while it runs, replaced at each commit */
+	int own_row;
 };
 
 struct derive_wakeup {
@@ -275,6 +278,11 @@ int derive_finish(struct derive *d, uint64_t ts);
  * end), the caller takes the shown row back; one shown before and no
  * longer whole while it still runs (a loss, a pending restart) is given
  * to fn with shown 0, to be taken back now rather than left as it was.
+ * A task's open slice that no recorded switch began, or no longer that
+ * switch's (begun by inference or at a rename, a thread's exec took
+ * another pid), its records unbroken since it began, is given to fn as
+ * well with own_row 1 (shown 0): a row of its own, valid until the next
+ * call (the caller drops the one before, and the row when it ends).
  * Returns fn's first error, else 0. */
 int derive_show_open(struct derive *d, uint64_t ts,
 		     int (*fn)(void *ctx, const struct derive_slice *s), void *ctx);

@@ -106,6 +106,11 @@ static int derived_slice(void *ctx, const struct derive_slice *s)
 		resolve_ran_until(p->resolve, s->hid, s->ts + s->dur);
 	if (p->no_derived)
 		return 0;
+	/* shown as a row of its own while it ran: that row goes (a part
+	 * held back ends here later than its CPU's slice began: that
+	 * slice is shown again at the commit) */
+	if (store_drop_running(p->store, s->cpu))
+		return -1;
 	if (s->ref && !s->lost && s->end_state >= 0 && s->start_err < 0 &&
 	    s->end_err < 0 && s->hid == s->ref_hid)
 		return store_slice_at(p->store, s);
@@ -119,6 +124,8 @@ static int show_open(void *ctx, const struct derive_slice *s)
 {
 	struct pipeline *p = ctx;
 
+	if (s->own_row)
+		return store_show_running(p->store, s);
 	return s->shown ? store_slice_at(p->store, s) : store_slice_unshow(p->store, s);
 }
 
@@ -126,7 +133,10 @@ int pipeline_show_open(struct pipeline *p)
 {
 	if (!p->derive || p->no_derived || !p->last_ts)
 		return 0;
-	return derive_show_open(p->derive, p->last_ts, show_open, p);
+	store_running_round(p->store);
+	if (derive_show_open(p->derive, p->last_ts, show_open, p))
+		return -1;
+	return store_running_done(p->store);
 }
 
 /* derive's question when another pid than the running task's shows on a

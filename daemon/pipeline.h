@@ -70,9 +70,10 @@ uint64_t pipeline_undecodable(const struct pipeline *p);
 uint64_t pipeline_first_ts(const struct pipeline *p);
 uint64_t pipeline_last_ts(const struct pipeline *p);
 /* A running capture's open slices, each on the row of the switch that
- * began it, as still running at the newest event (derive_show_open):
- * before a commit, so that a window up to now has the tasks running now,
- * however long ago their switch-in was. */
+ * began it, or as a row of its own where no switch's row holds it, as
+ * still running at the newest event (derive_show_open): before a commit,
+ * so that a window up to now has the tasks running now, however long ago
+ * their switch-in was. */
 int pipeline_show_open(struct pipeline *p);
 /* derive_oldest_wakeup: the oldest wakeup still pending, 0 when none. */
 uint64_t pipeline_oldest_wakeup(const struct pipeline *p, uint64_t after);

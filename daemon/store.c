@@ -18,6 +18,11 @@ static const char *const misc_sql[ST_COUNT] = {
 	[ST_CLOCK] = "INSERT INTO clock_map VALUES (?,?,?,?)",
 	[ST_STACK] = "INSERT OR IGNORE INTO stacks VALUES (?,?)",
 	[ST_SWITCH_STACK] = "INSERT OR REPLACE INTO switch_stack VALUES (?,?,?)",
+	/* (its key is never taken but by a row a killed capture left: that
+	 * one stays) */
+	[ST_RUNNING_DROP] = "DELETE FROM dv_sched WHERE ts = ?1 AND cpu = ?2 AND n = -1",
+	[ST_RUNNING] = "INSERT OR IGNORE INTO dv_sched VALUES "
+		       "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
 	[ST_CGROUP_END] = "UPDATE cgroup_history SET end_ts = ?2 WHERE pid = ?1 AND end_ts IS NULL",
 	[ST_CGROUP] = "INSERT INTO cgroup_history (pid, cgroup, path, start_ts, source) "
 		      "VALUES (?1, ?3, ?4, ?2, ?5)",
@@ -258,6 +263,7 @@ int store_close(struct store *s)
 		sqlite3_finalize(s->next_n[i]);
 		free(s->seq[i]);
 	}
+	free(s->running);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->misc[i]);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
@@ -671,12 +677,9 @@ static void off_before(const struct store *s, struct op *o,
 	o->off_hid = d->off_dur >= 0 && d->off_hid != hid ? d->off_hid + s->hid_base : 0;
 }
 
-int store_slice(struct store *s, const struct derive_slice *d)
+/* o as the dv_sched row of slice d. */
+static void slice_row(struct store *s, struct op *o, const struct derive_slice *d)
 {
-	struct op *o = st_new_op(s, OP_EVENT);
-
-	if (!o)
-		return -1;
 	o->kind = TABLE_SCHED;
 	o->ts = d->ts;
 	o->cpu = d->cpu;
@@ -689,6 +692,79 @@ int store_slice(struct store *s, const struct derive_slice *d)
 	o->slice_dur = d->end_err;	/* not a switch: the field is free */
 	o->wake_latency = d->wake_dur;	/* likewise */
 	off_before(s, o, d, d->hid);
+}
+
+int store_slice(struct store *s, const struct derive_slice *d)
+{
+	struct op *o = st_new_op(s, OP_EVENT);
+
+	if (!o)
+		return -1;
+	slice_row(s, o, d);
+	return 0;
+}
+
+/* cpu's running row, and whether one is shown (NULL: none, or no memory
+ * for one when grow is set). */
+static struct running_row *running_of(struct store *s, int cpu, int grow)
+{
+	size_t i = (size_t)cpu;
+
+	if (cpu < 0)
+		return NULL;
+	if (i >= s->nrunning &&
+	    (!grow || grow_array(&s->running, &s->nrunning, sizeof(*s->running), i + 1, 1)))
+		return NULL;
+	return &s->running[i];
+}
+
+int store_show_running(struct store *s, const struct derive_slice *d)
+{
+	struct running_row *r = running_of(s, d->cpu, 1);
+	struct op *o;
+
+	if (!r || !(o = st_new_op(s, OP_RUNNING)))
+		return -1;
+	slice_row(s, o, d);
+	o->has = OP_NEW_ROW;
+	if (r->on) {
+		o->has |= OP_DROP_OLD;
+		o->ids[0] = (int64_t)r->ts;
+	}
+	r->on = 1;
+	r->ts = d->ts;
+	r->round = s->running_round;
+	return 0;
+}
+
+int store_drop_running(struct store *s, int cpu)
+{
+	struct running_row *r = running_of(s, cpu, 0);
+	struct op *o;
+
+	if (!r || !r->on)
+		return 0;
+	if (!(o = st_new_op(s, OP_RUNNING)))
+		return -1;
+	o->kind = TABLE_SCHED;
+	o->cpu = cpu;
+	o->has = OP_DROP_OLD;
+	o->ids[0] = (int64_t)r->ts;
+	r->on = 0;
+	return 0;
+}
+
+void store_running_round(struct store *s)
+{
+	s->running_round++;
+}
+
+int store_running_done(struct store *s)
+{
+	for (size_t i = 0; i < s->nrunning; i++)
+		if (s->running[i].on && s->running[i].round != s->running_round &&
+		    store_drop_running(s, (int)i))
+			return -1;
 	return 0;
 }
 

@@ -82,6 +82,18 @@ int store_slice_at(struct store *s, const struct derive_slice *d);
  * while it ran (end_state -1) ended otherwise, a row of its own. */
 int store_slice_unshow(struct store *s, const struct derive_slice *d);
 
+/* A CPU's running slice that no switch's row holds (derive_show_open's
+ * own_row), as a dv_sched row of its own as it stands now (key n -1):
+ * store_show_running writes it in place of the one that CPU showed
+ * before; store_drop_running(cpu) drops the one shown (its slice ended:
+ * its own row comes); between store_running_round and
+ * store_running_done (a commit's round of them), the rows not shown
+ * again are dropped. */
+int store_show_running(struct store *s, const struct derive_slice *d);
+int store_drop_running(struct store *s, int cpu);
+void store_running_round(struct store *s);
+int store_running_done(struct store *s);
+
 /* A wakeup, on the row of the waking (ref: an event of kind at ts on
  * cpu, waking pid) that began it. */
 int store_wakeup_at(struct store *s, uint64_t ref, int kind, uint64_t ts,

@@ -36,8 +36,8 @@
 enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
 
 enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
-       ST_CLOCK, ST_CGROUP_END, ST_CGROUP, ST_STACK, ST_SWITCH_STACK, ST_BEGIN,
-       ST_COMMIT, ST_COUNT };
+       ST_CLOCK, ST_CGROUP_END, ST_CGROUP, ST_STACK, ST_SWITCH_STACK,
+       ST_RUNNING_DROP, ST_RUNNING, ST_BEGIN, ST_COMMIT, ST_COUNT };
 
 /* Writes go through a writer thread: the caller (decode and resolve)
  * fills a batch of operations while the thread runs the previous one
@@ -45,7 +45,7 @@ enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
  * operation copies everything it needs: the record it came from is gone
  * by the time it is written. */
 enum op_kind { OP_EVENT, OP_COMM, OP_HISTORY, OP_TYPE, OP_LOST, OP_CLOCK, OP_BEGIN,
-	       OP_COMMIT, OP_PATCH, OP_CGROUP, OP_STACK, OP_SWITCH_STACK };
+	       OP_COMMIT, OP_PATCH, OP_CGROUP, OP_STACK, OP_SWITCH_STACK, OP_RUNNING };
 
 struct op {
 	uint8_t op;		/* enum op_kind */
@@ -81,10 +81,24 @@ struct op {
  * whose row was never written before. OP_PATCH: the derived columns of a
  * row written by an earlier batch (kind, ts, cpu, p[0] the pid switched
  * in or woken; a switch's slice_dur and slice_state, a waking's latency,
- * run_cpu and run_hid). */
+ * run_cpu and run_hid). OP_RUNNING: a CPU's running slice as a dv_sched
+ * row of its own (store_show_running; the fields a TABLE_SCHED op's):
+ * OP_DROP_OLD drops the row shown before (its ts in ids[0]), OP_NEW_ROW
+ * writes this one. */
 enum {
 	OP_HAS_SLICE = 1 << 8, OP_HAS_SWITCH_WAKE = 1 << 9, OP_HAS_WAKE = 1 << 10,
-	OP_NEW_ROW = 1 << 11,
+	OP_NEW_ROW = 1 << 11, OP_DROP_OLD = 1 << 12,
+};
+
+/* The key's n of a running slice's dv_sched row (store_show_running):
+ * no row written otherwise has a negative n. */
+#define RUNNING_N (-1)
+
+/* A CPU's running slice shown as a row of its own (caller's). */
+struct running_row {
+	uint64_t ts;
+	uint32_t round;		/* the commit's (store_running_round) */
+	uint8_t on;
 };
 
 #define BATCH_OPS 8192
@@ -158,6 +172,9 @@ struct store {
 	int retain;
 	struct batch *fill;		/* caller only: it appends here */
 	uint64_t fill_gen;		/* caller only: fill's, from 1 */
+	struct running_row *running;	/* caller only: by CPU */
+	size_t nrunning;
+	uint32_t running_round;
 
 	/* Shared by the caller and the writer thread: read and written
 	 * under `lock` only (cond: a change of any of them). */

@@ -473,6 +473,32 @@ static int run_patch(struct store *s, const struct op *o)
 	return st_step(s, st, "storing a derived answer");
 }
 
+/* OP_RUNNING: a running slice's own row, in place of the one before. */
+static int run_running(struct store *s, const struct op *o, const struct batch *b)
+{
+	sqlite3_stmt *st = s->misc[ST_RUNNING_DROP];
+	struct row r;
+
+	if (o->has & OP_DROP_OLD) {
+		sqlite3_bind_int64(st, 1, o->ids[0]);
+		sqlite3_bind_int(st, 2, o->cpu);
+		if (st_step(s, st, "dropping a running slice's row"))
+			return -1;
+	}
+	if (!(o->has & OP_NEW_ROW))
+		return 0;
+	event_row(&r, o, b, 0);
+	r.c[2].i = RUNNING_N;
+	st = s->misc[ST_RUNNING];
+	for (int c = 0; c < event_table[TABLE_SCHED].ncols; c++) {
+		if (r.c[c].t == V_INT)
+			sqlite3_bind_int64(st, c + 1, r.c[c].i);
+		else
+			sqlite3_bind_null(st, c + 1);
+	}
+	return st_step(s, st, "storing a running slice's row");
+}
+
 int st_flush_events(struct store *s, const struct batch *b)
 {
 	for (int k = 0; k < TABLE_COUNT; k++)
@@ -565,6 +591,8 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 		return st_step(s, st, "storing a clock reading");
 	case OP_PATCH:
 		return run_patch(s, o);
+	case OP_RUNNING:
+		return run_running(s, o, b);
 	case OP_STACK:
 		st = s->misc[ST_STACK];
 		sqlite3_bind_int64(st, 1, o->v[0]);

@@ -876,15 +876,23 @@ static void show_open(void)
 	CHECK_INT(shown.s[1].ts, 5000);
 	CHECK_INT(shown.s[1].dur, 1000);
 	CHECK_INT(shown.s[1].pid, 11);
+	CHECK_INT(shown.s[1].own_row, 0);
 	CHECK_INT(derive_rename(d, 7000, 11, 4), 0);
 	CHECK_INT(g.n, 2);
 	CHECK_INT(g.s[1].ts, 5000);
 	CHECK_INT(g.s[1].dur, 2000);
 	CHECK_INT(g.s[1].ref, 78);
 	CHECK_INT(g.s[1].shown, 1);
-	/* the part after began at no switch: nothing to show it on */
+	/* the part after began at no switch: a row of its own while it
+	 * runs */
 	CHECK_INT(derive_show_open(d, 8000, on_slice, &shown), 0);
-	CHECK_INT(shown.n, 2);
+	CHECK_INT(shown.n, 3);
+	CHECK_INT(shown.s[2].ts, 7000);
+	CHECK_INT(shown.s[2].dur, 1000);
+	CHECK_INT(shown.s[2].pid, 11);
+	CHECK_INT(shown.s[2].own_row, 1);
+	CHECK_INT(shown.s[2].shown, 0);
+	CHECK_INT(shown.s[2].end_state, -1);
 	CHECK_INT(derive_finish(d, 9000), 0);
 	CHECK_INT(g.n, 3);
 	CHECK_INT(g.s[2].ts, 7000);
@@ -948,13 +956,60 @@ static void show_open_exec_takeover(void)
 	CHECK_INT(g.s[0].shown, 1);
 	CHECK_INT(g.s[0].ref, 80);
 	CHECK_INT(g.s[0].ref_pid, 10);
+	/* the part after: no switch began it, a row of its own */
 	CHECK_INT(derive_show_open(d, 4000, on_slice, &shown), 0);
-	CHECK_INT(shown.n, 1);	/* the part after: no switch began it */
+	CHECK_INT(shown.n, 2);
+	CHECK_INT(shown.s[1].pid, 20);
+	CHECK_INT(shown.s[1].ts, 3000);
+	CHECK_INT(shown.s[1].own_row, 1);
 	CHECK_INT(derive_finish(d, 5000), 0);
 	CHECK_INT(g.n, 2);
 	CHECK_INT(g.s[1].pid, 20);
 	CHECK_INT(g.s[1].shown, 0);
 	derive_free(d);
+}
+
+/* This VM's CPU 1: the switch out of idle is not recorded, and the task
+ * seen after it began its slice by inference. While it runs it is shown
+ * as a row of its own, from its start as placed so far (the runtime
+ * moves it back); ended, its row is an ordinary one. */
+static void show_open_inferred(void)
+{
+	struct got g, shown = { .n = 0 };
+	struct derive *d = start(&g);
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK_INT(derive_switch(d, 1000, 0, 10, 1, 120, 1, 0, 9, 120), 0);
+	derive_switch_ref(d, 0, 90);
+	CHECK_INT(derive_seen(d, 5000, 0, 11, 3, 0, 1, NULL), 0);
+	CHECK_INT(derive_show_open(d, 5000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 1);	/* (idle's is not shown) */
+	CHECK_INT(shown.s[0].pid, 11);
+	CHECK_INT(shown.s[0].ts, 5000);
+	CHECK_INT(shown.s[0].own_row, 1);
+	CHECK_INT(shown.s[0].shown, 0);
+	CHECK_INT(shown.s[0].end_state, -1);
+	CHECK(shown.s[0].start_err >= 0);
+	CHECK_INT(derive_runtime(d, 5000, 0, 11, 11, 3500), 0);
+	CHECK_INT(derive_show_open(d, 6000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 2);
+	CHECK_INT(shown.s[1].ts, 1500);
+	CHECK_INT(shown.s[1].dur, 4500);
+	CHECK_INT(shown.s[1].own_row, 1);
+	/* switched out: its row; idle's after it is not shown */
+	CHECK_INT(derive_switch(d, 7000, 0, 11, 3, 120, 1, 0, 9, 120), 0);
+	CHECK_INT(derive_show_open(d, 7500, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 2);
+	CHECK_INT(derive_finish(d, 8000), 0);
+	derive_free(d);
+	CHECK_INT(g.n, 1);
+	CHECK_INT(g.s[0].pid, 11);
+	CHECK_INT(g.s[0].ts, 1500);
+	CHECK_INT(g.s[0].dur, 5500);
+	CHECK_INT(g.s[0].own_row, 0);
+	CHECK_INT(g.s[0].shown, 0);
 }
 
 int main(void)
@@ -982,5 +1037,6 @@ int main(void)
 	RUN(r_then_waking_asleep);
 	RUN(show_open);
 	RUN(show_open_exec_takeover);
+	RUN(show_open_inferred);
 	return check_done("test_derive");
 }
