@@ -11,7 +11,8 @@
 # running at the stop left without an end, as a stop leaves them). Also:
 # a CPU with no slice in the window but one before it is listed, all of
 # its time unknown (a chain break on it covers the window); times of
-# different kinds (a time of day and a trace time) are not compared.
+# different kinds (a time of day and a trace time) are not compared;
+# --last on a running capture ends at its newest event of any kind.
 set -euo pipefail
 # shellcheck source=tests/reports/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -113,6 +114,29 @@ expect_eq "CPU 1 inside its chain break: all of the window unknown" \
 	"$(grep '^1,' "$T/got" | awk -F, '{ printf "%.3f", $4 }')"
 grep -q "is unknown (CPU [0-9: .%,]*1: 100.0%" "$T/err" ||
 	fail "the unknown-time warning names CPU 1 at 100%: $(cat "$T/err")"
+
+# --- --last on a running capture: measured back from its newest event,
+# of any table. CPU 0's last switch S begins a slice shown as still
+# running 400 ms on (a running capture's commit), the newest event a
+# waking then. --last was measured back from the newest switch: "the
+# last 100 ms" gave CPU 0 a span of 500 ms.
+run=$T/running.db
+cp "$db" "$run"
+S=$(ref "$run" "select max(ts) from ev_sched_switch where cpu = 0 and next_pid > 0")
+{
+	echo "BEGIN;"
+	for t in $tables; do echo "DELETE FROM $t WHERE ts > $S;"; done
+	echo "UPDATE ev_sched_switch SET slice_dur = 400000000, slice_state = NULL WHERE cpu = 0 AND ts = $S;
+	INSERT INTO ev_sched_waking (ts, cpu, n, hid, target_pid, target_comm, prio, target_cpu)
+	SELECT $S + 400000000, 1, 0, hid, target_pid, target_comm, prio, target_cpu
+	FROM ev_sched_waking ORDER BY ts DESC LIMIT 1;
+	UPDATE capture SET end_ts = NULL; COMMIT;"
+} | ref -bail "$run" || fail "making the running capture's database"
+got=$(spans "$run" --last 0.1s)
+expect_eq "running capture, --last 0.1s: CPU 0's span is the 100 ms up to the newest event" \
+	"0 100.000" "$(grep '^0 ' <<< "$got")"
+expect_eq "running capture, --last 0.1s: no CPU's span is longer" "" \
+	"$(awk '$2 > 100.0005' <<< "$got")"
 
 # --- --from a time of day, --to a trace time: not compared
 expect_failure "a time of day against a trace time is not refused as out of order" 1 \
