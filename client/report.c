@@ -1403,6 +1403,37 @@ static int check_time(const char *opt, const struct report_time *t,
 	return ret;
 }
 
+/* --from and --to of different kinds (a time of day, a trace time, one
+ * from the start, --last), once both are trace times: the window must
+ * not end before it begins (its slices would count negative time). */
+static int check_order(const struct report_args *a, report_run_fn *run, void *ctx)
+{
+	struct report_sink_error serr;
+	struct int_row r = { .n = 0 };
+	struct sbuf sql = { 0 };
+	int ret = 0;
+
+	if (!a->from.set || !a->to.set)
+		return 0;
+	sbuf_printf(&sql, "SELECT ");
+	report_time_sql(&sql, &a->from);
+	sbuf_printf(&sql, ", ");
+	report_time_sql(&sql, &a->to);
+	sbuf_printf(&sql, ";");
+	if (sql.oom) {
+		log_error("%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (report_query(run, ctx, sql.s, &int_row_sink, &r, &serr) < 0)
+		ret = -1;
+	else if (r.n == 2 && r.v[0] >= 0 && r.v[1] >= 0 && r.v[0] >= r.v[1])
+		ret = -1, log_error("--from must be before --to (--from %s is ts %" PRId64
+				    ", --to %s is ts %" PRId64 ")", a->from.text, r.v[0],
+				    a->to.text, r.v[1]);
+	free(sql.s);
+	return ret;
+}
+
 int report_run(const struct report_args *a, report_run_fn *run, void *ctx,
 	       struct output *out, const struct output_spec *spec)
 {
@@ -1418,7 +1449,8 @@ int report_run_beside(const struct report_args *a, report_run_fn *run,
 	int ret = -1;
 
 	if (!a->print_sql && (check_time("--from", &a->from, run, ctx) ||
-			      check_time("--to", &a->to, run, ctx)))
+			      check_time("--to", &a->to, run, ctx) ||
+			      check_order(a, run, ctx)))
 		return -1;
 	if (a->kind == REPORT_TIMELINE)
 		return timeline_run(a, run, ctx);

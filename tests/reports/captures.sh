@@ -116,19 +116,19 @@ grep -q "is unknown (CPU [0-9: .%,]*1: 100.0%" "$T/err" ||
 	fail "the unknown-time warning names CPU 1 at 100%: $(cat "$T/err")"
 
 # --- --last on a running capture: measured back from its newest event,
-# of any table. CPU 0's last switch S begins a slice shown as still
+# of any table. CPU 0's last switch sw begins a slice shown as still
 # running 400 ms on (a running capture's commit), the newest event a
 # waking then. --last was measured back from the newest switch: "the
 # last 100 ms" gave CPU 0 a span of 500 ms.
 run=$T/running.db
 cp "$db" "$run"
-S=$(ref "$run" "select max(ts) from ev_sched_switch where cpu = 0 and next_pid > 0")
+sw=$(ref "$run" "select max(ts) from ev_sched_switch where cpu = 0 and next_pid > 0")
 {
 	echo "BEGIN;"
-	for t in $tables; do echo "DELETE FROM $t WHERE ts > $S;"; done
-	echo "UPDATE ev_sched_switch SET slice_dur = 400000000, slice_state = NULL WHERE cpu = 0 AND ts = $S;
+	for t in $tables; do echo "DELETE FROM $t WHERE ts > $sw;"; done
+	echo "UPDATE ev_sched_switch SET slice_dur = 400000000, slice_state = NULL WHERE cpu = 0 AND ts = $sw;
 	INSERT INTO ev_sched_waking (ts, cpu, n, hid, target_pid, target_comm, prio, target_cpu)
-	SELECT $S + 400000000, 1, 0, hid, target_pid, target_comm, prio, target_cpu
+	SELECT $sw + 400000000, 1, 0, hid, target_pid, target_comm, prio, target_cpu
 	FROM ev_sched_waking ORDER BY ts DESC LIMIT 1;
 	UPDATE capture SET end_ts = NULL; COMMIT;"
 } | ref -bail "$run" || fail "making the running capture's database"
@@ -137,6 +137,12 @@ expect_eq "running capture, --last 0.1s: CPU 0's span is the 100 ms up to the ne
 	"0 100.000" "$(grep '^0 ' <<< "$got")"
 expect_eq "running capture, --last 0.1s: no CPU's span is longer" "" \
 	"$(awk '$2 > 100.0005' <<< "$got")"
+
+# --- --from counted from the start, --to a trace time before it: refused
+# once both are trace times (the window's slices counted negative time)
+expect_failure "--from +0.07s, --to a trace time 50 ms in: --from must be before --to" 1 \
+	"--from must be before --to (--from +0.07s is ts $((S + 70000000))" \
+	--db "$db" top --from +0.07s --to $((S + 50000000))
 
 # --- --from a time of day, --to a trace time: not compared
 expect_failure "a time of day against a trace time is not refused as out of order" 1 \
