@@ -219,4 +219,27 @@ for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
 		"$(awk -F, '{ n += $5 } END { print n + 0 }' "$T/got")"
 done
 [[ $cut -gt 0 ]] || fail "latency_preempt: no window cuts a preemption wait ($cut)"
+
+# A preemption wait whose task is woken 5 µs after it left the CPU in
+# plain R was a sleep (preempt_wait, schema 028), also when the slice
+# that ends it is a dv_sched row of its own (its start inferred: the
+# wakeup on that row, not on a switch). The report read the switch's row
+# alone and counted it as a preemption.
+DB2=$T/preempt-dv.db
+cp "$DB" "$DB2"
+read -r pts pdur ppid <<<"$(ref -separator ' ' "$DB2" "select p.ts, p.dur, p.pid from preempt_wait p
+	join ev_sched_switch e on e.ts = p.ts + p.dur and e.next_pid = p.pid and e.slice_dur is not null
+	where p.pid > 0 order by p.ts limit 1")"
+ref -bail "$DB2" "BEGIN;
+	INSERT INTO dv_sched (ts, cpu, n, dur, hid, prio, end_state, lost, wake_latency)
+	SELECT ts, cpu, 0, slice_dur, next_hid, next_prio, slice_state, 0, ts - ($pts + 5000)
+	FROM ev_sched_switch WHERE ts = $pts + $pdur AND next_pid = $ppid;
+	UPDATE ev_sched_switch SET slice_dur = NULL, slice_state = NULL
+	WHERE ts = $pts + $pdur AND next_pid = $ppid; COMMIT;" || fail "making the dv_sched slice"
+expect_eq "preempt-dv.db: the wait at $pts is no preemption wait in the view" 0 \
+	"$(ref "$DB2" "select count(*) from preempt_wait where ts = $pts and pid = $ppid")"
+commq_ok "latency_preempt dv" --db "$DB2" -q -csv -noheader latency --by pid --preempt
+expect_eq "latency --by pid --preempt, a sleep before a slice of its own: waits as the views" \
+	"$(ref "$DB2" "select (select count(*) from wakeup_latency) + (select count(*) from preempt_wait)")" \
+	"$(awk -F, '{ n += $5 } END { print n + 0 }' "$T/got")"
 finish
