@@ -92,6 +92,7 @@ struct cpu_ship {
 
 struct shipper {
 	sqlite3 *db;
+	int read_failed;		/* int_of: a read failed this round */
 	const char *host, *boot, *database;
 	char *auth;			/* "Basic ..." or NULL */
 	struct chttp ch;		/* the URL, and the connection */
@@ -576,14 +577,21 @@ static char *put_value(struct out *o, char *d, sqlite3_stmt *st, int i, bool key
 
 /* ---- the database ---- */
 
-static int64_t int_of(sqlite3 *db, const char *sql, int64_t a, const char *text,
+/* One integer (def for none, NULL or an error); a read that failed (a
+ * lock held past the busy timeout, an I/O error, no memory) sets
+ * sh->read_failed: the round's frontier and holds are not to be guessed
+ * from a default. */
+static int64_t int_of(struct shipper *sh, const char *sql, int64_t a, const char *text,
 		      int64_t def)
 {
 	sqlite3_stmt *st;
 	int64_t v = def;
+	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(sh->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sh->read_failed = 1;
 		return def;
+	}
 	for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
 		const char *name = sqlite3_bind_parameter_name(st, i);
 
@@ -592,8 +600,11 @@ static int64_t int_of(sqlite3 *db, const char *sql, int64_t a, const char *text,
 		else
 			sqlite3_bind_int64(st, i, a);
 	}
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		v = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		sh->read_failed = 1;
 	sqlite3_finalize(st);
 	return v;
 }
@@ -607,13 +618,13 @@ static int64_t int_of(sqlite3 *db, const char *sql, int64_t a, const char *text,
  * and nothing else is stored past its end). */
 static int64_t frontier(struct shipper *sh, bool *running)
 {
-	int64_t newest = int_of(sh->db, "SELECT max(ts) FROM ev_sched_switch WHERE ts >= ?1",
+	int64_t newest = int_of(sh, "SELECT max(ts) FROM ev_sched_switch WHERE ts >= ?1",
 				sh->boot_lo, NULL, INT64_MIN);
-	int64_t end = int_of(sh->db, "SELECT max(end_ts) FROM capture WHERE boot = ?2", 0,
+	int64_t end = int_of(sh, "SELECT max(end_ts) FROM capture WHERE boot = ?2", 0,
 			     sh->boot, INT64_MIN);
 
 	/* (a capture that died leaves end_ts NULL: only the newest counts) */
-	*running = int_of(sh->db, "SELECT end_ts IS NULL FROM capture WHERE boot = ?2 "
+	*running = int_of(sh, "SELECT end_ts IS NULL FROM capture WHERE boot = ?2 "
 			  "ORDER BY id DESC LIMIT 1", 0, sh->boot, 0) > 0;
 	if (*running)
 		return newest == INT64_MIN ? sh->boot_lo - 1 : newest - SHIP_SETTLE_NS;
@@ -1027,17 +1038,19 @@ static int ship_gap(struct shipper *sh)
 
 	if (!t->have_cursor && ch_cursor(sh, 0) < 0)
 		return -1;
-	cut = int_of(sh->db, "SELECT value FROM stats WHERE capture IS NULL AND "
+	cut = int_of(sh, "SELECT value FROM stats WHERE capture IS NULL AND "
 		     "name = 'unshipped_cut'", 0, NULL, 0);
-	first = int_of(sh->db, "SELECT min(ts) FROM ev_sched_switch WHERE ts >= ?1",
+	first = int_of(sh, "SELECT min(ts) FROM ev_sched_switch WHERE ts >= ?1",
 		       sh->boot_lo, NULL, INT64_MIN);
 	/* Cut rows lay below retention's cutoff (or the target of a cut
 	 * still going on): a boot's first switch after its capture's
 	 * start, with nothing in the cluster yet, is no gap (the count is
 	 * the database's, every boot's). */
-	cutoff = int_of(sh->db, "SELECT max(value) FROM stats WHERE capture IS NULL AND "
+	cutoff = int_of(sh, "SELECT max(value) FROM stats WHERE capture IS NULL AND "
 			"name IN ('retention_cutoff_ts', 'retention_target_ts')", 0, NULL,
 			INT64_MIN);
+	if (sh->read_failed)
+		return -1;
 	if (cutoff != INT64_MIN && cutoff < first)
 		first = cutoff;
 	if (cut <= 0 || first == INT64_MIN || cutoff == INT64_MIN || t->cursor + 1 >= first)
@@ -1086,7 +1099,8 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 	struct timespec now;
 	int failed = 0, r;
 
-	sh->boot_lo = int_of(sh->db, "SELECT min(start_ts) FROM capture WHERE boot = ?2", 0,
+	sh->read_failed = 0;
+	sh->boot_lo = int_of(sh, "SELECT min(start_ts) FROM capture WHERE boot = ?2", 0,
 			     sh->boot, INT64_MIN);
 	if (sh->boot_lo == INT64_MIN)
 		return 0;	/* nothing of this boot yet */
@@ -1095,16 +1109,16 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 	 * of the boot before it, a reboot of less than BOOT_MARGIN_NS
 	 * earlier in ts, are that boot's, shipped under it (and sent
 	 * again under this one, lost_events was twice in FINAL). */
-	sh->lo_floor = int_of(sh->db, "SELECT max(end_ts) FROM capture WHERE source = 'live' AND "
+	sh->lo_floor = int_of(sh, "SELECT max(end_ts) FROM capture WHERE source = 'live' AND "
 			   "boot IS NOT NULL AND boot <> ?2 AND end_ts < ?1", sh->boot_lo,
 			   sh->boot, INT64_MIN);
 	if (sh->lo_floor == INT64_MIN || sh->lo_floor < sh->boot_lo - BOOT_MARGIN_NS)
 		sh->lo_floor = sh->boot_lo - BOOT_MARGIN_NS;
 	else
 		sh->lo_floor += 2;	/* its end + 1 is still its own (below) */
-	sh->cpus = (int)int_of(sh->db, "SELECT max(cpus) FROM capture WHERE boot = ?2", 0,
+	sh->cpus = (int)int_of(sh, "SELECT max(cpus) FROM capture WHERE boot = ?2", 0,
 			       sh->boot, 0);
-	sh->offset = int_of(sh->db, "SELECT realtime - ts FROM clock_map WHERE capture IN "
+	sh->offset = int_of(sh, "SELECT realtime - ts FROM clock_map WHERE capture IN "
 			    "(SELECT id FROM capture WHERE boot = ?2) ORDER BY ts DESC LIMIT 1",
 			    0, sh->boot, 0);
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -1124,11 +1138,15 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 		 * runs: wakeup_latency waits for it, for at most
 		 * SHIP_WAKE_HOLD_NS (read after f: a newer hold only moves
 		 * on from the rows f saw) */
-		int64_t hold = int_of(sh->db, "SELECT value FROM stats WHERE "
+		int64_t hold = int_of(sh, "SELECT value FROM stats WHERE "
 				      "name = 'wake_pending_ts' AND capture IS NULL", 0, NULL, 0);
 
 		if (hold > 0 && hold <= wf && hold > f - SHIP_WAKE_HOLD_NS)
 			wf = hold - 1;
+	}
+	if (sh->read_failed) {
+		ship_warn(sh, "reading where this round ends: %s", sqlite3_errmsg(sh->db));
+		return -1;
 	}
 	/* Where rows go (T_local, or T where there is no cluster) must be
 	 * known: an EXISTS that failed (a server too busy to answer) sent
@@ -1189,11 +1207,18 @@ static void forget_cursors(struct shipper *sh)
 static int ship_earlier(struct shipper *sh)
 {
 	const char *cur = sh->boot;
-	int64_t lo_now = int_of(sh->db, "SELECT min(start_ts) FROM capture WHERE boot = ?2",
-				0, cur, INT64_MAX);
+	int64_t lo_now;
 	sqlite3_stmt *st;
-	int failed = 0;
+	int failed = 0, rc = SQLITE_DONE;
 
+	sh->read_failed = 0;
+	lo_now = int_of(sh, "SELECT min(start_ts) FROM capture WHERE boot = ?2", 0, cur,
+			INT64_MAX);
+	if (sh->read_failed) {
+		ship_warn(sh, "reading this boot's start: %s", sqlite3_errmsg(sh->db));
+		sh->read_failed = 0;
+		return -1;
+	}
 	if (sqlite3_prepare_v2(sh->db, "SELECT boot, max(end_ts) FROM capture WHERE "
 			       "source = 'live' AND boot IS NOT NULL AND boot <> ?1 GROUP BY boot "
 			       "HAVING count(end_ts) = count(*) AND max(end_ts) < ?2 "
@@ -1203,7 +1228,7 @@ static int ship_earlier(struct shipper *sh)
 	}
 	sqlite3_bind_text(st, 1, cur, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, lo_now);
-	while (!failed && sqlite3_step(st) == SQLITE_ROW) {
+	while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		char boot[64];
 		int64_t shipped;
 
@@ -1212,6 +1237,10 @@ static int ship_earlier(struct shipper *sh)
 		sh->boot_hi = sqlite3_column_int64(st, 1);
 		forget_cursors(sh);
 		failed = ship_round(sh, &shipped) < 0;
+	}
+	if (!failed && rc != SQLITE_DONE) {
+		ship_warn(sh, "reading earlier boots: %s", sqlite3_errmsg(sh->db));
+		failed = 1;
 	}
 	sqlite3_finalize(st);
 	sh->boot = cur;
@@ -1433,6 +1462,12 @@ int cmd_ship(int argc, char **argv)
 		if (!sh.earlier_done && ship_earlier(&sh) == 0)
 			sh.earlier_done = 1;
 		r = ship_round(&sh, &shipped);
+		/* An earlier boot's rows not all shipped lie below this
+		 * boot's: no floor (retention would cut them unshipped and
+		 * uncounted, as shipped), and the round has not shipped
+		 * everything. */
+		if (!r && !sh.earlier_done)
+			r = 1;
 		sqlite3_exec(sh.db, "COMMIT", NULL, NULL, NULL);
 		if (r == 0) {
 			printf("shipped %" PRId64 "\n", shipped);
