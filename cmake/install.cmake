@@ -51,6 +51,10 @@ install(CODE "
          FILES \"${CMAKE_SOURCE_DIR}/systemd/commd.conf\")
   endif()
 ")
+# The drop-in that lets the unit ship to ClickHouse (not active as shipped:
+# docs/fleet.md says where it goes).
+install(FILES ${CMAKE_SOURCE_DIR}/systemd/clickhouse.conf
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/commd)
 install(FILES ${CMAKE_SOURCE_DIR}/man/commd.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
 install(FILES ${CMAKE_SOURCE_DIR}/man/commq.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${CMAKE_SOURCE_DIR}/man/commd-tables.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)

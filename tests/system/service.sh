@@ -8,7 +8,9 @@
 # `apt install ./commd_*.deb` (built here with cpack from BUILD_DIR, or
 # $COMMD_DEB), then systemctl start/stop, queries as a member of group
 # commd and as an outsider, a SIGKILL and Restart=, socket activation,
-# remove and purge; from the host, the tracefs instance `commd` and the
+# remove and purge; shipping to a ClickHouse cluster on the host's
+# loopback through the package's drop-in (the unit alone has no
+# network); from the host, the tracefs instance `commd` and the
 # database. The container is powered off at the end and nothing of it is
 # left running.
 #
@@ -55,6 +57,9 @@ command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v systemd-nspawn >/dev/null || need+=(systemd-container)
 command -v nsenter >/dev/null || need+=(util-linux)
 command -v dpkg-deb >/dev/null || need+=(dpkg)
+command -v clickhouse-server >/dev/null || need+=(clickhouse-server)
+command -v clickhouse-client >/dev/null || need+=(clickhouse-client)
+command -v curl >/dev/null || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
 	step "installing ${need[*]}"
 	export DEBIAN_FRONTEND=noninteractive
@@ -67,8 +72,10 @@ work=$(mktemp -d /tmp/commd-system.XXXXXX)
 chmod 755 "$work"
 nspawn_pid=
 init=
+ch_up=
 cleanup() {
 	local rc=$?
+	[ -n "$ch_up" ] && ch_cluster_stop 2>/dev/null
 	if [ -n "$nspawn_pid" ] && kill -0 "$nspawn_pid" 2>/dev/null; then
 		echo "cleanup: powering the container off" >&2
 		[ -n "$init" ] && kill -s RTMIN+4 "$init" 2>/dev/null
@@ -277,6 +284,46 @@ check "restarted once and active again" test "$(prop NRestarts)" = 1 -a "$(c sys
 sleep 1.5
 n=$(q "$member" "select count(*) from capture" 2>/dev/null || true)
 check "the restarted commd continues the database: $n captures" test "${n:-0}" -ge 2
+
+step "shipping to ClickHouse through the drop-in"
+# A two-shard ClickHouse cluster on the host's loopback (the container
+# shares the host's network); the unit as shipped reaches no server (no
+# network in it): the package's drop-in opens it to localhost.
+. "$(dirname "$0")/../fleet/clickhouse.sh"
+ch_base=$(ch_free_base 28000 600) || die "no free ports for ClickHouse from 28000"
+ch_cluster_start "$work/ch" "$ch_base" $((ch_base + 1)) $((ch_base + 4)) $((ch_base + 5)) commd_svc ||
+	die "two ClickHouse servers on loopback did not start"
+ch_up=1
+"$build/commd" clickhouse-schema --cluster commd_svc > "$work/ch.sql"
+for p in $((ch_base + 1)) $((ch_base + 5)); do
+	clickhouse-client --port "$p" --multiquery < "$work/ch.sql" || die "the schema on port $p"
+done
+check "the drop-in is installed (/usr/share/commd/clickhouse.conf)" c test -f /usr/share/commd/clickhouse.conf
+c sh -c "echo 'clickhouse = http://127.0.0.1:$ch_base/?database=commd' >> /etc/commd/commd.conf"
+c timeout 120 systemctl restart commd || bad "systemctl restart commd with clickhouse set"
+sleep 4
+shipped=$(ch_query 1 "SELECT count() FROM commd.sched_switch" 2>/dev/null || echo "?")
+check "without the drop-in nothing arrives in 4 s (the unit has no network): $shipped switches" \
+	test "$shipped" = 0
+c mkdir -p /etc/systemd/system/commd.service.d
+c cp /usr/share/commd/clickhouse.conf /etc/systemd/system/commd.service.d/
+c systemctl daemon-reload
+c timeout 120 systemctl restart commd || bad "systemctl restart commd with the drop-in"
+c sh -c 'timeout 2 yes >/dev/null & for i in $(seq 300); do /bin/true; done; wait' || true
+shipped=0
+for _ in $(seq 300); do	# a round a second, rows 2 s settled
+	shipped=$(ch_query 1 "SELECT count() FROM commd.sched_switch" 2>/dev/null || echo 0)
+	[ "${shipped:-0}" -gt 0 ] && break
+	sleep 0.1
+done
+check "the unit's commd ships through the drop-in: $shipped switches in ClickHouse" test "${shipped:-0}" -gt 0
+named=$(ch_query 1 "SELECT count() FROM commd.sched_switch WHERE prev_comm = 'yes'" 2>/dev/null || echo 0)
+check "the container's load arrives named: $named switches of 'yes'" test "${named:-0}" -gt 0
+c rm /etc/systemd/system/commd.service.d/clickhouse.conf
+c sed -i '/^clickhouse = /d' /etc/commd/commd.conf
+c systemctl daemon-reload
+ch_cluster_stop
+ch_up=
 
 step "systemctl stop commd"
 c timeout 120 systemctl stop commd
