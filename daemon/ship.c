@@ -79,6 +79,9 @@ struct tstate {
 	int64_t cursor;			/* shipped up to this ts */
 	int64_t round_to;		/* lost_events (no cursor): this round's
 					 * batches sent up to this ts */
+	bool held;			/* wakeup_latency: its last round stopped
+					 * short of the frontier, at a wakeup
+					 * still pending (its cursor is behind) */
 };
 
 /* sched, per CPU: a slice's row is stored when it ends, so each CPU's
@@ -1032,7 +1035,7 @@ out:
 static int ship_gap(struct shipper *sh)
 {
 	struct tstate *t = &sh->t[0];	/* sched_switch */
-	int64_t first, cut, cutoff;
+	int64_t first, cut, cutoff, lo;
 	struct evbuffer *body, *out;
 	int status;
 
@@ -1053,7 +1056,15 @@ static int ship_gap(struct shipper *sh)
 		return -1;
 	if (cutoff != INT64_MIN && cutoff < first)
 		first = cutoff;
-	if (cut <= 0 || first == INT64_MIN || cutoff == INT64_MIN || t->cursor + 1 >= first)
+	/* From where the switches end in the cluster, or wakeup_latency,
+	 * held behind them by a wakeup still pending (its rows in between,
+	 * cut, were lost as well; a table that merely had no rows since is
+	 * no measure) */
+	lo = t->cursor;
+	for (size_t i = 0; i < NTABLES; i++)
+		if (sh->t[i].held && sh->t[i].have_cursor && sh->t[i].cursor < lo)
+			lo = sh->t[i].cursor;
+	if (cut <= 0 || first == INT64_MIN || cutoff == INT64_MIN || lo + 1 >= first)
 		return 0;
 	body = evbuffer_new();
 	out = evbuffer_new();
@@ -1065,7 +1076,7 @@ static int ship_gap(struct shipper *sh)
 		return -1;
 	}
 	evbuffer_add_printf(body, "%s\t%s\t%lld\t%lld\t%" PRIu64 "\n", sh->host, sh->boot,
-			    (long long)t->cursor + 1, (long long)first - 1, sh->round_ns);
+			    (long long)lo + 1, (long long)first - 1, sh->round_ns);
 	{
 		char ins[128];
 
@@ -1076,9 +1087,12 @@ static int ship_gap(struct shipper *sh)
 		ship_warn(sh, "inserting into gaps: %s", status ? first_line(out) : "no answer");
 	else {
 		log_warning("clickhouse: retention cut ts %lld..%lld before it was shipped "
-			    "(a row in gaps says so)", (long long)t->cursor + 1, (long long)first - 1);
+			    "(a row in gaps says so)", (long long)lo + 1, (long long)first - 1);
+		/* (comm_history's names kept for the rows left are still
+		 * to be sent) */
 		for (size_t i = 0; i < NTABLES; i++)
-			if (sh->t[i].have_cursor && sh->t[i].cursor < first - 1)
+			if (sh->t[i].have_cursor && tables[i].kind != K_COMM &&
+			    sh->t[i].cursor < first - 1)
 				sh->t[i].cursor = first - 1;
 		for (int c = 0; c < sh->ncs; c++)
 			if (sh->cs[c].cur < first - 1)
@@ -1174,6 +1188,7 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 		do
 			r = ship_table(sh, i, strcmp(tables[i].name, "wakeup_latency") ? f : wf, &sent);
 		while (r == 1);	/* a full batch: the rest of the table */
+		sh->t[i].held = r == 0 && !strcmp(tables[i].name, "wakeup_latency") && wf < f;
 		if (r < 0) {
 			failed = 1;
 			break;
