@@ -502,16 +502,23 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 	case REPORT_BY_CGROUP:
 		/* Each slice's part inside the window, to the cgroup_history
 		 * rows of its task it overlaps (a move inside splits it); the
-		 * idle task apart, time of a task in no row '(unknown)'. */
+		 * idle task apart, time of a task in no row '(unknown)': the
+		 * part of a slice no row covers too (an import's rows begin
+		 * at the task's first attach: the time before it was in no
+		 * cgroup's and in no row of the answer). */
 		sbuf_printf(b, ",\n"
 "s AS (SELECT s.pid, max(s.ts, " W_LO ") AS a, min(s.ts + s.dur, " W_HI ") AS b\n"
 "      FROM ws s WHERE " IN_WINDOW "),\n"
-"j AS (SELECT CASE WHEN s.pid = 0 THEN '(idle)'\n"
-"                  ELSE coalesce(g.cgroup, '(unknown)') END AS cgroup,\n"
-"             coalesce(g.path, '') AS path, s.pid,\n"
-"             min(s.b, coalesce(g.end_ts, s.b)) - max(s.a, coalesce(g.start_ts, s.a)) AS t\n"
-"      FROM s LEFT JOIN cgroup_history g ON s.pid > 0 AND g.pid = s.pid\n"
-"        AND g.start_ts < s.b AND (g.end_ts IS NULL OR g.end_ts > s.a))\n"
+"jc AS MATERIALIZED (SELECT g.cgroup, g.path, s.pid, s.a, s.b,\n"
+"             min(s.b, coalesce(g.end_ts, s.b)) - max(s.a, g.start_ts) AS t\n"
+"      FROM s JOIN cgroup_history g ON s.pid > 0 AND g.pid = s.pid\n"
+"        AND g.start_ts < s.b AND (g.end_ts IS NULL OR g.end_ts > s.a)),\n"
+"jk AS (SELECT pid, a, b, sum(max(t, 0)) AS t FROM jc GROUP BY pid, a, b),\n"
+"j AS (SELECT cgroup, path, pid, t FROM jc\n"
+"      UNION ALL\n"
+"      SELECT CASE WHEN s.pid = 0 THEN '(idle)' ELSE '(unknown)' END, '', s.pid,\n"
+"             s.b - s.a - coalesce(k.t, 0)\n"
+"      FROM s LEFT JOIN jk k ON k.pid = s.pid AND k.a = s.a AND k.b = s.b)\n"
 "SELECT cgroup, path, count(DISTINCT nullif(pid, 0)) AS tasks,\n"
 "       round(sum(t) / 1e6, 3) AS time_ms,\n"
 "       round(100.0 * sum(t) / sum(sum(t)) OVER (), 2) AS share_pct,\n"
@@ -614,13 +621,19 @@ static void util_sql(struct sbuf *b, const struct report_args *a)
 	if (a->by_set && a->by == REPORT_BY_CGROUP) {
 		/* Each piece of a task's slice to the cgroup_history rows of
 		 * the task it overlaps (a move inside splits it); idle left
-		 * out, time in no row '(unknown)'. */
+		 * out, time in no row (the piece's part no row covers too)
+		 * '(unknown)'. */
 		sbuf_printf(b, ",\n"
-"j AS (SELECT p.k, coalesce(g.cgroup, '(unknown)') AS cgroup,\n"
-"             coalesce(g.path, '') AS path, p.pid,\n"
-"             min(p.pb, coalesce(g.end_ts, p.pb)) - max(p.pa, coalesce(g.start_ts, p.pa)) AS t\n"
-"      FROM p LEFT JOIN cgroup_history g ON g.pid = p.pid AND g.start_ts < p.pb\n"
+"jc AS MATERIALIZED (SELECT p.k, g.cgroup, g.path, p.pid, p.pa, p.pb,\n"
+"             min(p.pb, coalesce(g.end_ts, p.pb)) - max(p.pa, g.start_ts) AS t\n"
+"      FROM p JOIN cgroup_history g ON g.pid = p.pid AND g.start_ts < p.pb\n"
 "        AND (g.end_ts IS NULL OR g.end_ts > p.pa)\n"
+"      WHERE p.pid <> 0),\n"
+"jk AS (SELECT k, pid, pa, pb, sum(max(t, 0)) AS t FROM jc GROUP BY k, pid, pa, pb),\n"
+"j AS (SELECT k, cgroup, path, pid, t FROM jc\n"
+"      UNION ALL\n"
+"      SELECT p.k, '(unknown)', '', p.pid, p.pb - p.pa - coalesce(x.t, 0)\n"
+"      FROM p LEFT JOIN jk x ON x.k = p.k AND x.pid = p.pid AND x.pa = p.pa AND x.pb = p.pb\n"
 "      WHERE p.pid <> 0),\n"
 "g AS (SELECT k, cgroup, path, sum(t) AS t, count(DISTINCT pid) AS pids\n"
 "      FROM j WHERE t > 0 GROUP BY k, cgroup, path)");

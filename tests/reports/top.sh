@@ -178,4 +178,26 @@ for by in comm process thread cpu; do
 	expect_same "top_socket_same_as_file $by" "$T/file" "$T/got"
 done
 
+# --by cgroup: a slice that a task's first cgroup_history row begins in
+# the middle of (an import's rows begin at its first attach): the part
+# before the row is '(unknown)', not in no row of the answer; the rows
+# (idle apart) add up to every task's time, in top and in util.
+CG=$T/cgroup-mid.db
+cp "$T/sched-v7.db" "$CG"
+read -r cts cdur cpid <<<"$(ref -separator ' ' "$CG" "select ts, dur, pid from sched
+	where pid > 0 order by dur desc limit 1")"
+ref -bail "$CG" "INSERT INTO cgroup_history (pid, cgroup, path, start_ts, end_ts, source)
+	VALUES ($cpid, 'a', '/a', $cts + $cdur / 2, NULL, 'cgroup_attach_task')"
+want=$(ref "$CG" "select printf('%.3f', sum(dur) / 1e6) from sched where pid > 0")
+commq_ok "top --by cgroup, a row begun inside a slice" --db "$CG" -q -csv -noheader top --by cgroup
+expect_eq "top --by cgroup: a's time is the task's from its row's start on (ms)" \
+	"$(ref "$CG" "select printf('%.3f', sum(ts + dur - max(ts, $cts + $cdur / 2)) / 1e6)
+		from sched where pid = $cpid and ts + dur > $cts + $cdur / 2")" \
+	"$(awk -F, '$1 == "a" { printf "%.3f", $4 }' "$T/got")"
+near "top --by cgroup: the rows but idle add up to every task's time (ms)" "$want" \
+	"$(awk -F, '$1 != "(idle)" { s += $4 } END { printf "%.3f", s }' "$T/got")" 0.003
+commq_ok "util --by cgroup, a row begun inside a slice" --db "$CG" -q -csv -noheader util --by cgroup --interval 1s
+near "util --by cgroup: the rows add up to every task's time (ms)" "$want" \
+	"$(awk -F, '{ s += $6 } END { printf "%.3f", s }' "$T/got")" 0.01
+
 finish
