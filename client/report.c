@@ -309,8 +309,8 @@ int report_check(const struct report_args *a)
 	}
 	if ((a->from.set || a->to.set) && (a->kind == REPORT_HISTORY ||
 					   a->kind == REPORT_LOST)) {
-		log_error("--from and --to are for top, latency, util, runq, "
-			  "timeline and export, not '%s'", name);
+		log_error("--from, --to and --last are for top, latency, util, runq, "
+			  "wakers, offcpu, timeline and export, not '%s'", name);
 		return -1;
 	}
 	if (a->comm && a->kind != REPORT_LATENCY && a->kind != REPORT_OFFCPU) {

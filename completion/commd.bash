@@ -39,7 +39,9 @@ _commd()
 		COMPREPLY=($(compgen -W 'top all' -- "$cur"))
 		return
 		;;
-	--instance|--buffer-kb|--commit-ms|--max-db-mb|--max-age)
+	--instance|--buffer-kb|--commit-ms|--max-db-mb|--max-age|--query-timeout-ms|\
+	--query-max-conns|--query-max-result-mb|--query-max-mem-mb|--clickhouse|\
+	--host-name|--clickhouse-interval-s|--cluster|--database)
 		return
 		;;
 	esac
@@ -55,12 +57,29 @@ _commd()
 		fi
 		return
 	fi
+	if [[ ${COMP_WORDS[1]} == clickhouse-schema ]]; then
+		[[ $cur == -* ]] &&
+			COMPREPLY=($(compgen -W '--cluster --database --help' -- "$cur"))
+		return
+	fi
+	if [[ ${COMP_WORDS[1]} == migrate ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--help' -- "$cur"))
+		elif declare -F _filedir >/dev/null; then
+			_filedir '@(db|sqlite|sqlite3)'
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--foreground --db --instance --buffer-kb
 			--events --clock --stacks --commit-ms --socket --max-db-mb --max-age --log-level
+			--query-timeout-ms --query-max-conns --query-max-result-mb --query-max-mem-mb
+			--clickhouse --host-name --clickhouse-interval-s
 			--config --help --version' -- "$cur"))
 	elif [[ $cword -eq 1 || $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W 'import check-config' -- "$cur"))
+		COMPREPLY=($(compgen -W 'import check-config migrate clickhouse-schema' -- "$cur"))
 	elif [[ ${COMP_WORDS[1]} == check-config ]]; then
 		if declare -F _filedir >/dev/null; then _filedir conf; else
 			COMPREPLY=($(compgen -f -- "$cur")); fi

@@ -6,7 +6,8 @@ _commq_tables="sched_switch sched_wakeup sched_wakeup_new sched_waking
 sched_process_fork sched_process_exec sched_process_exit sched_process_free
 sched_migrate_task sched_stat_runtime task_rename task_newtask events
 comm_history sched wakeup_latency thread_state runqueue_wait runqueue
-preempt_wait cgroup_history offcpu stacks switch_stack lost_events stats capture"
+preempt_wait cgroup_history offcpu stacks switch_stack lost_events stats capture
+kernel_states thread process process_comm comms clock_map event_types"
 
 _commq_files()
 {
@@ -42,7 +43,8 @@ _commq()
 			COMPREPLY=($(compgen -f -- "$cur")); fi
 		return
 		;;
-	--limit|-limit|--timeout|-timeout|-separator|--separator|-nullvalue|--nullvalue)
+	--limit|-limit|--timeout|-timeout|-separator|--separator|-nullvalue|--nullvalue|\
+	--clickhouse|-clickhouse|--listen|-listen)
 		return
 		;;
 	esac
@@ -51,7 +53,7 @@ _commq()
 	local i report=
 	for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
 		case ${COMP_WORDS[i]} in
-		top|latency|util|runq|wakers|offcpu|history|lost|timeline|export) report=${COMP_WORDS[i]}; break ;;
+		top|latency|util|runq|wakers|offcpu|history|lost|timeline|export|ui) report=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -65,7 +67,7 @@ _commq()
 		fi
 		return ;;
 	--from|--to|--last|--comm|--width|--interval|--depth) return ;;
-	-o) [[ $report == timeline || $report == offcpu ]] && { _commq_files; return; } ;;
+	-o|--output) [[ $report == timeline || $report == offcpu ]] && { _commq_files; return; } ;;
 	--pid) return ;;
 	--chrome-json) [[ $report == export ]] && { _commq_files; return; } ;;
 	esac
@@ -78,8 +80,9 @@ _commq()
 		offcpu) opts='--comm --pid --folded -o --from --to --last --sql' ;;
 		util) opts='--by --interval --from --to --last --sql' ;;
 		runq) opts='--from --to --last --sql' ;;
-		timeline) opts='--from --to -o --width --sql' ;;
-		export) opts='--chrome-json --from --to --sql' ;;
+		timeline) opts='--from --to --last -o --width --sql' ;;
+		export) opts='--chrome-json --from --to --last --sql' ;;
+		ui) opts='--listen --last' ;;
 		*) opts='--sql' ;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -87,14 +90,14 @@ _commq()
 	fi
 
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W '--socket --db -f --file --limit --timeout
-			-column -table -list -csv -json -line -header -noheader
-			-separator -nullvalue -q --quiet --help' -- "$cur"))
+		COMPREPLY=($(compgen -W '--socket --db --clickhouse -f --file --limit --timeout
+			-column -table -box -list -csv -json -line -header -noheader
+			-separator -nullvalue -q --quiet --help -h' -- "$cur"))
 		return
 	fi
 	if [[ $cur != *[[:space:]]* ]]; then
 		local r
-		for r in top latency util runq wakers offcpu history lost timeline export; do
+		for r in top latency util runq wakers offcpu history lost timeline export ui; do
 			[[ $r == "$cur"* ]] && COMPREPLY+=("$r")
 		done
 	fi

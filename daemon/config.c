@@ -469,10 +469,26 @@ fail:
 	return NULL;
 }
 
+/* Every setting's name, ", " between them, from the table. */
+static const char *known_names(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NDEFS && at < len; i++) {
+		int n = snprintf(buf + at, len - at, "%s%s", i ? ", " : "", defs[i].name);
+
+		if (n < 0)
+			break;
+		at += (size_t)n;
+	}
+	return buf;
+}
+
 int config_load(const char *path, int required, struct daemon_opts *o,
 		char *err, size_t errlen)
 {
-	char line[4096], why[512];
+	char line[4096], why[512], names[512];
 	int n = 0, rc = 0;
 	size_t size;
 	char *text;
@@ -520,10 +536,8 @@ int config_load(const char *path, int required, struct daemon_opts *o,
 		val = trim(eq + 1);
 		r = config_set(o, key, val, why, sizeof(why));
 		if (r == 1) {
-			snprintf(err, errlen, "%s:%d: unknown option '%.100s' (known: db, instance, "
-				 "buffer-kb, events, clock, commit-ms, socket, max-db-mb, max-age, "
-				 "log-level, query-timeout-ms, query-max-conns, "
-				 "query-max-result-mb, query-max-mem-mb)", path, n, key);
+			snprintf(err, errlen, "%s:%d: unknown option '%.100s' (known: %s)",
+				 path, n, key, known_names(names, sizeof(names)));
 			rc = -1;
 			break;
 		}

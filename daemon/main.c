@@ -1,10 +1,9 @@
 /* main.c — the commd command line.
  *
- *   commd [--foreground] [--config FILE] [--db PATH] [--instance NAME]
- *         [--buffer-kb N|auto] [--events LIST] [--clock NAME] [--commit-ms N]
- *         [--socket PATH]
- *         [--max-db-mb N] [--max-age N[s|m|h|d]] [--log-level LEVEL]
+ *   commd [OPTIONS]                    capture (usage() lists the options)
  *   commd check-config [FILE] [OPTIONS]
+ *   commd clickhouse-schema [--cluster NAME] [--database DB]
+ *   commd migrate DB
  *   commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]
  *                [--no-derived] [--buffer NAME|top|all]
  */
@@ -32,7 +31,9 @@ static void usage(FILE *f)
 		"             [--socket PATH|none] [--max-db-mb N] [--max-age N[s|m|h|d]]\n"
 		"             [--log-level LEVEL] [--query-timeout-ms N] [--query-max-conns N]\n"
 		"             [--query-max-result-mb N] [--query-max-mem-mb N]\n"
+		"             [--clickhouse URL] [--host-name NAME] [--clickhouse-interval-s N]\n"
 		"       commd check-config [FILE] [OPTIONS]\n"
+		"       commd clickhouse-schema [--cluster NAME] [--database DB]\n"
 		"       commd migrate DB\n"
 		"       commd import TRACE.dat -o OUT.db [--force] [--progress|--no-progress]\n"
 		"                    [--no-derived] [--buffer NAME|top|all]\n"
@@ -51,6 +52,11 @@ static void usage(FILE *f)
 		"\n"
 		"check-config validates FILE (default " CONFIG_DEFAULT_PATH "), the\n"
 		"environment and OPTIONS, and prints the settings commd would run with.\n"
+		"\n"
+		"clickhouse-schema prints the ClickHouse tables --clickhouse ships to\n"
+		"(with --cluster, Distributed tables over the cluster; docs/fleet.md).\n"
+		"\n"
+		"migrate brings a database an older commd wrote up to this schema.\n"
 		"\n"
 		"import reads the trace.dat buffer that has records; when several have,\n"
 		"--buffer names the one to read (top: the top one; NAME: the instance\n"
@@ -85,6 +91,7 @@ static const struct option daemon_longopts[] = {
 	{ "log-level", required_argument, NULL, 'S' },
 	{ "clickhouse", required_argument, NULL, 'S' },
 	{ "host-name", required_argument, NULL, 'S' },
+	{ "clickhouse-interval-s", required_argument, NULL, 'S' },
 	{ "query-timeout-ms", required_argument, NULL, 'S' },
 	{ "query-max-conns", required_argument, NULL, 'S' },
 	{ "query-max-result-mb", required_argument, NULL, 'S' },
@@ -164,7 +171,9 @@ static int settle(int argc, char **argv, struct daemon_opts *o,
 	if (positional && optind == argc - 1)
 		*positional = argv[optind];
 	else if (optind != argc) {
-		snprintf(err, errlen, "unexpected argument '%s' (see commd --help)", argv[optind]);
+		/* (with one operand allowed, the second is the unexpected one) */
+		snprintf(err, errlen, "unexpected argument '%s' (see commd --help)",
+			 argv[positional ? optind + 1 : optind]);
 		return -1;
 	}
 	return 0;
@@ -230,6 +239,28 @@ static int cmd_daemon(int argc, char **argv)
 	return rc;
 }
 
+/* The first argument that is neither an option nor an option's value,
+ * as settle's getopt_long will see it (an option with an optional value,
+ * such as --stacks, takes none from the next argument), or NULL.
+ * getopt permutes argv: it scans a copy. */
+static const char *first_operand(int argc, char **argv)
+{
+	char **copy = malloc(((size_t)argc + 1) * sizeof(*copy));
+	const char *operand = NULL;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, argv, ((size_t)argc + 1) * sizeof(*copy));
+	optind = 1;
+	opterr = 0;
+	while (getopt_long(argc, copy, ":F", daemon_longopts, NULL) != -1)
+		;
+	if (optind < argc)
+		operand = copy[optind];
+	free(copy);
+	return operand;
+}
+
 /* `commd check-config [FILE] [OPTIONS]`: 0 and the settings on stdout, or
  * 1 and the first error. The file must exist (the default one too). */
 static int cmd_check_config(int argc, char **argv)
@@ -241,16 +272,7 @@ static int cmd_check_config(int argc, char **argv)
 
 	if ((rc = help_or_version(argc, argv)) >= 0)
 		return rc;
-	/* The file: the first argument that is not an option or an
-	 * option's value. */
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] != '-') {
-			file = argv[i];
-			break;
-		}
-		if (argv[i][1] == '-' && !strchr(argv[i], '=') && strcmp(argv[i], "--foreground"))
-			i++;
-	}
+	file = first_operand(argc, argv);
 	find_config(argc, argv);
 	if (file)
 		config_path = file;
@@ -397,6 +419,14 @@ static int cmd_migrate(int argc, char **argv)
 	char err[1024];
 	struct store *s;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: commd migrate DB\n"
+		       "\n"
+		       "Brings DB, a database an older commd wrote, up to this version's\n"
+		       "schema (as the daemon does when it opens one) and prints the\n"
+		       "schema version.\n");
+		return 0;
+	}
 	if (argc != 2 || argv[1][0] == '-') {
 		log_error("usage: commd migrate DB");
 		return 2;

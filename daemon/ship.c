@@ -245,7 +245,15 @@ int cmd_clickhouse_schema(int argc, char **argv)
 			cluster = argv[++i];
 		else if (!strcmp(argv[i], "--database") && i + 1 < argc)
 			database = argv[++i];
-		else {
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: commd clickhouse-schema [--cluster NAME] [--database DB]\n"
+			       "\n"
+			       "Prints the ClickHouse tables commd --clickhouse ships to, in\n"
+			       "database DB (default commd): ReplacingMergeTree tables, read\n"
+			       "with FINAL; with --cluster, each table's shard as TABLE_local\n"
+			       "and TABLE a Distributed table over cluster NAME (docs/fleet.md).\n");
+			return 0;
+		} else {
 			fprintf(stderr, "usage: commd clickhouse-schema [--cluster NAME] "
 				"[--database DB]\n");
 			return 2;

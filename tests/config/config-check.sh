@@ -11,7 +11,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/commd-config-check.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 FAILURES=0 CHECKS=0
 # The caller's COMMD_* must not leak in (COMMD is the binary, not an option).
-for v in DB SOCKET INSTANCE BUFFER_KB EVENTS COMMIT_MS MAX_DB_MB MAX_AGE LOG_LEVEL CONFIG; do
+for v in DB SOCKET INSTANCE BUFFER_KB EVENTS CLOCK STACKS COMMIT_MS MAX_DB_MB MAX_AGE LOG_LEVEL \
+	 CLICKHOUSE HOST_NAME CLICKHOUSE_INTERVAL_S CLICKHOUSE_USER CLICKHOUSE_PASSWORD_FILE \
+	 QUERY_TIMEOUT_MS QUERY_MAX_CONNS QUERY_MAX_RESULT_MB QUERY_MAX_MEM_MB CONFIG; do
 	unset "COMMD_$v"
 done
 
@@ -34,6 +36,11 @@ check_eq "--help: exit" 0 "$RC"
 for v in COMMD_DB COMMD_SOCKET COMMD_INSTANCE COMMD_BUFFER_KB COMMD_EVENTS COMMD_COMMIT_MS \
 	 COMMD_MAX_DB_MB COMMD_MAX_AGE COMMD_LOG_LEVEL check-config --max-age; do
 	check_eq "--help mentions $v" yes "$(grep -q -- "$v" <<< "$OUT" && echo yes || echo no)"
+done
+for sub in migrate clickhouse-schema; do
+	run $sub --help
+	check_eq "$sub --help: exit 0, its usage on stdout" "0 yes" \
+		"$RC $(grep -q "^usage: commd $sub" <<< "$OUT" && echo yes || echo no)"
 done
 run --version
 check_eq "--version: exit" 0 "$RC"
@@ -90,6 +97,20 @@ check_eq "check-config --stacks: yes" "0 yes" "$RC $(setting stacks)"
 RC=0
 OUT=$(COMMD_STACKS=yes "$COMMD" check-config "$conf" --stacks=no 2>&1) || RC=$?
 check_eq "check-config COMMD_STACKS=yes --stacks=no: no (the command line wins)" "0 no" "$RC $(setting stacks)"
+# FILE after an option that takes no value from the next argument
+# (--stacks's is optional, --foreground has none) is still FILE
+RC=0
+OUT=$("$COMMD" check-config --stacks "$conf" 2>&1) || RC=$?
+check_eq "check-config --stacks FILE: FILE read, stacks yes" "0 /tmp/from-file.db yes" \
+	"$RC $(setting db) $(setting stacks)"
+RC=0
+OUT=$("$COMMD" check-config --foreground --commit-ms 250 "$conf" 2>&1) || RC=$?
+check_eq "check-config --foreground --commit-ms N FILE: FILE read" "0 /tmp/from-file.db 250" \
+	"$RC $(setting db) $(setting commit-ms)"
+RC=0
+OUT=$("$COMMD" check-config --clickhouse-interval-s 7 "$conf" 2>&1) || RC=$?
+check_eq "check-config --clickhouse-interval-s N FILE" "0 /tmp/from-file.db 7" \
+	"$RC $(setting db) $(setting clickhouse-interval-s)"
 
 # --- errors --------------------------------------------------------------------------------
 # bad FILE_TEXT EXPECTED_LINE_PATTERN: check-config of a file with it.
@@ -113,7 +134,7 @@ bad 'stacks = maybe\n' ":1: stacks: expected yes or no, got 'maybe'$"
 bad 'max-db-mb = -1\n' ":1: max-db-mb: expected 0\.\.1073741824 .*got '-1'$"
 bad 'instance = ../etc\n' ":1: instance: expected an instance name .*got '\.\./etc'$"
 bad 'log-level = loud\n' ":1: log-level: expected error, warning, notice, info or debug, got 'loud'$"
-bad '\n\ncolour = blue\n' ":3: unknown option 'colour'"
+bad '\n\ncolour = blue\n' ":3: unknown option 'colour' \(known: db, instance, .*, clickhouse-interval-s, .*, query-max-mem-mb\)$"
 bad 'commit-ms 200\n' ":1: expected 'name = value', got 'commit-ms 200'$"
 bad 'db =\n' ":1: db: expected a file path, got ''$"
 
@@ -149,8 +170,10 @@ shipped=$SRCDIR/systemd/commd.conf
 run check-config "$shipped"
 check_eq "shipped commd.conf: valid" 0 "$RC"
 defaults=$OUT
-sed 's/^#\([a-z_-]* = \)/\1/' "$shipped" > "$TMP/uncommented.conf"
-check_eq "shipped commd.conf: every option is there, commented out" 13 "$(grep -c '^[a-z]' "$TMP/uncommented.conf")"
+sed 's/^#\([a-z_-]* =\)/\1/' "$shipped" > "$TMP/uncommented.conf"
+check_eq "shipped commd.conf: every option is there, commented out" \
+	"$(tail -n +2 <<< "$defaults" | cut -d' ' -f1 | sort)" \
+	"$(grep '^[a-z]' "$TMP/uncommented.conf" | cut -d' ' -f1 | sort)"
 run check-config "$TMP/uncommented.conf"
 check_eq "shipped commd.conf uncommented: valid" 0 "$RC"
 check_eq "shipped commd.conf uncommented: the settings are the defaults" \
