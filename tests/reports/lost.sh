@@ -114,7 +114,7 @@ expect_same lost_kernel "$T/expected" "$T/got"
 expect_eq lost_kernel_all "0,1926" "$(tail -n 1 "$T/got" | cut -d, -f8-9)"
 expect_eq lost_kernel_cpu2 "2,0,0,0,,,0,,0,0,0.0" "$(grep '^2,' "$T/got")"
 
-expect_failure lost_no_window 2 "--from and --to are for" --db "$DB" lost --from 1s
+expect_failure lost_no_window 2 "--from, --to and --last are for" --db "$DB" lost --from 1s
 
 # the socket answers as the file does
 start_fake_server "$T/kernel.db"

@@ -171,7 +171,7 @@ expect_failure "--last relative" 2 "--last takes a duration" --sql top --last +1
 "$COMMQ" --help >"$T/help"
 for word in "Times T" "+2s" "10" "capture start" "top [--by comm|process|thread|cpu|cgroup]" \
 	"ISO 8601" "--last D" "outside every capture" \
-	"latency [--comm NAME]" "history PID" "timeline [--from T] [--to T] -o FILE"; do
+	"latency [--comm NAME]" "history PID" "timeline [--from T] [--to T] [--last D] -o FILE"; do
 	grep -qF -- "$word" "$T/help" || fail "--help does not say [$word]"
 done
 
