@@ -1124,6 +1124,10 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 	sh->read_failed = 0;
 	sh->boot_lo = int_of(sh, "SELECT min(start_ts) FROM capture WHERE boot = ?2", 0,
 			     sh->boot, INT64_MIN);
+	if (sh->read_failed) {
+		ship_warn(sh, "reading this boot's captures: %s", sqlite3_errmsg(sh->db));
+		return -1;
+	}
 	if (sh->boot_lo == INT64_MIN)
 		return 0;	/* nothing of this boot yet */
 	/* The rows stored just before this boot's first capture began (its
@@ -1196,7 +1200,10 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 		do
 			r = ship_table(sh, i, strcmp(tables[i].name, "wakeup_latency") ? f : wf, &sent);
 		while (r == 1);	/* a full batch: the rest of the table */
-		sh->t[i].held = r == 0 && !strcmp(tables[i].name, "wakeup_latency") && wf < f;
+		/* (a round that failed leaves the cursor, and whether it
+		 * is held, as they were) */
+		if (r == 0)
+			sh->t[i].held = !strcmp(tables[i].name, "wakeup_latency") && wf < f;
 		if (r < 0) {
 			failed = 1;
 			break;

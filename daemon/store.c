@@ -723,7 +723,15 @@ int store_show_running(struct store *s, const struct derive_slice *d)
 	struct running_row *r = running_of(s, d->cpu, 1);
 	struct op *o;
 
-	if (!r || !(o = st_new_op(s, OP_RUNNING)))
+	if (!r)
+		return -1;
+	/* Begun before retention's cutoff (its switch, its CPU's rows of
+	 * then are cut): not written there again at every commit for each
+	 * cut to delete (the oldest row, it held the size limit's measure
+	 * back: the cuts deleted it alone). */
+	if ((int64_t)d->ts < __atomic_load_n(&s->retain_below, __ATOMIC_RELAXED))
+		return store_drop_running(s, d->cpu);
+	if (!(o = st_new_op(s, OP_RUNNING)))
 		return -1;
 	slice_row(s, o, d);
 	o->has = OP_NEW_ROW;

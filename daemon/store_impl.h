@@ -202,6 +202,8 @@ struct store {
 	int64_t shipped_saved;		/* stats shipped_ts: shipped up to it, as
 					 * last known (a restart counts from it) */
 	int64_t max_wake_latency;	/* the longest stored on a switch */
+	int64_t retain_below;		/* the writer's: retention's target, the
+					 * rows before it go (store_show_running) */
 	int64_t wake_hold;		/* the caller's: the next commit's
 					 * wake_pending_ts, -1: none to write */
 

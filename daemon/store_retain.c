@@ -52,6 +52,7 @@ void st_load_retention(struct store *s)
 		s->trim_target = v;
 		s->trim_pending = 1;
 	}
+	__atomic_store_n(&s->retain_below, s->trim_target, __ATOMIC_RELAXED);
 	/* What ClickHouse had before the restart: a cut before the shipper
 	 * says again where the cluster's data ends counts no switch below
 	 * it as cut unshipped. */
@@ -347,6 +348,7 @@ void st_trim(struct store *s)
 			if (c > s->trim_target)
 				s->trim_target = c;
 		}
+		__atomic_store_n(&s->retain_below, s->trim_target, __ATOMIC_RELAXED);
 		if (s->trim_target > first) {
 			s->trim_pending = 1;
 			if (floor != INT64_MIN && s->trim_target > floor + 1)

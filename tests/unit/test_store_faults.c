@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "derive.h"
 #include "import.h"
 #include "pipeline.h"
 #include "store.h"
@@ -341,6 +342,65 @@ static void killed_capture_ends_at_its_last_event(void)
 	}
 }
 
+/* A running slice's row of its own (store_show_running) begun before
+ * retention's cutoff is not written there again at every commit, for
+ * each cut to delete: the oldest row, it held the size limit's measure
+ * back (the cuts deleted it alone). One begun after the cutoff is
+ * written, and goes at the round that does not show it again. */
+static long long running_rows(const char *db)
+{
+	return query_int(db, "SELECT count(*) FROM dv_sched WHERE n = -1");
+}
+
+static void show_one(struct store *s, const struct derive_slice *d)
+{
+	CHECK_INT(store_begin(s), 0);
+	store_running_round(s);
+	if (d)
+		CHECK_INT(store_show_running(s, d), 0);
+	CHECK_INT(store_running_done(s), 0);
+	CHECK_INT(store_commit(s), 0);
+}
+
+static void running_row_behind_retention(void)
+{
+	char db[4200], err[256];
+	struct tracedat *t;
+	struct feed f = { 0 };
+	long long first, last;
+	struct derive_slice d = { .cpu = 0, .pid = 10, .hid = 1, .prio = 120, .end_state = -1,
+				  .start_err = -1, .end_err = -1, .off_dur = -1, .wake_dur = -1,
+				  .dur = 1000 };
+
+	snprintf(db, sizeof(db), "%s/running.db", dir);
+	arm(-1, 0);
+	t = tracedat_open(trace, err, sizeof(err));
+	if (feed_open(&f, t, db, err, sizeof(err)))
+		return;
+	CHECK(store_capture_begin(f.s, "live", NULL, NULL, 1, NULL, NULL, NULL) > 0);
+	tracedat_iterate(t, feed_record, &f);
+	pipeline_sync_names(f.p);
+	CHECK_INT(store_commit(f.s), 0);
+	first = query_int(db, "SELECT min(ts) FROM ev_sched_switch");
+	last = query_int(db, "SELECT max(ts) FROM ev_sched_switch");
+	CHECK(last > first);
+	/* the first half goes at the next commit */
+	store_set_max_age(f.s, (uint64_t)(last - first) / 2);
+	show_one(f.s, NULL);
+	CHECK(query_int(db, "SELECT min(ts) FROM ev_sched_switch") > first);
+	d.ts = (uint64_t)first + 1000;
+	show_one(f.s, &d);
+	CHECK_INT(running_rows(db), 0);
+	d.ts = (uint64_t)last - 1000;
+	show_one(f.s, &d);
+	CHECK_INT(running_rows(db), 1);
+	show_one(f.s, NULL);
+	CHECK_INT(running_rows(db), 0);
+	pipeline_free(f.p);
+	CHECK_INT(store_close(f.s), 0);
+	tracedat_close(t);
+}
+
 int main(void)
 {
 	const char *data = getenv("TESTDATA");
@@ -366,6 +426,7 @@ int main(void)
 		RUN(faults_import_fails_cleanly_or_succeeds);
 	RUN(faults_live_batches_retry_and_lose_nothing);
 	RUN(killed_capture_ends_at_its_last_event);
+	RUN(running_row_behind_retention);
 	{
 		char cmd[4200];
 
