@@ -48,8 +48,12 @@ check_eq "ids: the second capture's switches whose hid or next_hid names no hist
 	"$(q "$db" "SELECT count(*) FROM ev_sched_switch e WHERE ts >= $cap2 AND (
 		NOT EXISTS (SELECT 1 FROM comm_history h WHERE h.id = e.hid) OR
 		NOT EXISTS (SELECT 1 FROM comm_history h WHERE h.id = e.next_hid))")"
+# Each marker's switches, in or out: on this VM a switch out of swapper/1
+# is never traced, and a marker that ran on CPU 1 only after idle moments
+# had no switch in recorded (9 of 10 in an ASan run); its switch out to
+# sleep and at its exit are.
 got=$(q "$db" "SELECT count(DISTINCT h.id) || ' ' || sum(h.id <= 4294967295) FROM ev_sched_switch e
-	JOIN comm_history h ON h.id = e.next_hid WHERE e.ts >= $cap2 AND h.comm = 'ids-marker'")
-check_true "ids: the 10 markers' switches in name them through history rows (rows, of them below 2^32)" \
+	JOIN comm_history h ON h.id IN (e.next_hid, e.hid) WHERE e.ts >= $cap2 AND h.comm = 'ids-marker'")
+check_true "ids: the 10 markers' switches name them through history rows (rows, of them below 2^32)" \
 	">= 10 rows, 0 below" "$got" [ "${got% *}" -ge 10 -a "${got#* }" = 0 ]
 finish
