@@ -193,6 +193,23 @@ static int feed_open(struct feed *f, struct tracedat *t, const char *db,
 	return 0;
 }
 
+/* A live capture of the trace at path into db, committed (a kill may come
+ * next): 0, or -1 (the setup failed, counted). */
+static int feed_live(struct feed *f, const char *path, const char *db, struct tracedat **t)
+{
+	char err[256];
+
+	arm(-1, 0);
+	*t = tracedat_open(path, err, sizeof(err));
+	if (feed_open(f, *t, db, err, sizeof(err)))
+		return -1;
+	CHECK(store_capture_begin(f->s, "live", NULL, NULL, 1, NULL, NULL, NULL) > 0);
+	tracedat_iterate(*t, feed_record, f);
+	pipeline_sync_names(f->p);
+	CHECK_INT(store_commit(f->s), 0);
+	return 0;
+}
+
 static void unlink_suffix(const char *db, const char *suffix)
 {
 	char path[4300];
@@ -305,14 +322,8 @@ static void killed_capture_ends_at_its_last_event(void)
 
 	snprintf(path, sizeof(path), "%s/cases/thread-exec-noexit.dat", data);
 	snprintf(db, sizeof(db), "%s/killed.db", dir);
-	arm(-1, 0);
-	t = tracedat_open(path, err, sizeof(err));
-	if (feed_open(&f, t, db, err, sizeof(err)))
+	if (feed_live(&f, path, db, &t))
 		return;
-	CHECK(store_capture_begin(f.s, "live", NULL, NULL, 1, NULL, NULL, NULL) > 0);
-	tracedat_iterate(t, feed_record, &f);
-	pipeline_sync_names(f.p);
-	CHECK_INT(store_commit(f.s), 0);
 	/* killed here: no capture end, no pipeline_finish */
 	pipeline_free(f.p);
 	CHECK_INT(store_close(f.s), 0);
@@ -364,7 +375,7 @@ static void show_one(struct store *s, const struct derive_slice *d)
 
 static void running_row_behind_retention(void)
 {
-	char db[4200], err[256];
+	char db[4200];
 	struct tracedat *t;
 	struct feed f = { 0 };
 	long long first, last;
@@ -373,14 +384,8 @@ static void running_row_behind_retention(void)
 				  .dur = 1000 };
 
 	snprintf(db, sizeof(db), "%s/running.db", dir);
-	arm(-1, 0);
-	t = tracedat_open(trace, err, sizeof(err));
-	if (feed_open(&f, t, db, err, sizeof(err)))
+	if (feed_live(&f, trace, db, &t))
 		return;
-	CHECK(store_capture_begin(f.s, "live", NULL, NULL, 1, NULL, NULL, NULL) > 0);
-	tracedat_iterate(t, feed_record, &f);
-	pipeline_sync_names(f.p);
-	CHECK_INT(store_commit(f.s), 0);
 	first = query_int(db, "SELECT min(ts) FROM ev_sched_switch");
 	last = query_int(db, "SELECT max(ts) FROM ev_sched_switch");
 	CHECK(last > first);
