@@ -322,12 +322,9 @@ int losswarn_print(const struct losswarn_found *f)
 
 /* The tables a CPU's events are looked for in, between hi and a loss
  * after it (each a step forward through its time key). */
-static const char *const gap_tables[] = {
-	"ev_sched_switch", "ev_sched_waking", "ev_sched_wakeup",
-	"ev_sched_wakeup_new", "ev_sched_migrate_task", "ev_sched_process_fork",
-	"ev_sched_process_exec", "ev_sched_process_exit", "ev_sched_process_free",
-	"ev_task_rename", "ev_task_newtask", "ev_sched_stat_runtime", "ev_other",
-};
+#define GAP_TABLE(t) t,
+static const char *const gap_tables[] = { REPORT_EVENT_TABLES(GAP_TABLE) };
+#undef GAP_TABLE
 
 /* Looks up the losses with ts in [lo, hi] (SQL expressions; NULL: no
  * bound): their warning into f->loss. A loss is stamped at the first

@@ -1350,36 +1350,47 @@ static const struct output_sink int_row_sink = {
 	int_row_begin, int_row_row, int_row_end,
 };
 
+/* A check's statement (sql, freed here) run into r: 0, or -1 (said). */
+static int int_row_query(struct sbuf *sql, report_run_fn *run, void *ctx,
+			 struct int_row *r)
+{
+	struct report_sink_error serr;
+	int ret = 0;
+
+	if (sql->oom) {
+		log_error("%s", strerror(ENOMEM));
+		ret = -1;
+	} else if (report_query(run, ctx, sql->s, &int_row_sink, r, &serr) < 0) {
+		ret = -1;
+	}
+	free(sql->s);
+	return ret;
+}
+
 /* util: a window of more intervals than UTIL_MAX_INTERVALS is an error,
  * not a cut answer (the interval count costs no scan of the slices: the
  * window ends at the capture's end or the newest event). */
 static int check_intervals(const struct report_args *a, report_run_fn *run,
 			   void *ctx)
 {
-	struct report_sink_error serr;
 	struct int_row r = { .n = 0 };
 	struct sbuf sql = { 0 };
-	int ret = 0;
 
 	report_window_cte(&sql, a);
 	report_capture_window_cte(&sql);
 	sbuf_printf(&sql, "\nSELECT (coalesce(hi, min(whi, %s)) - lo + %" PRId64
 		    " - 1) / %" PRId64 " FROM cw;", report_newest_sql,
 		    util_interval(a), util_interval(a));
-	if (sql.oom) {
-		log_error("%s", strerror(ENOMEM));
-		ret = -1;
-	} else if (report_query(run, ctx, sql.s, &int_row_sink, &r, &serr) < 0) {
-		ret = -1;
-	} else if (r.n == 1 && r.v[0] > UTIL_MAX_INTERVALS) {
+	if (int_row_query(&sql, run, ctx, &r))
+		return -1;
+	if (r.n == 1 && r.v[0] > UTIL_MAX_INTERVALS) {
 		log_error("util: the window holds %" PRId64 " intervals of %" PRId64
 			  " ns, more than %d: give a longer --interval or a "
 			  "narrower window", r.v[0], util_interval(a),
 			  UTIL_MAX_INTERVALS);
-		ret = -1;
+		return -1;
 	}
-	free(sql.s);
-	return ret;
+	return 0;
 }
 
 /* A time given as a timestamp or a time of day must fall inside a
@@ -1388,7 +1399,6 @@ static int check_intervals(const struct report_args *a, report_run_fn *run,
 static int check_time(const char *opt, const struct report_time *t,
 		      report_run_fn *run, void *ctx)
 {
-	struct report_sink_error serr;
 	struct int_row r = { .n = 0 };
 	struct sbuf sql = { 0 };
 	int ret = 0;
@@ -1400,11 +1410,7 @@ static int check_time(const char *opt, const struct report_time *t,
 	sbuf_printf(&sql, ")\nSELECT x.t IS NULL, EXISTS (SELECT 1 FROM capture c\n"
 		    "  WHERE c.start_ts <= x.t AND (c.end_ts IS NULL OR c.end_ts >= x.t)),\n"
 		    "  (SELECT count(*) FROM capture), x.t FROM x;");
-	if (sql.oom) {
-		log_error("%s", strerror(ENOMEM));
-		return -1;
-	}
-	if (report_query(run, ctx, sql.s, &int_row_sink, &r, &serr) < 0)
+	if (int_row_query(&sql, run, ctx, &r))
 		ret = -1;
 	else if (r.n == 4 && r.v[0] == 1)
 		ret = -1, log_error("%s %s: the database has no clock readings to map a "
@@ -1416,7 +1422,6 @@ static int check_time(const char *opt, const struct report_time *t,
 				    "'commq \"select id, start_ts, end_ts from capture\"' "
 				    "lists them, and a leading '+' counts from the start)",
 				    opt, t->text, r.v[3]);
-	free(sql.s);
 	return ret;
 }
 
@@ -1425,10 +1430,8 @@ static int check_time(const char *opt, const struct report_time *t,
  * not end before it begins (its slices would count negative time). */
 static int check_order(const struct report_args *a, report_run_fn *run, void *ctx)
 {
-	struct report_sink_error serr;
 	struct int_row r = { .n = 0 };
 	struct sbuf sql = { 0 };
-	int ret = 0;
 
 	if (!a->from.set || !a->to.set)
 		return 0;
@@ -1437,18 +1440,15 @@ static int check_order(const struct report_args *a, report_run_fn *run, void *ct
 	sbuf_printf(&sql, ", ");
 	report_time_sql(&sql, &a->to);
 	sbuf_printf(&sql, ";");
-	if (sql.oom) {
-		log_error("%s", strerror(ENOMEM));
+	if (int_row_query(&sql, run, ctx, &r))
+		return -1;
+	if (r.n == 2 && r.v[0] >= 0 && r.v[1] >= 0 && r.v[0] >= r.v[1]) {
+		log_error("--from must be before --to (--from %s is ts %" PRId64
+			  ", --to %s is ts %" PRId64 ")", a->from.text, r.v[0],
+			  a->to.text, r.v[1]);
 		return -1;
 	}
-	if (report_query(run, ctx, sql.s, &int_row_sink, &r, &serr) < 0)
-		ret = -1;
-	else if (r.n == 2 && r.v[0] >= 0 && r.v[1] >= 0 && r.v[0] >= r.v[1])
-		ret = -1, log_error("--from must be before --to (--from %s is ts %" PRId64
-				    ", --to %s is ts %" PRId64 ")", a->from.text, r.v[0],
-				    a->to.text, r.v[1]);
-	free(sql.s);
-	return ret;
+	return 0;
 }
 
 int report_run(const struct report_args *a, report_run_fn *run, void *ctx,

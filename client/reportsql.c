@@ -76,21 +76,11 @@ const char report_base_sql[] =
  * still open run to the newest event of any kind, and a window "the
  * last second" measured back from a switch long before it (a CPU busy
  * in one task, a quiet machine) was longer than a second. */
+#define NEWEST_OF(t) " UNION ALL SELECT max(ts) FROM " t
 const char report_newest_sql[] =
-	"(SELECT max(t) FROM (SELECT max(ts) AS t FROM ev_sched_switch "
-	"UNION ALL SELECT max(ts) FROM ev_sched_wakeup "
-	"UNION ALL SELECT max(ts) FROM ev_sched_wakeup_new "
-	"UNION ALL SELECT max(ts) FROM ev_sched_waking "
-	"UNION ALL SELECT max(ts) FROM ev_sched_process_fork "
-	"UNION ALL SELECT max(ts) FROM ev_sched_process_exec "
-	"UNION ALL SELECT max(ts) FROM ev_sched_process_exit "
-	"UNION ALL SELECT max(ts) FROM ev_sched_process_free "
-	"UNION ALL SELECT max(ts) FROM ev_sched_migrate_task "
-	"UNION ALL SELECT max(ts) FROM ev_task_rename "
-	"UNION ALL SELECT max(ts) FROM ev_task_newtask "
-	"UNION ALL SELECT max(ts) FROM ev_sched_stat_runtime "
-	"UNION ALL SELECT max(ts) FROM ev_other "
-	"UNION ALL SELECT max(end_ts) FROM capture))";
+	"(SELECT max(t) FROM (SELECT max(end_ts) AS t FROM capture"
+	REPORT_EVENT_TABLES(NEWEST_OF) "))";
+#undef NEWEST_OF
 
 void report_wall_sql(struct sbuf *b, const char *ts)
 {

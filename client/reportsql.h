@@ -108,6 +108,15 @@ void sbuf_free(struct sbuf *b);
  * event stored (the base of --last). */
 extern const char report_base_sql[];
 extern const char report_newest_sql[];
+/* Every event table (each keyed by ts), for lists in SQL and in C:
+ * REPORT_EVENT_TABLES(X) is X("ev_sched_switch") X(...) ... */
+#define REPORT_EVENT_TABLES(X)						\
+	X("ev_sched_switch") X("ev_sched_waking") X("ev_sched_wakeup")	\
+	X("ev_sched_wakeup_new") X("ev_sched_migrate_task")		\
+	X("ev_sched_process_fork") X("ev_sched_process_exec")		\
+	X("ev_sched_process_exit") X("ev_sched_process_free")		\
+	X("ev_task_rename") X("ev_task_newtask") X("ev_sched_stat_runtime") \
+	X("ev_other")
 
 /* SQL for the time of day of trace-clock time ts (an SQL expression) as
  * ISO 8601 in UTC, NULL where the captures hold no clock reading for it:

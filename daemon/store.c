@@ -20,7 +20,7 @@ static const char *const misc_sql[ST_COUNT] = {
 	[ST_SWITCH_STACK] = "INSERT OR REPLACE INTO switch_stack VALUES (?,?,?)",
 	/* (its key is never taken but by a row a killed capture left: that
 	 * one stays) */
-	[ST_RUNNING_DROP] = "DELETE FROM dv_sched WHERE ts = ?1 AND cpu = ?2 AND n = -1",
+	[ST_RUNNING_DROP] = "DELETE FROM dv_sched WHERE ts = ?1 AND cpu = ?2 AND n = ?3",
 	[ST_RUNNING] = "INSERT OR IGNORE INTO dv_sched VALUES "
 		       "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
 	[ST_CGROUP_END] = "UPDATE cgroup_history SET end_ts = ?2 WHERE pid = ?1 AND end_ts IS NULL",

@@ -482,6 +482,7 @@ static int run_running(struct store *s, const struct op *o, const struct batch *
 	if (o->has & OP_DROP_OLD) {
 		sqlite3_bind_int64(st, 1, o->ids[0]);
 		sqlite3_bind_int(st, 2, o->cpu);
+		sqlite3_bind_int(st, 3, RUNNING_N);
 		if (st_step(s, st, "dropping a running slice's row"))
 			return -1;
 	}
