@@ -1073,23 +1073,24 @@ int derive_show_open(struct derive *d, uint64_t ts,
 
 		if (!r->active)
 			continue;
-		/* a task's, not the idle task's (an idle CPU's old row would
-		 * be a page more written at every commit, on each idle
-		 * CPU), its CPU's records unbroken since it began */
-		sound = !r->lost && r->pid > 0 && !r->restart && !r->gap && !r->gone &&
+		/* its CPU's records unbroken since it began */
+		sound = !r->lost && r->pid >= 0 && !r->restart && !r->gap && !r->gone &&
 			!r->untraced && r->start <= ts;
-		/* and its own switch's, whole so far: what the switch-out
-		 * would end as that row's slice */
-		whole = sound && r->ref && r->start_err < 0 && r->hid == r->ref_hid &&
-			r->pid == r->ref_pid;
+		/* and a task's own switch's, whole so far: what the switch-out
+		 * would end as that row's slice (not the idle task's: an idle
+		 * CPU's switch row is an old page, written again at every
+		 * commit on each idle CPU; its slice is a row of its own, in
+		 * a table of one row a CPU) */
+		whole = sound && r->pid > 0 && r->ref && r->start_err < 0 &&
+			r->hid == r->ref_hid && r->pid == r->ref_pid;
 		if (r->ref && (whole || r->shown)) {
 			r->shown = whole;	/* shown again, or taken back */
 			s = open_slice(r, cpu, ts, r->hid, -1, -1);
 			rc = fn(ctx, &s);
 		}
 		/* Begun by no switch (an inferred start, a rename) or no
-		 * longer that switch's (a thread's exec): a row of its own
-		 * while it runs. */
+		 * longer that switch's (a thread's exec), or idle: a row of
+		 * its own while it runs. */
 		if (!rc && sound && !whole) {
 			s = open_slice(r, cpu, ts, r->hid, -1, -1);
 			s.shown = 0;

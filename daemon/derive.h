@@ -280,9 +280,10 @@ int derive_finish(struct derive *d, uint64_t ts);
  * to fn with shown 0, to be taken back now rather than left as it was.
  * A task's open slice that no recorded switch began, or no longer that
  * switch's (begun by inference or at a rename, a thread's exec took
- * another pid), its records unbroken since it began, is given to fn as
- * well with own_row 1 (shown 0): a row of its own, valid until the next
- * call (the caller drops the one before, and the row when it ends).
+ * another pid), and an idle CPU's (pid 0), its records unbroken since it
+ * began, is given to fn as well with own_row 1 (shown 0): a row of its
+ * own, valid until the next call (the caller drops the one before, and
+ * the row when it ends).
  * Returns fn's first error, else 0. */
 int derive_show_open(struct derive *d, uint64_t ts,
 		     int (*fn)(void *ctx, const struct derive_slice *s), void *ctx);

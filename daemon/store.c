@@ -23,6 +23,8 @@ static const char *const misc_sql[ST_COUNT] = {
 	[ST_RUNNING_DROP] = "DELETE FROM dv_sched WHERE ts = ?1 AND cpu = ?2 AND n = ?3",
 	[ST_RUNNING] = "INSERT OR IGNORE INTO dv_sched VALUES "
 		       "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
+	[ST_IDLE_DROP] = "DELETE FROM dv_open_idle WHERE ts = ?1 AND cpu = ?2",
+	[ST_IDLE] = "INSERT OR IGNORE INTO dv_open_idle VALUES (?1,?2,?3,?4,?5,?6)",
 	[ST_CGROUP_END] = "UPDATE cgroup_history SET end_ts = ?2 WHERE pid = ?1 AND end_ts IS NULL",
 	[ST_CGROUP] = "INSERT INTO cgroup_history (pid, cgroup, path, start_ts, source) "
 		      "VALUES (?1, ?3, ?4, ?2, ?5)",
@@ -735,11 +737,16 @@ int store_show_running(struct store *s, const struct derive_slice *d)
 		return -1;
 	slice_row(s, o, d);
 	o->has = OP_NEW_ROW;
+	if (d->pid == 0)
+		o->has |= OP_IDLE_NEW;
 	if (r->on) {
 		o->has |= OP_DROP_OLD;
+		if (r->idle)
+			o->has |= OP_IDLE_OLD;
 		o->ids[0] = (int64_t)r->ts;
 	}
 	r->on = 1;
+	r->idle = d->pid == 0;
 	r->ts = d->ts;
 	r->round = s->running_round;
 	return 0;
@@ -757,6 +764,8 @@ int store_drop_running(struct store *s, int cpu)
 	o->kind = TABLE_SCHED;
 	o->cpu = cpu;
 	o->has = OP_DROP_OLD;
+	if (r->idle)
+		o->has |= OP_IDLE_OLD;
 	o->ids[0] = (int64_t)r->ts;
 	r->on = 0;
 	return 0;

@@ -83,7 +83,8 @@ int store_slice_at(struct store *s, const struct derive_slice *d);
 int store_slice_unshow(struct store *s, const struct derive_slice *d);
 
 /* A CPU's running slice that no switch's row holds (derive_show_open's
- * own_row), as a dv_sched row of its own as it stands now (key n -1):
+ * own_row), as a dv_sched row of its own as it stands now (key n -1; an
+ * idle slice's, pid 0, a row of dv_open_idle):
  * store_show_running writes it in place of the one that CPU showed
  * before; store_drop_running(cpu) drops the one shown (its slice ended:
  * its own row comes); between store_running_round and

@@ -37,7 +37,7 @@ enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
 
 enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
        ST_CLOCK, ST_CGROUP_END, ST_CGROUP, ST_STACK, ST_SWITCH_STACK,
-       ST_RUNNING_DROP, ST_RUNNING, ST_BEGIN, ST_COMMIT, ST_COUNT };
+       ST_RUNNING_DROP, ST_RUNNING, ST_IDLE_DROP, ST_IDLE, ST_BEGIN, ST_COMMIT, ST_COUNT };
 
 /* Writes go through a writer thread: the caller (decode and resolve)
  * fills a batch of operations while the thread runs the previous one
@@ -84,10 +84,12 @@ struct op {
  * run_cpu and run_hid). OP_RUNNING: a CPU's running slice as a dv_sched
  * row of its own (store_show_running; the fields a TABLE_SCHED op's):
  * OP_DROP_OLD drops the row shown before (its ts in ids[0]), OP_NEW_ROW
- * writes this one. */
+ * writes this one; OP_IDLE_OLD, OP_IDLE_NEW: that row is an idle slice's,
+ * in dv_open_idle (schema 032). */
 enum {
 	OP_HAS_SLICE = 1 << 8, OP_HAS_SWITCH_WAKE = 1 << 9, OP_HAS_WAKE = 1 << 10,
-	OP_NEW_ROW = 1 << 11, OP_DROP_OLD = 1 << 12,
+	OP_NEW_ROW = 1 << 11, OP_DROP_OLD = 1 << 12, OP_IDLE_OLD = 1 << 13,
+	OP_IDLE_NEW = 1 << 14,
 };
 
 /* The key's n of a running slice's dv_sched row (store_show_running):
@@ -99,6 +101,7 @@ struct running_row {
 	uint64_t ts;
 	uint32_t round;		/* the commit's (store_running_round) */
 	uint8_t on;
+	uint8_t idle;		/* the idle task's: in dv_open_idle */
 };
 
 #define BATCH_OPS 8192

@@ -85,7 +85,7 @@ static const char *const trimmed_tables[] = {
 	"ev_sched_waking", "ev_sched_process_fork", "ev_sched_process_exec",
 	"ev_sched_process_exit", "ev_sched_process_free", "ev_sched_migrate_task",
 	"ev_task_rename", "ev_task_newtask", "ev_sched_stat_runtime", "ev_other",
-	"dv_sched", "dv_wakeup_latency", "switch_stack", NULL
+	"dv_sched", "dv_wakeup_latency", "dv_open_idle", "switch_stack", NULL
 };
 
 #define TRIM_CHUNK 20000

@@ -473,21 +473,45 @@ static int run_patch(struct store *s, const struct op *o)
 	return st_step(s, st, "storing a derived answer");
 }
 
+/* An idle slice's row (dv_open_idle: ts, cpu, dur, hid, prio, start_err). */
+static int run_idle(struct store *s, const struct op *o)
+{
+	sqlite3_stmt *st = s->misc[ST_IDLE];
+
+	sqlite3_bind_int64(st, 1, (int64_t)o->ts);
+	sqlite3_bind_int(st, 2, o->cpu);
+	sqlite3_bind_int64(st, 3, o->v[0]);
+	sqlite3_bind_int64(st, 4, o->hid);
+	if (o->p[0] == DERIVE_PRIO_UNKNOWN)
+		sqlite3_bind_null(st, 5);
+	else
+		sqlite3_bind_int(st, 5, o->p[0]);
+	if (o->v[2] < 0)
+		sqlite3_bind_null(st, 6);
+	else
+		sqlite3_bind_int64(st, 6, o->v[2]);
+	return st_step(s, st, "storing an idle slice's row");
+}
+
 /* OP_RUNNING: a running slice's own row, in place of the one before. */
 static int run_running(struct store *s, const struct op *o, const struct batch *b)
 {
-	sqlite3_stmt *st = s->misc[ST_RUNNING_DROP];
+	bool idle = o->has & OP_IDLE_OLD;
+	sqlite3_stmt *st = s->misc[idle ? ST_IDLE_DROP : ST_RUNNING_DROP];
 	struct row r;
 
 	if (o->has & OP_DROP_OLD) {
 		sqlite3_bind_int64(st, 1, o->ids[0]);
 		sqlite3_bind_int(st, 2, o->cpu);
-		sqlite3_bind_int(st, 3, RUNNING_N);
+		if (!idle)
+			sqlite3_bind_int(st, 3, RUNNING_N);
 		if (st_step(s, st, "dropping a running slice's row"))
 			return -1;
 	}
 	if (!(o->has & OP_NEW_ROW))
 		return 0;
+	if (o->has & OP_IDLE_NEW)
+		return run_idle(s, o);
 	event_row(&r, o, b, 0);
 	r.c[2].i = RUNNING_N;
 	st = s->misc[ST_RUNNING];

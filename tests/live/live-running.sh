@@ -18,7 +18,9 @@
 # A slice no recorded switch began (this VM traces no switch out of
 # swapper/1: on CPU 1 the loop's slices begin by inference) is shown as
 # a dv_sched row of its own while it runs (n -1), dropped at each commit
-# for the one as it stands then.
+# for the one as it stands then. Once the loops are gone, an idle CPU's
+# open slice is shown as well (dv_open_idle): `top --by cpu --last 1s`
+# covers every CPU's second up to the newest event.
 #
 # After SIGTERM: no switch row is left holding a slice as still running
 # (those that ended otherwise, and those open at the end, are rows of
@@ -100,6 +102,26 @@ run_loop() {
 # once ended: 0 polls of 26 reached the newest event there).
 run_loop 0
 run_loop 1
+
+# The loops gone, the CPUs mostly idle: every CPU's time in the last
+# second is in a slice or unknown, up to the newest event: an idle CPU's
+# open slice is shown too (a row of dv_open_idle, schema 032). Before,
+# the time since a CPU went idle was in no slice and no span: `top --by
+# cpu --last 1s` gave CPU 0 983-990 ms of the second in 5 of 6 polls.
+full=0 polls=0 idle_rows=0 got=""
+for _ in 1 2 3 4 5; do
+	r=$("$COMMQ" --db "$db" -q -csv -noheader top --by cpu --last 1s 2>&1) ||
+		fail "commq top --by cpu --last 1s" "exit 0" "$(head -c 500 <<< "$r")"
+	short=$(awk -F, '$2 + $3 + $4 < 999.9 { n++ } END { print n + 0 }' <<< "$r")
+	got+="$(awk -F, '{ printf "%s:%.3f ", $1, $2 + $3 + $4 }' <<< "$r")| "
+	[ "$short" = 0 ] && [ -n "$r" ] && full=$((full + 1))
+	polls=$((polls + 1))
+	[ "$(q "$db" "SELECT count(*) FROM dv_open_idle")" -gt 0 ] && idle_rows=$((idle_rows + 1))
+	sleep 0.3
+done
+log "commq top --by cpu --last 1s, each CPU's busy + idle + unknown ms: $got(polls with an idle CPU's open slice shown: $idle_rows of $polls)"
+check_true "an idle moment: every CPU's last second is covered up to the newest event (busy + idle + unknown >= 999.9 ms) in 4 polls of 5" \
+	">= 4 of $polls" "$full ($got)" test "$full" -ge 4
 stop_commd "$COMMD_PID" TERM
 check_eq "exit status after SIGTERM" 0 "$STOP_RC"
 check_integrity "after the stop" "$db"
@@ -109,8 +131,8 @@ check_eq "after the stop: switch rows holding a slice as still running (slice_du
 check_eq "after the stop: slices of one CPU that overlap in sched" 0 \
 	"$(q "$db" "SELECT count(*) FROM (SELECT ts, lag(ts + dur) OVER (PARTITION BY cpu ORDER BY ts, dur) AS pe
 		FROM sched WHERE dur IS NOT NULL) WHERE pe > ts")"
-check_eq "after the stop: no running slice's row of its own left (dv_sched's n -1)" 0 \
-	"$(q "$db" "SELECT count(*) FROM dv_sched WHERE n < 0")"
+check_eq "after the stop: no running slice's row of its own left (dv_sched's n -1, dv_open_idle)" 0 \
+	"$(q "$db" "SELECT (SELECT count(*) FROM dv_sched WHERE n < 0) + (SELECT count(*) FROM dv_open_idle)")"
 hz=$(getconf CLK_TCK)
 for c in 0 1; do
 	eval "hog=\$hog_$c ticks=\$ticks_$c"

@@ -998,7 +998,7 @@ static void show_open_inferred(void)
 	CHECK_INT(shown.s[1].ts, 1500);
 	CHECK_INT(shown.s[1].dur, 4500);
 	CHECK_INT(shown.s[1].own_row, 1);
-	/* switched out: its row; idle's after it is not shown */
+	/* switched out: its row; idle's after it is shown too (below) */
 	CHECK_INT(derive_switch(d, 7000, 0, 11, 3, 120, 1, 0, 9, 120), 0);
 	CHECK_INT(derive_show_open(d, 7500, on_slice, &shown), 0);
 	CHECK_INT(shown.n, 2);
@@ -1010,6 +1010,43 @@ static void show_open_inferred(void)
 	CHECK_INT(g.s[0].dur, 5500);
 	CHECK_INT(g.s[0].own_row, 0);
 	CHECK_INT(g.s[0].shown, 0);
+}
+
+/* An idle CPU's open slice, begun by its recorded switch into idle or
+ * by inference, is shown as a row of its own while it lasts (its switch's
+ * row is an old page on a CPU idle for long), to the newest event; not
+ * once a loss broke its CPU's records. */
+static void show_open_idle(void)
+{
+	struct got g, shown = { .n = 0, .idle = 1 };
+	struct derive *d = start_10(&g);
+
+	if (!d)
+		return;
+	/* the idle task's slice before 1000: closed by the first switch */
+	CHECK_INT(derive_show_open(d, 2000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 1);
+	CHECK_INT(shown.s[0].pid, 10);
+	CHECK_INT(derive_switch(d, 3000, 0, 10, 1, 120, 1, 0, 9, 120), 0);
+	derive_switch_ref(d, 0, 80);
+	CHECK_INT(derive_show_open(d, 4000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 2);
+	CHECK_INT(shown.s[1].pid, 0);
+	CHECK_INT(shown.s[1].ts, 3000);
+	CHECK_INT(shown.s[1].dur, 1000);
+	CHECK_INT(shown.s[1].own_row, 1);
+	CHECK_INT(shown.s[1].shown, 0);
+	CHECK_INT(shown.s[1].end_state, -1);
+	CHECK_INT(shown.s[1].start_err, -1);
+	CHECK_INT(derive_show_open(d, 9000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 3);
+	CHECK_INT(shown.s[2].ts, 3000);
+	CHECK_INT(shown.s[2].dur, 6000);
+	/* a loss on its CPU: its records broken, no longer shown */
+	CHECK_INT(derive_lost(d, 0, 9500), 0);
+	CHECK_INT(derive_show_open(d, 10000, on_slice, &shown), 0);
+	CHECK_INT(shown.n, 3);
+	derive_free(d);
 }
 
 int main(void)
@@ -1038,5 +1075,6 @@ int main(void)
 	RUN(show_open);
 	RUN(show_open_exec_takeover);
 	RUN(show_open_inferred);
+	RUN(show_open_idle);
 	return check_done("test_derive");
 }
