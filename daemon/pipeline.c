@@ -661,6 +661,42 @@ static int runs_known(struct pipeline *p, int cpu, int32_t pid, uint32_t *hid)
  * read current's pid for the event and the task's for the field on
  * either side of the swap (de_thread on the thread's CPU). A remote
  * update of the thread's clock shows the thread's name. */
+/* Whether a sched_process_free of pid frees the task the pid names now.
+ * It fires from an RCU callback, often after the pid was reaped and
+ * taken again: one that came between the new task's exit and its last
+ * switch-out (it runs, or waits preempted, until then) ended the new
+ * task's lifetime early, and its last events began one of no tgid and no
+ * parent (comm_at NULL while it ran). A task is not freed while it still
+ * runs on a CPU, nor under another name than its own (the free's comm
+ * is the freed task's; a prefix of it when the field cut it). */
+static bool frees_current(struct pipeline *p, const struct decode_event *ev)
+{
+	struct resolve *r = p->resolve;
+	int32_t pid = ev->p[0];
+	const struct resolve_row *row;
+	const char *cur;
+	size_t clen, flen, n;
+	bool cut;
+
+	/* (switched out dead, or never seen exiting: resolve_death says) */
+	if (resolve_exited_fast(r, pid) != RESOLVE_EXITED)
+		return true;
+	if (p->derive)
+		for (int c = 0; c < p->ncpus; c++)
+			if (derive_running(p->derive, c) == pid)
+				return false;
+	if (!(ev->has & DECODE_HAS_C0) || !ev->c[0].s ||
+	    !(row = resolve_row(r, resolve_named_hid(r, pid))) || !row->comm_id ||
+	    !(cur = resolve_comm(r, row->comm_id, &clen)))
+		return true;
+	flen = ev->c[0].len;
+	n = flen < clen ? flen : clen;
+	/* the same name, or the free's cut where its field ends (a cache
+	 * of wider names: task names longer than 15 bytes elsewhere) */
+	cut = ev->c[0].size && ev->c[0].size != DECODE_STR_NUL && flen + 1 >= ev->c[0].size;
+	return !memcmp(cur, ev->c[0].s, n) && (flen == clen || (flen < clen && cut));
+}
+
 static int racing_swap(struct pipeline *p, const struct decode_event *ev)
 {
 	uint32_t from = 0;
@@ -1062,7 +1098,8 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 			store_rehid_recent(p->store, after, before,
 					   resolve_row(r, after)->start_ts, RESOLVE_LATE_RENAME_NS);
 	}
-	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0))
+	if (ev.kind == DECODE_SCHED_PROCESS_FREE && (ev.has & DECODE_HAS_P0) &&
+	    frees_current(p, &ev))
 		resolve_death(r, ev.p[0], ts, p->has_exit);
 	p->next_hid = 0;
 	p->took_waking = 0;

@@ -8,7 +8,8 @@
 # its own in comm_history, the new one beginning there, even when both
 # carry the same name (a bash subshell after a bash subshell): it does
 # not continue the dead task's row, and no slice of the new task falls
-# where no name holds.
+# where no name holds. And a late free of a pid's earlier task does not
+# end the lifetime of the task holding it now (cases/late-free.dat).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -54,4 +55,30 @@ for f in pid-reuse pid-reuse-switch; do
 		"$("$COMMQ" --db "$db" -q -list "select count(*) from sched where pid > 0
 			and (comm_at(pid, ts) is not comm or (dur > 0 and comm_at(pid, ts + dur - 1) is not comm))")" || true
 done
+
+# cases/late-free.dat: a task's sched_process_free (an RCU callback) came
+# while the task that took its pid since was between its exit and its
+# last switch-out, 10 times: it ended that task's lifetime there, and its
+# last events began a lifetime of no tgid and no parent (comm_at NULL at
+# its sched_stat_runtime, whose comm field names it: 7 events, 7 lifetimes
+# cut short). The free is not the task's own while it runs on a CPU, or
+# when it names another task.
+dat=$TESTDATA/cases/late-free.dat
+db=$TMPDIR_TEST/late-free.db
+if import_ok "$dat" "$db"; then
+	windows="(SELECT x.ts AS e, x.pid AS p,
+		(SELECT min(s.ts) FROM sched_switch s WHERE s.prev_pid = x.pid AND s.ts > x.ts
+		 AND s.prev_state IN (16, 32)) AS d FROM sched_process_exit x)"
+	n=$(q "$db" "SELECT count(*) FROM $windows WHERE d IS NOT NULL AND EXISTS
+		(SELECT 1 FROM sched_process_free f WHERE f.pid = p AND f.ts > e AND f.ts < d)")
+	check_true "late-free.dat: frees of a pid between the exit and the last switch-out of the task holding it" \
+		">= 3" "$n" [ "$n" -ge 3 ]
+	check_eq "late-free.dat: lifetimes ended before their task's last switch-out (state X or Z)" 0 \
+		"$(q "$db" "SELECT count(*) FROM $windows WHERE d IS NOT NULL AND
+			(SELECT h.end_ts FROM comm_history h WHERE h.pid = p AND h.start_ts <= e
+			 ORDER BY h.start_ts DESC LIMIT 1) < d")" || true
+	check_eq "late-free.dat: sched_stat_runtime events whose comm_at(pid, ts) is not their comm field" 0 \
+		"$("$COMMQ" --db "$db" -q -list "SELECT count(*) FROM sched_stat_runtime
+			WHERE comm_at(target_pid, ts) IS NOT target_comm")" || true
+fi
 finish
