@@ -941,14 +941,19 @@ int resolve_took_leader(struct resolve *r, int32_t tid, int32_t leader,
 	return shown && elsewhere;
 }
 
-/* pid's lifetime of the thread that took it begins at ts, unnamed. */
+/* pid's lifetime of the thread that took it begins at ts, unnamed. Its
+ * parent is the leader's: a thread shares its leader's parent, and keeps
+ * it through the exec (getppid() after it is the process's parent). */
 static int took_life(struct resolve *r, struct resolve_entry *e, char *cached,
 		     int32_t pid, uint64_t ts)
 {
 	int32_t tgid = r->hot.rows[e->hid].tgid;
+	int32_t parent = r->hot.rows[e->hid].parent;
 
 	e->hid = new_row(r, pid, tgid == RESOLVE_TGID_UNKNOWN ? pid : tgid, 0,
 			 RESOLVE_SRC_NONE, ts);
+	if (e->hid)
+		r->hot.rows[e->hid].parent = parent;
 	e->comm_id = 0;
 	e->fresh = 0;
 	e->pending = 0;

@@ -118,5 +118,13 @@ if import_ok "$TESTDATA/sched-thread-exec.dat" "$db2"; then
 		"$(q "$db2" "select threads from process where tgid = 990000")" || true
 	check_eq "$dat: threads of process $leader before and after the exec" "3 1" \
 		"$(q "$db" "select group_concat(threads, ' ') from (select threads from process where tgid = $leader order by start_ts)")" || true
+	# The process after the exec keeps its parent (a thread shares its
+	# leader's parent, and getppid() after the exec is the same): its
+	# parent_pid was NULL, the lifetime begun by no fork.
+	check_eq "sched-thread-exec.dat: processes after a thread's exec with their parent before it" \
+		"$(for i in 1 2 3 4 5 6 7 8 9 10; do printf '1|1\n'; done)" \
+		"$(q "$db2" "select count(distinct parent_pid) || '|' || count(distinct coalesce(parent_pid, -1))
+			from process where tgid in (select target_pid from sched_process_exec where target_pid <> old_pid)
+			group by tgid order by tgid")" || true
 fi
 finish
