@@ -509,6 +509,23 @@ mid:
 	return name_mid(r, pid, cpu, comm, len, field_size, ts, src);
 }
 
+/* Whether comm (len bytes) is, byte by byte, either the old name's or
+ * the new one's (both zero-padded to the cache's width): what a reader
+ * on another CPU sees while __set_task_comm copies a new name over the
+ * old (it takes no lock: "1" read of "\\" becoming "123456789012345",
+ * the first byte copied and the old name's NUL after it). */
+static bool torn_between(const struct resolve *r, const char *old, const char *cur,
+			 const char *comm, size_t len)
+{
+	for (size_t i = 0; i < r->hot.width; i++) {
+		char c = i < len ? comm[i] : 0;
+
+		if (c != old[i] && c != cur[i])
+			return false;
+	}
+	return true;
+}
+
 static __attribute__((noinline)) uint32_t
 name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 	  size_t field_size, uint64_t ts, enum resolve_source src)
@@ -569,6 +586,23 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 			e->pending = PENDING_RENAME;	/* more late events may follow */
 			return old->comm_id;
 		}
+		if (old->comm_id && ts + 1 >= cur->start_ts &&
+		    ts < cur->start_ts + RESOLVE_LATE_RENAME_NS)
+			e->pending = PENDING_RENAME;	/* (for the torn read below) */
+	}
+	/* Read while the kernel copied the name a traced rename gave (on
+	 * another CPU, within a microsecond of it): bytes of the old name
+	 * and of the new. Not a name the task had: the rename's, which
+	 * holds from the rename on (a new row there split its slice under
+	 * a name nobody set). */
+	if (e->pending == PENDING_RENAME && e->state == E_ALIVE && e->comm_id) {
+		const struct resolve_row *old = &r->hot.rows[e->prev_hid];
+
+		if (old->comm_id &&
+		    torn_between(r, r->names + (size_t)old->comm_id * r->hot.width, cached,
+				 comm, len))
+			return e->comm_id;
+		e->pending = 0;
 	}
 
 	id = intern(r, comm, len);

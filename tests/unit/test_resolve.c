@@ -461,6 +461,43 @@ static void resolve_late_old_name_after_rename_moves_boundary(void)
 	resolve_free(r);
 }
 
+/* A name read on another CPU while the kernel copied a traced rename's
+ * new name over the old (__set_task_comm takes no lock) is bytes of the
+ * one and of the other: "1" of "\\" becoming "123456789012345" (weird.dat
+ * of a helper's recording: 21 such rows, 334 us of slices under names
+ * nobody set). It names the task by the rename's name, no new row; a
+ * name that is not such a mix is a change, as before. */
+static void resolve_torn_read_during_rename(void)
+{
+	struct resolve *r = resolve_new(16);
+	uint32_t rows, torn;
+
+	NAME(r, 710, "\\", 1);
+	resolve_rename(r, 710, 0, "123456789012345", 15, 0, 100);
+	rows = resolve_row_count(r);
+	resolve_name(r, 710, 1, "1", 1, 101, RESOLVE_SRC_EVENT);
+	torn = resolve_hid(r, 710, 1, 101);
+	CHECK_STR(comm_of(r, torn), "123456789012345");
+	CHECK_INT(resolve_row_count(r), rows);
+	/* the first word copied, the old name's bytes after it */
+	resolve_name(r, 710, 1, "12345678", 8, 102, RESOLVE_SRC_EVENT);
+	CHECK_INT(resolve_row_count(r), rows);
+	NAME(r, 710, "123456789012345", 200);
+	CHECK_INT(resolve_row_count(r), rows);
+	CHECK_INT(resolve_row(r, resolve_hid(r, 710, 0, 200))->start_ts, 101);
+	resolve_free(r);
+
+	/* not a mix of the two: a name of its own */
+	r = resolve_new(16);
+	NAME(r, 711, "old", 1);
+	resolve_rename(r, 711, 0, "new", 3, 0, 100);
+	rows = resolve_row_count(r);
+	resolve_name(r, 711, 1, "nix", 3, 101, RESOLVE_SRC_EVENT);
+	CHECK_INT(resolve_row_count(r), rows + 1);
+	CHECK_STR(comm_of(r, resolve_hid(r, 711, 1, 101)), "nix");
+	resolve_free(r);
+}
+
 static void resolve_exec_sets_leader_tgid(void)
 {
 	struct resolve *r = resolve_new(16);
@@ -680,6 +717,7 @@ int main(void)
 	RUN(resolve_fork_then_newtask_is_one_birth);
 	RUN(resolve_fork_exec_window_keeps_parent_name);
 	RUN(resolve_rename_while_running);
+	RUN(resolve_torn_read_during_rename);
 	RUN(resolve_events_before_first_sighting_take_first_name);
 	RUN(resolve_wakeup_target_only);
 	RUN(resolve_never_named_is_counted);
