@@ -36,6 +36,9 @@ struct running {		/* the open slice of a CPU */
 	/* inferred start: the task's wakeup since it went off the CPUs (0:
 	 * none seen); a switch-in's is its switch row's wake_latency */
 	uint64_t woke;
+	/* inferred start: its wakeup's enqueue (sched_wakeup), which the
+	 * switch in comes after (0: none seen) */
+	uint64_t enq;
 	int placed;		/* inferred start: no longer moved */
 	uint64_t last_ts;	/* the last event on this CPU */
 	uint64_t seen_before;	/* last_ts before the running task's latest */
@@ -97,6 +100,10 @@ struct wake {			/* a pending wakeup of a pid */
 	 * where its clock had started then (ts - runtime), and the wakeup
 	 * it found pending (ended there, unseen; 0: none) */
 	uint64_t rfirst_ts, rfirst_start, rfirst_woke;
+	/* the pending wakeup's sched_wakeup (or _new): the task was put on
+	 * a run queue there, under that queue's lock until the event fired
+	 * (0: not yet, or not seen) */
+	uint64_t enq_ts;
 };
 
 struct derive {
@@ -331,6 +338,7 @@ static void begin_slice(struct running *r, uint64_t ts, int32_t pid, uint32_t hi
 	r->in_tail = 0;
 	r->off.known = 0;
 	r->woke = 0;
+	r->enq = 0;
 	r->shown = 0;
 }
 
@@ -349,12 +357,20 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 	r->gap_lo = lo;
 	w = wake_of(d, pid);
 	woke = w ? w->ts : 0;
+	/* Its switch in came after its wakeup put it on a run queue: no
+	 * clock start places it before (a wakeup that preempts freezes the
+	 * queue's clock at the enqueue, and the task's clock starts at that
+	 * frozen time, before the sched_wakeup's own). */
+	r->enq = w && w->ts && w->enq_ts > lo && w->enq_ts <= ts ? w->enq_ts : 0;
 	/* Another CPU updated its clock in the gap while no CPU had it
 	 * running: it ran (here: it is here now) from where that clock
 	 * started, or from the gap's start. A runtime of its own later
 	 * counts from a later update, so it does not move this again. */
 	if (w && w->rfirst_ts > lo && w->rfirst_ts <= ts) {
 		uint64_t s = w->rfirst_start > lo ? w->rfirst_start : lo;
+
+		if (s < r->enq)
+			s = r->enq;
 
 		if (!woke)
 			woke = w->rfirst_woke;
@@ -685,6 +701,8 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 	w = wake_of(d, pid);
 	if (w && w->clock_ts > s && w->clock_ts <= ts)
 		s = w->clock_ts;
+	if (s < r->enq)
+		s = r->enq;
 	if (s < start) {
 		if (h) {
 			/* its time off the CPUs ended at the earlier start */
@@ -874,6 +892,7 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 		 * first never ends; its time off the CPUs is not known. */
 		if (kind == DERIVE_WAKEUP && w->open_pair) {
 			w->open_pair = 0;
+			w->enq_ts = ts;
 			return 0;
 		}
 		w->off.known = 0;
@@ -881,6 +900,7 @@ int derive_waking(struct derive *d, uint64_t ts, int32_t pid,
 	if (kind == DERIVE_WAKEUP_NEW && w->off.known && w->off.state == DERIVE_STATE_NEW)
 		w->off.woken = 1;
 	w->open_pair = kind == DERIVE_WAKING;
+	w->enq_ts = kind == DERIVE_WAKING ? 0 : ts;
 	w->from_untraced = 0;
 	set_wake(d, pid, w, ts ? ts : 1);
 	w->keep_waker = keep;

@@ -522,6 +522,12 @@ function start_inferred(cpu, p, pfx, lo_s, lo_f,   x) {
 	# names the lifetime's row in place)
 	ounn[cpu] = p > 0 && !(p in known)
 	oinf[cpu] = 1; glo_s[cpu] = lo_s; glo_f[cpu] = lo_f
+	# its switch in came after its pending wakeup's enqueue (the
+	# sched_wakeup, under the queue's lock): no clock start before it
+	# (a wakeup that preempts freezes the queue's clock at the enqueue)
+	oq_s[cpu] = ""
+	if ((p in pend_s) && (p in enq_s) && before(lo_s, lo_f, enq_s[p], enq_f[p]) &&
+	    !before(ts_s, ts_f, enq_s[p], enq_f[p])) { oq_s[cpu] = enq_s[p]; oq_f[cpu] = enq_f[p] }
 	if (p in pend_s) { delete pend_s[p]; delete pend_f[p]; delete pend_w[p] }
 	# another CPU's update of its clock in the gap while no CPU had it
 	# running: it ran here from where that clock started (not before
@@ -529,6 +535,7 @@ function start_inferred(cpu, p, pfx, lo_s, lo_f,   x) {
 	if ((p in rf_s) && before(lo_s, lo_f, rf_s[p], rf_f[p])) {
 		os[cpu] = rs_s[p]; of[cpu] = rs_f[p]
 		if (before(os[cpu], of[cpu], lo_s, lo_f)) { os[cpu] = lo_s; of[cpu] = lo_f }
+		if (oq_s[cpu] != "" && before(os[cpu], of[cpu], oq_s[cpu], oq_f[cpu])) { os[cpu] = oq_s[cpu]; of[cpu] = oq_f[cpu] }
 		if (held[cpu] && hpid[cpu] == 0) { he_s[cpu] = os[cpu]; he_f[cpu] = of[cpu] }
 		# named from its start, split where later names began
 		if (p > 0 && (p in known)) ocomm[cpu] = name_at(p, os[cpu], of[cpu])
@@ -613,6 +620,8 @@ function do_runtime(   x, p, r, s_s, s_f, t, lo_s, lo_f, g) {
 	if (before(s_s, s_f, glo_s[c], glo_f[c])) { s_s = glo_s[c]; s_f = glo_f[c] }
 	# every update of its clock restarts it: not before the last
 	if ((p in lrk_s) && before(s_s, s_f, lrk_s[p], lrk_f[p])) { s_s = lrk_s[p]; s_f = lrk_f[p] }
+	# nor before its wakeup's enqueue
+	if (oq_s[c] != "" && before(s_s, s_f, oq_s[c], oq_f[c])) { s_s = oq_s[c]; s_f = oq_f[c] }
 	if (hd[c] && before(s_s, s_f, ds[c], df[c])) {
 		ds[c] = s_s; df[c] = s_f
 		if (held[c] && hpid[c] == 0) { he_s[c] = s_s; he_f[c] = s_f }
@@ -829,6 +838,7 @@ function do_waking(key, tail,   x, p) {
 		# a waking's own sched_wakeup: the same wakeup
 		if (ev == "sched_wakeup" && pend_pair[p]) {
 			pend_pair[p] = 0
+			enq_s[p] = ts_s; enq_f[p] = ts_f
 			queued(p, substr(rest, index(rest, " CPU:") + 5) + 0)
 			return
 		}
@@ -840,6 +850,9 @@ function do_waking(key, tail,   x, p) {
 	pend_w[p] = ev == "sched_wakeup" && (p in rw) ? rw[p] : cpid
 	delete rw[p]
 	pend_pair[p] = ev == "sched_waking"
+	# where a wakeup put it on a run queue (not yet, for a waking)
+	if (ev == "sched_waking") { delete enq_s[p]; delete enq_f[p] }
+	else { enq_s[p] = ts_s; enq_f[p] = ts_f }
 	# a waking's target_cpu: where the task last ran
 	x = substr(rest, index(rest, " target_cpu=") + 12)
 	pend_from[p] = ev == "sched_waking" && untraced(x + 0)
