@@ -371,7 +371,6 @@ static void begin_inferred(struct derive *d, struct running *r, uint64_t ts,
 
 		if (s < r->enq)
 			s = r->enq;
-
 		if (!woke)
 			woke = w->rfirst_woke;
 

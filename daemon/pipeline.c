@@ -324,6 +324,13 @@ done:
 	return 0;
 }
 
+/* A string field's size as resolve takes it (RESOLVE_NUL_TERMINATED for
+ * a dynamic string). */
+static inline size_t field_size(const struct decode_str *c)
+{
+	return c->size == DECODE_STR_NUL ? RESOLVE_NUL_TERMINATED : c->size;
+}
+
 /* Names the task of the pid_slot/comm_slot fields. When that task is the
  * event's own and its row is not known yet, *hid gets it too. */
 static inline uint32_t name(struct pipeline *p, const struct decode_event *ev,
@@ -337,9 +344,7 @@ static inline uint32_t name(struct pipeline *p, const struct decode_event *ev,
 	if ((ev->has & need) != need)
 		return 0;
 	return resolve_name_fast(p->resolve, pid, ev->cpu, c->s, c->len,
-				 c->size == DECODE_STR_NUL ? RESOLVE_NUL_TERMINATED
-							   : c->size,
-				 ev->ts, src,
+				 field_size(c), ev->ts, src,
 				 hid && !*hid && pid == ev->pid ? hid : NULL);
 }
 
@@ -655,12 +660,6 @@ static int runs_known(struct pipeline *p, int cpu, int32_t pid, uint32_t *hid)
 	return derive_other(p->derive, cpu, -1, 0, 1, hid) == pid;
 }
 
-/* Whether ev, a sched_stat_runtime the exited leader running on its CPU
- * fired (common_pid) about another pid under the leader's own name, is
- * the leader's under the tid a thread's exec just gave it: the kernel
- * read current's pid for the event and the task's for the field on
- * either side of the swap (de_thread on the thread's CPU). A remote
- * update of the thread's clock shows the thread's name. */
 /* Whether a sched_process_free of pid frees the task the pid names now.
  * It fires from an RCU callback, often after the pid was reaped and
  * taken again: one that came between the new task's exit and its last
@@ -668,35 +667,29 @@ static int runs_known(struct pipeline *p, int cpu, int32_t pid, uint32_t *hid)
  * task's lifetime early, and its last events began one of no tgid and no
  * parent (comm_at NULL while it ran). A task is not freed while it still
  * runs on a CPU, nor under another name than its own (the free's comm
- * is the freed task's; a prefix of it when the field cut it). */
+ * is the freed task's). */
 static bool frees_current(struct pipeline *p, const struct decode_event *ev)
 {
-	struct resolve *r = p->resolve;
 	int32_t pid = ev->p[0];
-	const struct resolve_row *row;
-	const char *cur;
-	size_t clen, flen, n;
-	bool cut;
 
 	/* (switched out dead, or never seen exiting: resolve_death says) */
-	if (resolve_exited_fast(r, pid) != RESOLVE_EXITED)
+	if (resolve_exited_fast(p->resolve, pid) != RESOLVE_EXITED)
 		return true;
 	if (p->derive)
 		for (int c = 0; c < p->ncpus; c++)
 			if (derive_running(p->derive, c) == pid)
 				return false;
-	if (!(ev->has & DECODE_HAS_C0) || !ev->c[0].s ||
-	    !(row = resolve_row(r, resolve_named_hid(r, pid))) || !row->comm_id ||
-	    !(cur = resolve_comm(r, row->comm_id, &clen)))
-		return true;
-	flen = ev->c[0].len;
-	n = flen < clen ? flen : clen;
-	/* the same name, or the free's cut where its field ends (a cache
-	 * of wider names: task names longer than 15 bytes elsewhere) */
-	cut = ev->c[0].size && ev->c[0].size != DECODE_STR_NUL && flen + 1 >= ev->c[0].size;
-	return !memcmp(cur, ev->c[0].s, n) && (flen == clen || (flen < clen && cut));
+	return !(ev->has & DECODE_HAS_C0) || !ev->c[0].s ||
+	       resolve_named_as(p->resolve, pid, ev->c[0].s, ev->c[0].len,
+				field_size(&ev->c[0])) != 0;
 }
 
+/* Whether ev, a sched_stat_runtime the exited leader running on its CPU
+ * fired (common_pid) about another pid under the leader's own name, is
+ * the leader's under the tid a thread's exec just gave it: the kernel
+ * read current's pid for the event and the task's for the field on
+ * either side of the swap (de_thread on the thread's CPU). A remote
+ * update of the thread's clock shows the thread's name. */
 static int racing_swap(struct pipeline *p, const struct decode_event *ev)
 {
 	uint32_t from = 0;

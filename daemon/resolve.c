@@ -675,6 +675,25 @@ uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len)
 	return intern(r, comm, cut(r, len));
 }
 
+int resolve_named_as(struct resolve *r, int32_t pid, const char *comm, size_t len,
+		     size_t field_size)
+{
+	struct resolve_entry *e;
+	char *cached;
+	size_t n;
+
+	if (pid <= 0 || !(e = entry(r, pid, &cached)) || e->state != E_ALIVE ||
+	    !e->comm_id)
+		return -1;
+	if (same_name(r, cached, comm, cut(r, len), field_size))
+		return 1;
+	/* the field cut a longer name the cache holds (a cache of wider
+	 * names: task names longer than 15 bytes elsewhere) */
+	n = cut(r, len);
+	return field_size && field_size != RESOLVE_NUL_TERMINATED && n + 1 >= field_size &&
+	       n < r->hot.width && cached[n] != '\0' && !memcmp(cached, comm, n);
+}
+
 int resolve_is_named(struct resolve *r, int32_t pid)
 {
 	struct resolve_entry *e;

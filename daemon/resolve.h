@@ -219,6 +219,11 @@ uint32_t resolve_intern(struct resolve *r, const char *comm, size_t len);
 
 /* Does pid have a name in a live lifetime? */
 int resolve_is_named(struct resolve *r, int32_t pid);
+/* Whether pid's live task is named comm (an event's field of field_size
+ * bytes, as resolve_name_field takes it; a prefix of the name where the
+ * field cut it): 1 or 0, -1 when it has no name. */
+int resolve_named_as(struct resolve *r, int32_t pid, const char *comm, size_t len,
+		     size_t field_size);
 
 /* The history row of the pid an event fired in (its common_pid) at ts;
  * opens an unnamed lifetime for a pid never seen. 0 on allocation failure. */

@@ -498,6 +498,22 @@ static void resolve_torn_read_during_rename(void)
 	resolve_free(r);
 }
 
+/* A free's comm against the task's name (resolve_named_as): the same,
+ * another, or, from a 16-byte field, the first 15 bytes of a longer name
+ * a cache of 64-byte names holds. */
+static void resolve_named_as_free_comm(void)
+{
+	struct resolve *r = resolve_new(64);
+	char f[16] = "0123456789abcde";
+
+	NAME(r, 720, "0123456789abcdefghij", 1);
+	CHECK_INT(resolve_named_as(r, 720, "0123456789abcdefghij", 20, RESOLVE_NUL_TERMINATED), 1);
+	CHECK_INT(resolve_named_as(r, 720, f, 15, 16), 1);
+	CHECK_INT(resolve_named_as(r, 720, "B-720", 5, RESOLVE_NUL_TERMINATED), 0);
+	CHECK_INT(resolve_named_as(r, 721, "x", 1, RESOLVE_NUL_TERMINATED), -1);
+	resolve_free(r);
+}
+
 static void resolve_exec_sets_leader_tgid(void)
 {
 	struct resolve *r = resolve_new(16);
@@ -718,6 +734,7 @@ int main(void)
 	RUN(resolve_fork_exec_window_keeps_parent_name);
 	RUN(resolve_rename_while_running);
 	RUN(resolve_torn_read_during_rename);
+	RUN(resolve_named_as_free_comm);
 	RUN(resolve_events_before_first_sighting_take_first_name);
 	RUN(resolve_wakeup_target_only);
 	RUN(resolve_never_named_is_counted);
