@@ -29,6 +29,57 @@ static int read_comm(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
+/* The kernel's PF_WQ_WORKER (include/linux/sched.h): a workqueue worker. */
+#define TASK_WQ_WORKER 0x00000020u
+
+/* The task flags of /proc/PID/stat (field 9, after the comm's ')'), or 0. */
+static unsigned long proc_task_flags(const char *stat_path)
+{
+	char buf[512], *p;
+	ssize_t n;
+	int fd = open(stat_path, O_RDONLY | O_CLOEXEC), field;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* ") S ppid pgrp session tty_nr tpgid flags": six fields to skip */
+	for (field = 0; p && field < 7; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoul(p + 1, NULL, 10) : 0;
+}
+
+/* /proc's comm of a workqueue worker is not the task's comm: the kernel
+ * (wq_worker_comm) appends the latest work's description to it, '-' and
+ * the description, or '+' while a work runs ("kworker/0:1H-kblockd",
+ * "kworker/u8:3+events_unbound"), and no event ever shows that part. A
+ * pool worker's own name is "kworker/" and the pool's id ("0:1H",
+ * "u8:3"), which holds no '-' or '+': the name ends at the first one. A
+ * rescuer's ("kworker/R-" and its workqueue's name, which may hold them)
+ * has a description only while it rescues a pool, and is left whole.
+ * Only a kernel worker's is cut (its flags say so): a process may call
+ * itself "kworker/0:1-x". dir is /proc/PID/task/TID. Returns the length
+ * of the task's comm within comm[0..len). */
+size_t seed_task_comm_len(const char *dir, const char *comm, size_t len)
+{
+	static const char pfx[] = "kworker/";
+	char path[640];
+	size_t cut;
+
+	if (len <= sizeof(pfx) - 1 || memcmp(comm, pfx, sizeof(pfx) - 1) ||
+	    !memcmp(comm + sizeof(pfx) - 1, "R-", 2))
+		return len;
+	cut = sizeof(pfx) - 1 + strcspn(comm + sizeof(pfx) - 1, "-+");
+	if (cut >= len)
+		return len;
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	return proc_task_flags(path) & TASK_WQ_WORKER ? cut : len;
+}
+
 static int numeric(const char *s)
 {
 	if (!*s)
@@ -126,6 +177,8 @@ static int walk_proc(struct resolve *r, uint64_t ts, int want_comm)
 			len = read_comm(path, comm, sizeof(comm));
 			if (len < 0)
 				continue;
+			path[strlen(path) - 5] = '\0';
+			len = (int)seed_task_comm_len(path, comm, (size_t)len);
 			resolve_seed(r, atoi(t->d_name), atoi(p->d_name), comm,
 				     (size_t)len, ts, RESOLVE_SRC_PROC);
 			n++;
@@ -274,8 +327,14 @@ const char *seed_proc_comm(void *ctx, int32_t pid)
 {
 	static char comm[128];
 	char path[64];
+	int len;
 
 	(void)ctx;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	return read_comm(path, comm, sizeof(comm)) > 0 ? comm : NULL;
+	len = read_comm(path, comm, sizeof(comm));
+	if (len <= 0)
+		return NULL;
+	path[strlen(path) - 5] = '\0';
+	comm[seed_task_comm_len(path, comm, (size_t)len)] = '\0';
+	return comm;
 }

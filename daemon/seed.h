@@ -6,6 +6,7 @@
 #define COMMD_SEED_H
 
 #include <stdint.h>
+#include <stddef.h>
 
 struct resolve;
 
@@ -39,6 +40,11 @@ int seed_cgroups_from_proc(struct cgroups *cg, int root, uint64_t ts);
 /* Whether this is the initial cgroup namespace (1), another (0: /proc's
  * cgroup paths are not the events'), or unknown (-1). */
 int seed_cgroupns_is_hosts(void);
+
+/* The length of the task's own comm in comm[0..len), the text of
+ * DIR/comm (DIR: /proc/PID or /proc/PID/task/TID): a workqueue worker's
+ * holds its latest work's description after the name, which is cut. */
+size_t seed_task_comm_len(const char *dir, const char *comm, size_t len);
 
 /* /proc/PID/comm of a live task, for naming what the trace never named
  * (NULL when gone). ctx unused. Not thread-safe: one static buffer. */

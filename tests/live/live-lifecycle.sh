@@ -16,7 +16,9 @@
 #  - the capture row: source 'live', start_ts <= end_ts, every event inside;
 #  - comm_history is seeded from /proc (source 'proc'), and a task that
 #    slept through the whole capture (a copy of /bin/sleep with a
-#    distinctive name) is named there with its pid;
+#    distinctive name) is named there with its pid; a workqueue worker's
+#    seed is its comm without the work /proc appends, so no seed is
+#    followed by a "rename" to a prefix of itself;
 #  - the global buffer's tracing_on and set_event are untouched.
 #
 # Needs root and tracefs (FAILS without them) and perf.
@@ -97,6 +99,13 @@ one_run() {
 	got=$(q "$db" "SELECT count(*) FROM comm_history WHERE source = 'proc'")
 	check_true "SIG$sig: comm_history rows with source 'proc' (seeded at start)" "> 0" "$got" \
 		[ "$got" -gt 0 ]
+	# /proc shows a workqueue worker's comm with its latest work after it
+	# ("kworker/0:1H-kblockd"); its events show "kworker/0:1H". Seeded as
+	# shown, the worker's first event was a rename that never happened.
+	got=$(q "$db" "SELECT count(*) FROM comm_history WHERE source = 'proc' AND comm GLOB 'kworker/*[-+]*' AND comm NOT GLOB 'kworker/R-*'")
+	check_eq "SIG$sig: workqueue workers seeded with /proc's work description in their name" 0 "$got"
+	got=$(q "$db" "SELECT count(*) || ' (' || ifnull(group_concat(a.comm || ' -> ' || b.comm, ', '), '') || ')' FROM comm_history a JOIN comm_history b ON b.pid = a.pid AND b.life = a.life AND b.start_ts = a.end_ts WHERE a.source = 'proc' AND length(b.comm) < length(a.comm) AND substr(a.comm, 1, length(b.comm)) = b.comm")
+	check_eq "SIG$sig: renames from a /proc seed to a prefix of it (the seed was not the task's comm)" "0 ()" "$got"
 	got=$(q "$db" "SELECT group_concat(pid || ':' || comm || ':' || source, ',') FROM comm_history WHERE pid = $spid")
 	check_true "SIG$sig: comm_history of the sleeper (pid $spid slept through the capture)" \
 		"a row $spid:$name:proc" "'$got'" \
