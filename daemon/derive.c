@@ -117,6 +117,7 @@ struct derive {
 	int any;		/* first_ts is set */
 	const struct state_map *states;	/* NULL: today's numbering */
 	unsigned gaps;		/* CPUs in a gap (derive_gap) */
+	int some_untraced;	/* a CPU is never traced (derive_untraced) */
 };
 
 struct derive *derive_new(const struct derive_ops *ops)
@@ -801,6 +802,17 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	/* next's time off the CPUs ends here (before a switch-out of the
 	 * same pid could begin one) */
 	w = wake_of(d, next_pid);
+	/* Woken, and its sched_wakeup not seen: the kernel fires it right
+	 * after the waking (ttwu_do_wakeup), on the CPU that queues the
+	 * task, so it was queued where nothing is traced: on the CPU where
+	 * it last ran (the waking's target_cpu), or on another, one the
+	 * waking's CPU sent it to through the wake list. It came here later
+	 * (migrated), maybe after running there and sleeping again: when its
+	 * wait ended, and what it did off this CPU, are not known. */
+	if (w && w->ts && w->open_pair && (w->from_untraced || d->some_untraced)) {
+		w->from_untraced = 1;
+		w->off.known = 0;
+	}
 	off = take_off(w);
 	if (w)
 		w->rfirst_ts = 0;	/* running here from a recorded switch */
@@ -842,10 +854,7 @@ int derive_switch(struct derive *d, uint64_t ts, int cpu, int32_t prev_pid,
 	if (r->in_tail == TAIL_TASK)
 		pw->tail_cpu = cpu + 1;
 	if (w && w->ts) {
-		/* Woken where it last ran, a CPU not traced, and its
-		 * sched_wakeup (fired where it was queued) not seen: it was
-		 * queued there, and came here later (a migration), maybe
-		 * after running there. When its wait ended is not known. */
+		/* (queued where nothing is traced: above) */
 		if (!(w->open_pair && w->from_untraced) && d->ops.wakeup && !rc &&
 		    ts >= w->ts && !d->gaps) {
 			struct derive_wakeup u = {
@@ -1007,8 +1016,10 @@ void derive_untraced(struct derive *d, int cpu)
 {
 	struct running *r = cpu_state(d, cpu);
 
-	if (r)
+	if (r) {
 		r->untraced = 1;
+		d->some_untraced = 1;
+	}
 }
 
 void derive_queued(struct derive *d, int32_t pid, int cpu)

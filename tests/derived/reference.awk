@@ -87,9 +87,11 @@
 #            CPU no line names (a cpumask left it out), or a
 #            sched_migrate_task there, cancels the pid's pending wakeup and
 #            gap: it runs there unseen; and a waking whose target_cpu (where
-#            the task last ran) no line names, with no wakeup seen before
-#            the switch in, gives no latency (its sched_wakeup fired where
-#            it was queued, unseen, and it came later).
+#            the task last ran) no line names, or any waking when the
+#            report's cpus=N names CPUs no line names, with no wakeup
+#            seen before the switch in, gives no latency and ends no gap
+#            (its sched_wakeup fired where it was queued, a CPU not
+#            traced, and it came later).
 # Timestamps are kept as (seconds, nanoseconds) so that no ns value needs
 # more than a double's 53 bits.
 #
@@ -116,6 +118,7 @@ BEGIN { OFS = "\t"; unparsed = 0; nsw = 0; breaks = 0; nulls = 0; drops = 0; hav
 # line (an event's, or a DROPPED one) names. Another CPU was left out by a
 # cpumask (trace-cmd record -M): what runs there is not seen.
 NR == FNR && twopass {
+	if (FNR == 1 && $0 ~ /^cpus=[0-9]+$/) file_cpus = substr($0, 6) + 0
 	if (index($0, ": task_rename: ")) has_rename = 1
 	if (match($0, /CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/)) {
 		x = $0; sub(/.*CPU:/, "", x); traced[x + 0] = 1
@@ -144,6 +147,7 @@ function gap_open(x) {
 }
 twopass && !gaps_begun {
 	gaps_begun = 1
+	for (x = 0; x < file_cpus; x++) if (!(x in traced)) some_untraced = 1
 	for (x in gapfirst) gap_open(x)
 }
 twopass && gapnext != "" {
@@ -330,6 +334,12 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	check_split(c, pp, 1)
 	if (c in open)
 		final_start(c)
+	# woken, its sched_wakeup not seen where CPUs are left out: queued
+	# on one of them, it may have run there: its gap is not known
+	if (np > 0 && (np in pend_s) && pend_pair[np] && some_untraced) {
+		pend_from[np] = 1
+		delete out_s[np]; delete out_f[np]; delete out_st[np]
+	}
 	# gaps: the switch-in ends np's; a switch-out in an unbroken chain
 	# starts pp's
 	if (np > 0) end_gap(np, ts_s, ts_f)
@@ -363,8 +373,9 @@ function do_switch(   i, a, b, pc, pp, nc, np, x, st) {
 	delete rw[pp]
 	if ((pp in pend_s) && pend_pair[pp]) rw[pp] = pend_w[pp]
 	if (pp in pend_s) { delete pend_s[pp]; delete pend_f[pp]; delete pend_w[pp] }
-	# woken where it last ran, a CPU not traced, and no sched_wakeup
-	# seen: queued there, it came here later; its wait's end is not known
+	# woken, and no sched_wakeup seen: queued where nothing is traced
+	# (where it last ran, or a CPU the wake list sent it to), it came
+	# here later; its wait's end is not known
 	if ((np in pend_s) && pend_pair[np] && pend_from[np]) {
 		delete pend_s[np]; delete pend_f[np]; delete pend_w[np]
 	}

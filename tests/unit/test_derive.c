@@ -709,7 +709,11 @@ static void woken_runs_unseen(void)
  * queues it on CPU 1: its wakeup ends there unseen. pid 22 is woken on
  * CPU 0 and moved to CPU 1 before it runs: the same. pid 23, woken where
  * it last ran (CPU 1) but queued on CPU 0 (its sched_wakeup says so),
- * waits there: 300 ns. */
+ * waits there: 300 ns. pid 24, woken where it last ran (CPU 0), has no
+ * sched_wakeup seen either: the waker sent it through the wake list to
+ * CPU 1, whose sched_wakeup fired there (a waker queueing it itself, or
+ * one finding it still queued, fires it on its own CPU, traced): no
+ * wait. */
 static void cpumask_left_out(void)
 {
 	struct got g = { .n = 0 };
@@ -732,11 +736,14 @@ static void cpumask_left_out(void)
 	derive_waking_cpu(d, 23, 1);
 	CHECK_INT(derive_waking(d, 2310, 23, KIND_WAKEUP, 10, 1), 0);
 	derive_queued(d, 23, 0);
+	CHECK_INT(derive_waking(d, 2400, 24, KIND_WAKING, 10, 1), 1);
+	derive_waking_cpu(d, 24, 0);
 	CHECK_INT(derive_oldest_wakeup(d, 0), 2000);
 	CHECK_INT(derive_switch(d, 2600, 0, 10, 1, 120, 1, 23, 5, 120), 0);
 	CHECK_INT(derive_switch(d, 2700, 0, 23, 5, 120, 1, 20, 2, 120), 0);
 	CHECK_INT(derive_switch(d, 2800, 0, 20, 2, 120, 1, 21, 3, 120), 0);
 	CHECK_INT(derive_switch(d, 2900, 0, 21, 3, 120, 1, 22, 4, 120), 0);
+	CHECK_INT(derive_switch(d, 2950, 0, 22, 4, 120, 1, 24, 6, 120), 0);
 	CHECK_INT(nwoke, 1);
 	CHECK_INT(woke[0].pid, 23);
 	CHECK_INT(woke[0].latency, 300);
