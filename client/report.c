@@ -449,7 +449,10 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 		 * (the pid's first row when it began before any), the row to
 		 * its process: the lifetime of its thread group's leader at
 		 * the row's start (the leader's first lifetime when it was
-		 * not seen before), named by the leader's last name there.
+		 * not seen before; a thread's exec goes on in the same
+		 * process: the lifetime it begins under the leader's pid,
+		 * exec_swap, is not a process's), named by the leader's last
+		 * name there.
 		 * A task whose tgid is unknown is a process of its own, and
 		 * so is each CPU's idle task. */
 		slice_rows_sql(b);
@@ -460,6 +463,7 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 "             CASE WHEN pid <> 0 AND tgid IS NOT NULL THEN coalesce(\n"
 "               (SELECT l.life FROM comm_history l\n"
 "                WHERE l.pid = j.tgid AND l.start_ts <= j.start_ts\n"
+"                  AND l.id = l.life AND l.source <> 'exec_swap'\n"
 "                ORDER BY l.start_ts DESC LIMIT 1),\n"
 "               (SELECT l.life FROM comm_history l WHERE l.pid = j.tgid\n"
 "                ORDER BY l.start_ts LIMIT 1)) END AS plife\n"
@@ -472,7 +476,12 @@ static void top_sql(struct sbuf *b, const struct report_args *a)
 "SELECT tgid, process, threads, time_ms, share_pct, switches FROM (\n"
 "SELECT tgid,\n"
 "       coalesce((SELECT l.comm FROM comm_history l\n"
-"                 WHERE l.pid = p.tgid AND l.life = p.plife\n"
+"                 WHERE l.pid = p.tgid AND l.id >= p.plife\n"
+"                   AND l.id < coalesce((SELECT min(n.id) FROM comm_history n\n"
+"                                        WHERE n.pid = p.tgid AND n.id > p.plife\n"
+"                                          AND n.id = n.life\n"
+"                                          AND n.source <> 'exec_swap'),\n"
+"                                       9223372036854775807)\n"
 "                   AND l.comm IS NOT NULL\n"
 "                 ORDER BY l.start_ts DESC LIMIT 1), comm) AS process,\n"
 "       count(DISTINCT pid) AS threads, sum(t) AS ns,\n"
@@ -723,10 +732,15 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 {
 	bool by_pid = a->by == REPORT_BY_PID;
 
+	/* a task (--by pid) is a pid's lifetime: a pid reused is another */
+	const char *key = by_pid ? "coalesce(h.life, -x.pid)" : "x.comm";
+
 	report_window_cte(b, a);
 	sbuf_printf(b, ",\n"
-"r AS (SELECT s.pid, s.comm, s.ts, " CLIPPED " AS t\n"
-"      FROM ws s WHERE " IN_WINDOW " AND s.pid > 0)");
+"r AS (SELECT %s AS k, x.pid, x.comm, x.ts, x.t\n"
+"      FROM (SELECT s.pid, s.comm, s.ts, s.hid, " CLIPPED " AS t\n"
+"            FROM ws s WHERE " IN_WINDOW " AND s.pid > 0) x\n"
+"      LEFT JOIN comm_history h ON h.id = x.hid)", key);
 	/* A wait past hi ends at the task's next slice, a step forward
 	 * through the time key from hi, no further than the end of the
 	 * wait's capture; each looked up once (materialized). A plain R
@@ -735,7 +749,7 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 	if (a->preempt)
 		sbuf_printf(b, ",\n"
 "pw AS MATERIALIZED (\n"
-"  SELECT p.pid, p.comm, p.ts, p.end_state, coalesce(p.nx,\n"
+"  SELECT p.pid, p.comm, p.ts, p.end_state, p.hid, coalesce(p.nx,\n"
 "         (SELECT min(x) FROM (\n"
 "            SELECT * FROM (SELECT e.ts AS x FROM ev_sched_switch e\n"
 "              WHERE e.ts >= " W_HI " AND e.ts <= " CAP_END " AND e.next_pid = p.pid\n"
@@ -745,17 +759,17 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 "              WHERE v.ts >= " W_HI " AND v.ts <= " CAP_END " AND v.hid IN (SELECT h.id\n"
 "                FROM comm_history h WHERE h.pid = p.pid)\n"
 "              ORDER BY v.ts LIMIT 1)))) - p.ts AS d\n"
-"  FROM (SELECT pid, comm, ts + dur AS ts, end_state, lost,\n"
+"  FROM (SELECT pid, comm, ts + dur AS ts, end_state, lost, hid,\n"
 "               lead(ts) OVER (PARTITION BY pid ORDER BY ts) AS nx\n"
 "        FROM ws WHERE pid > 0) p\n"
 "  WHERE p.end_state & ~(SELECT preempt FROM kernel_states) = 0 AND p.lost = 0\n"
 "    AND p.ts >= " W_LO " AND p.ts < " W_HI ")");
 	sbuf_printf(b, ",\n"
-"d AS (SELECT pid, comm, ts, latency AS d FROM wl");
+"d0 AS (SELECT pid, comm, ts, latency AS d, hid FROM wl");
 	if (a->preempt)
 		sbuf_printf(b, "\n"
 "      UNION ALL\n"
-"      SELECT q.pid, q.comm, q.ts, q.d FROM pw q\n"
+"      SELECT q.pid, q.comm, q.ts, q.d, q.hid FROM pw q\n"
 "      WHERE q.d IS NOT NULL\n"
 "        AND NOT (q.end_state = 0 AND coalesce(coalesce((SELECT e.ts - e.wake_latency\n"
 "                 FROM ev_sched_switch e WHERE e.ts = q.ts + q.d\n"
@@ -772,19 +786,24 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 "        AND NOT EXISTS (SELECT 1 FROM comm_history b WHERE b.pid = q.pid\n"
 "                        AND b.source IN ('task_newtask', 'sched_process_fork')\n"
 "                        AND b.start_ts > q.ts AND b.start_ts <= q.ts + q.d)");
+	/* (pid and comm read with max(): the last slice's, the longest
+	 * wait's) */
 	sbuf_printf(b, "),\n"
-"rr AS (SELECT %s AS k, comm, max(ts) AS last, sum(t) AS run, count(*) AS sw,\n"
-"              count(DISTINCT pid) AS pids FROM r GROUP BY k),\n"
-"dd AS (SELECT %s AS k, comm, max(d) AS mx, ts AS mx_ts, count(*) AS n,\n"
-"              avg(d) AS mean, count(DISTINCT pid) AS pids FROM d GROUP BY k),\n"
-"k AS (SELECT k FROM rr UNION SELECT k FROM dd)\n",
-		    by_pid ? "pid" : "comm", by_pid ? "pid" : "comm");
+"d AS (SELECT %s AS k, x.pid, x.comm, x.ts, x.d\n"
+"      FROM d0 x LEFT JOIN comm_history h ON h.id = x.hid),\n"
+"rr AS (SELECT k, pid, comm, max(ts) AS last, sum(t) AS run, count(*) AS sw\n"
+"       FROM r GROUP BY k),\n"
+"dd AS (SELECT k, pid, comm, max(d) AS mx, ts AS mx_ts, count(*) AS n,\n"
+"              avg(d) AS mean FROM d GROUP BY k),\n"
+"k AS (SELECT k, count(DISTINCT pid) AS pids\n"
+"      FROM (SELECT k, pid FROM r UNION SELECT k, pid FROM d) GROUP BY k)\n",
+		    key);
 	if (by_pid)
 		sbuf_printf(b,
-"SELECT k.k AS pid, coalesce(rr.comm, dd.comm) AS comm,\n");
+"SELECT coalesce(rr.pid, dd.pid) AS pid, coalesce(rr.comm, dd.comm) AS comm,\n");
 	else
 		sbuf_printf(b,
-"SELECT k.k AS comm, max(coalesce(rr.pids, 0), coalesce(dd.pids, 0)) AS pids,\n");
+"SELECT k.k AS comm, k.pids AS pids,\n");
 	sbuf_printf(b,
 "       round(coalesce(rr.run, 0) / 1e6, 3) AS run_ms,\n"
 "       coalesce(rr.sw, 0) AS switches, coalesce(dd.n, 0) AS waits,\n"
@@ -795,23 +814,28 @@ static void latency_by_sql(struct sbuf *b, const struct report_args *a)
 }
 
 /* wakers PID: each wakeup of PID in the window with its waker, then the
- * waker's own last wakeup before it and its waker, and so on, depth
+ * waker's own last wakeup before it (the waker's task's: not one of an
+ * earlier task under its pid) and its waker, and so on, depth
  * levels deep, as far as the window's wakeups go. A waker of pid 0 (an
  * interrupt on an idle CPU) ends a chain. */
 static void wakers_sql(struct sbuf *b, const struct report_args *a)
 {
 	report_window_cte(b, a);
 	sbuf_printf(b, ",\n"
-"wk AS MATERIALIZED (SELECT ts, pid, comm, latency, waker_pid, waker_comm FROM wl),\n"
-"c(root, depth, ts, pid, comm, latency, waker_pid, waker_comm) AS (\n"
-"  SELECT ts, 1, ts, pid, comm, latency, waker_pid, waker_comm FROM wk\n"
+"wk AS MATERIALIZED (SELECT l.ts, l.pid, l.comm, l.latency, l.waker_pid,\n"
+"                          l.waker_comm, h.life, k.life AS waker_life\n"
+"                   FROM wl l LEFT JOIN comm_history h ON h.id = l.hid\n"
+"                   LEFT JOIN comm_history k ON k.id = l.waker_hid),\n"
+"c(root, depth, ts, pid, comm, latency, waker_pid, waker_comm, waker_life) AS (\n"
+"  SELECT ts, 1, ts, pid, comm, latency, waker_pid, waker_comm, waker_life FROM wk\n"
 "  WHERE pid = %" PRId64 "\n"
 "  UNION ALL\n"
 "  SELECT c.root, c.depth + 1, x.ts, x.pid, x.comm, x.latency, x.waker_pid,\n"
-"         x.waker_comm\n"
-"  FROM c JOIN wk x ON x.pid = c.waker_pid\n"
+"         x.waker_comm, x.waker_life\n"
+"  FROM c JOIN wk x ON x.pid = c.waker_pid AND x.life IS c.waker_life\n"
 "   AND x.ts = (SELECT max(y.ts) FROM wk y\n"
-"               WHERE y.pid = c.waker_pid AND y.ts < c.ts)\n"
+"               WHERE y.pid = c.waker_pid AND y.life IS c.waker_life\n"
+"                 AND y.ts < c.ts)\n"
 "  WHERE c.depth < %d AND c.waker_pid > 0)\n"
 "SELECT root AS wakeup_ts, depth, ts AS woken_ts,\n"
 "       round((root - ts) / 1e3, 3) AS before_us, pid, comm,\n"

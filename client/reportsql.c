@@ -247,12 +247,12 @@ void report_window_rows_cte(struct sbuf *b)
 "  SELECT ts, dur, cpu, hid FROM dv_open_idle\n"
 "  WHERE (ts >= (SELECT since FROM w) AND ts < (SELECT hi FROM w))\n"
 "     OR (ts, cpu) IN (SELECT ts, cpu FROM wfar)),\n"
-"wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm, waker_cpu)\n"
+"wl(ts, pid, comm, cpu, latency, waker_pid, waker_comm, waker_cpu, hid, waker_hid)\n"
 "  AS NOT MATERIALIZED (\n");
 	for (size_t i = 0; i < REPORT_NWAKING; i++)
 		sbuf_printf(b,
 "  SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.run_cpu, e.latency,\n"
-"         k.pid, k.comm, e.cpu\n"
+"         k.pid, k.comm, e.cpu, e.run_hid, e.hid\n"
 "  FROM %s e JOIN comm_history h ON h.id = e.run_hid\n"
 "  LEFT JOIN comm_history k ON k.id = e.hid\n"
 "  WHERE e.ts >= (SELECT lo FROM w) AND e.ts < (SELECT hi FROM w)\n"
@@ -260,7 +260,7 @@ void report_window_rows_cte(struct sbuf *b)
 "  UNION ALL\n", report_waking_tables[i]);
 	sbuf_printf(b,
 "  SELECT e.ts, h.pid, coalesce(h.comm, '<...>'), e.cpu, e.latency,\n"
-"         k.pid, k.comm, NULL\n"
+"         k.pid, k.comm, NULL, e.hid, e.waker_hid\n"
 "  FROM dv_wakeup_latency e JOIN comm_history h ON h.id = e.hid\n"
 "  LEFT JOIN comm_history k ON k.id = e.waker_hid\n"
 "  WHERE e.ts >= (SELECT lo FROM w) AND e.ts < (SELECT hi FROM w))");

@@ -21,6 +21,10 @@ struct cgroup {
 struct task_cg {
 	uint32_t cg;
 	uint64_t since;
+	/* exited (sched_process_exit), not yet switched out dead: its row
+	 * ended at end, and each switch-out after moves it (cgroups_ran) */
+	int exited;
+	uint64_t end;
 };
 
 struct cgroups {
@@ -157,6 +161,7 @@ static int move(struct cgroups *cg, struct task_cg *t, int32_t pid, uint32_t id,
 
 	if (!was_in && !id)
 		return 0;
+	t->exited = 0;
 	t->cg = id;
 	t->since = ts;
 	return store_cgroup(cg->store, pid, ts, was_in, c ? c->path : NULL,
@@ -216,6 +221,32 @@ int cgroups_exit(struct cgroups *cg, int32_t pid, uint64_t ts)
 	    ts < cg->tasks[pid].since)
 		return 0;
 	return move(cg, &cg->tasks[pid], pid, 0, ts, STORE_CG_EXIT);
+}
+
+int cgroups_ran(struct cgroups *cg, int32_t pid, uint64_t ts, int dead, int exited)
+{
+	struct task_cg *t;
+	uint64_t from;
+	int rc;
+
+	if (pid <= 0 || (size_t)pid >= cg->ntasks)
+		return 0;
+	t = &cg->tasks[pid];
+	if (t->cg && ts >= t->since && (exited || dead)) {
+		/* its exit (or, untraced, its death) ends the row here; a
+		 * switch-out after an exit moves it on */
+		if ((rc = move(cg, t, pid, 0, ts, STORE_CG_EXIT)))
+			return rc;
+		t->exited = !dead;
+		t->end = ts;
+		return 0;
+	}
+	if (!t->exited || t->cg || ts <= t->end)
+		return 0;
+	from = t->end;
+	t->end = ts;
+	t->exited = !dead;
+	return store_cgroup_end_moved(cg->store, pid, from, ts);
 }
 
 /* ---- readable names ---- */

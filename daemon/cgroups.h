@@ -32,8 +32,15 @@ int cgroups_enter(struct cgroups *cg, int root, int32_t pid, const char *path,
 		  size_t len, uint64_t ts, enum store_cgroup_source source);
 /* A new task starts where its parent is. */
 int cgroups_fork(struct cgroups *cg, int32_t parent, int32_t child, uint64_t ts);
-/* The task exited: its row ends. */
+/* The task's pid went to another task (a thread's exec took it): its
+ * row ends. */
 int cgroups_exit(struct cgroups *cg, int32_t pid, uint64_t ts);
+/* The task exited (sched_process_exit: exited), or was switched out
+ * after its exit, or dead (X, Z): it is in its cgroup until its last
+ * switch-out, as the kernel charges the cgroup for its exit path (and
+ * comm_history's lifetime ends there): its row ends at the exit and
+ * each such switch-out moves the end, until the dead one. */
+int cgroups_ran(struct cgroups *cg, int32_t pid, uint64_t ts, int dead, int exited);
 
 /* The readable name of a cgroup path (NUL-terminated into out). */
 void cgroups_name(const char *path, size_t len, char *out, size_t outlen);

@@ -943,8 +943,11 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 			int dead = (ev.has & DECODE_HAS_V1) &&
 				   state_dead(state_today(&p->states, ev.v[1]));
 
-			if (dead || resolve_exited_fast(r, ev.p[0]))
+			if (dead || resolve_exited_fast(r, ev.p[0])) {
 				resolve_ran_dead(r, ev.p[0], ts, dead);
+				if (cgroups_ran(p->cg, ev.p[0], ts, dead, 0))
+					return -1;
+			}
 		}
 		if ((ev.has & DECODE_HAS_P1) && resolve_exited_fast(r, ev.p[1]))
 			resolve_ran_again(r, ev.p[1]);
@@ -953,7 +956,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 		ids[0] = name(p, &ev, 0, 0, RESOLVE_SRC_EXIT, &hid);
 		if (ev.has & DECODE_HAS_P0) {
 			resolve_exit(r, ev.p[0], ts);
-			if (cgroups_exit(p->cg, ev.p[0], ts))
+			if (cgroups_ran(p->cg, ev.p[0], ts, 0, 1))
 				return -1;
 		}
 		break;

@@ -26,6 +26,7 @@ static const char *const misc_sql[ST_COUNT] = {
 	[ST_IDLE_DROP] = "DELETE FROM dv_open_idle WHERE ts = ?1 AND cpu = ?2",
 	[ST_IDLE] = "INSERT OR IGNORE INTO dv_open_idle VALUES (?1,?2,?3,?4,?5,?6)",
 	[ST_CGROUP_END] = "UPDATE cgroup_history SET end_ts = ?2 WHERE pid = ?1 AND end_ts IS NULL",
+	[ST_CGROUP_END_MOVED] = "UPDATE cgroup_history SET end_ts = ?2 WHERE pid = ?1 AND end_ts = ?3",
 	[ST_CGROUP] = "INSERT INTO cgroup_history (pid, cgroup, path, start_ts, source) "
 		      "VALUES (?1, ?3, ?4, ?2, ?5)",
 	[ST_BEGIN] = "BEGIN",
@@ -461,6 +462,20 @@ int store_cgroup(struct store *s, int32_t pid, uint64_t ts, int was_in,
 	o->text2_len = (uint32_t)strlen(name);
 	o->has = 1;
 	return o->text == UINT32_MAX || o->text2 == UINT32_MAX ? -1 : 0;
+}
+
+int store_cgroup_end_moved(struct store *s, int32_t pid, uint64_t from, uint64_t ts)
+{
+	struct op *o = st_new_op(s, OP_CGROUP);
+
+	if (!o)
+		return -1;
+	o->p[0] = pid;
+	o->v[0] = CG_END_MOVED;
+	o->v[1] = (int64_t)from;
+	o->ts = ts;
+	o->has = 0;
+	return 0;
 }
 
 int store_stack(struct store *s, int64_t id, const char *frames, size_t len)

@@ -127,6 +127,8 @@ enum store_cgroup_source {
 int store_cgroup(struct store *s, int32_t pid, uint64_t ts, int was_in,
 		 const char *path, size_t len, const char *name,
 		 enum store_cgroup_source source);
+/* pid's row that ended at from ends at ts instead. */
+int store_cgroup_end_moved(struct store *s, int32_t pid, uint64_t from, uint64_t ts);
 
 /* A kernel stack (stacks.h): its row in `stacks` (kept if there), and
  * the switch at (ts, cpu) that went to sleep in it. */

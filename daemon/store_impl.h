@@ -36,7 +36,7 @@
 enum { TABLE_SCHED = DECODE_KIND_COUNT, TABLE_WAKEUP_LATENCY, TABLE_COUNT };
 
 enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
-       ST_CLOCK, ST_CGROUP_END, ST_CGROUP, ST_STACK, ST_SWITCH_STACK,
+       ST_CLOCK, ST_CGROUP_END, ST_CGROUP_END_MOVED, ST_CGROUP, ST_STACK, ST_SWITCH_STACK,
        ST_RUNNING_DROP, ST_RUNNING, ST_IDLE_DROP, ST_IDLE, ST_BEGIN, ST_COMMIT, ST_COUNT };
 
 /* Writes go through a writer thread: the caller (decode and resolve)
@@ -46,6 +46,10 @@ enum { ST_COMM, ST_HISTORY, ST_HISTORY_UPDATE, ST_TYPE, ST_LOST, ST_STAT,
  * by the time it is written. */
 enum op_kind { OP_EVENT, OP_COMM, OP_HISTORY, OP_TYPE, OP_LOST, OP_CLOCK, OP_BEGIN,
 	       OP_COMMIT, OP_PATCH, OP_CGROUP, OP_STACK, OP_SWITCH_STACK, OP_RUNNING };
+
+/* OP_CGROUP's v[0]: 0 or 1, whether pid's open row ends at ts
+ * (store_cgroup); CG_END_MOVED, its row ended at v[1] ends at ts. */
+enum { CG_END_MOVED = 2 };
 
 struct op {
 	uint8_t op;		/* enum op_kind */

@@ -636,6 +636,13 @@ int st_run_op(struct store *s, const struct op *o, const struct batch *b)
 			[STORE_CG_FORK] = "fork", [STORE_CG_EXIT] = "exit",
 		};
 
+		if (o->v[0] == CG_END_MOVED) {
+			st = s->misc[ST_CGROUP_END_MOVED];
+			sqlite3_bind_int(st, 1, o->p[0]);
+			sqlite3_bind_int64(st, 2, (sqlite3_int64)o->ts);
+			sqlite3_bind_int64(st, 3, o->v[1]);
+			return st_step(s, st, "moving a cgroup_history row's end");
+		}
 		st = s->misc[ST_CGROUP_END];
 		sqlite3_bind_int(st, 1, o->p[0]);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)o->ts);

@@ -10,7 +10,12 @@
 #   and the end, their wall-clock times mapped to the trace clock with
 #   the capture's clock readings); the moved task has a row in a that
 #   ends where its row in b begins, at the move (within 50 ms of the time
-#   the test wrote its pid), from a cgroup_attach_task event; tasks alive
+#   the test wrote its pid), from a cgroup_attach_task event; a third
+#   cgroup, c, holds ten tasks that each touch 64 MiB and exit, one after
+#   another: the kernel charges c for their exit path after
+#   sched_process_exit (unmapping the memory), and so must commd (a
+#   task's row ends at its last switch-out; ending it at the exit left
+#   13% of c's time to no cgroup); tasks alive
 #   at the start came from /proc ('proc'), the busy loops' children from
 #   their fork; util --by cgroup adds up to top --by cgroup.
 #
@@ -30,14 +35,14 @@ need_live
 v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$v2" ] || abort "a cgroup v2 hierarchy mounted" "cgroup2 in /proc/mounts" "none"
 base=$v2/commd-test-$$
-mkdir "$base" "$base/a" "$base/b" || abort "making cgroups in $v2" "mkdir succeeds" "failed"
+mkdir "$base" "$base/a" "$base/b" "$base/c" || abort "making cgroups in $v2" "mkdir succeeds" "failed"
 rm_cgroups() {
 	local p
-	for p in $(cat "$base"/a/cgroup.procs "$base"/b/cgroup.procs 2> /dev/null); do
+	for p in $(cat "$base"/a/cgroup.procs "$base"/b/cgroup.procs "$base"/c/cgroup.procs 2> /dev/null); do
 		kill -KILL "$p" 2> /dev/null || true
 	done
 	sleep 0.2
-	rmdir "$base/a" "$base/b" "$base" 2> /dev/null || true
+	rmdir "$base/a" "$base/b" "$base/c" "$base" 2> /dev/null || true
 }
 CLEANUP_HOOKS=(rm_cgroups "${CLEANUP_HOOKS[@]}")
 
@@ -58,13 +63,29 @@ spin "$base/b"; pb=$LAST
 spin "$base/a"; pm=$LAST
 sleep 0.5
 usage() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat"; }
-t0=${EPOCHREALTIME/./}000; ua0=$(usage "$base/a"); ub0=$(usage "$base/b")
+t0=${EPOCHREALTIME/./}000; ua0=$(usage "$base/a"); ub0=$(usage "$base/b"); uc0=$(usage "$base/c")
+# c: tasks that exit with 64 MiB to unmap, one after another; the kernel
+# charges c for their exit path (after sched_process_exit) too
+bash -c 'echo $$ > "$1/cgroup.procs" && exec python3 -c "
+import mmap, os
+for i in range(10):
+    pid = os.fork()
+    if pid == 0:
+        m = mmap.mmap(-1, 64 << 20)
+        for off in range(0, 64 << 20, 4096):
+            m[off] = 1
+        os._exit(0)
+    os.waitpid(pid, 0)
+"' exiters "$base/c" &
+pc=$!
+HELPER_PIDS+=("$pc")
 sleep 2
 tm=${EPOCHREALTIME/./}000
 echo "$pm" > "$base/b/cgroup.procs"
 sleep 3
-t1=${EPOCHREALTIME/./}000; ua1=$(usage "$base/a"); ub1=$(usage "$base/b")
+t1=${EPOCHREALTIME/./}000; ua1=$(usage "$base/a"); ub1=$(usage "$base/b"); uc1=$(usage "$base/c")
 kill -KILL "$pa" "$pb" "$pm" 2> /dev/null || true
+wait "$pc" 2> /dev/null || true
 sleep 0.5
 stop_commd "$COMMD_PID" TERM
 check_eq "exit status after SIGTERM" 0 "$STOP_RC"
@@ -72,9 +93,13 @@ check_eq "exit status after SIGTERM" 0 "$STOP_RC"
 iso() { printf '%s.%09dZ' "$(date -u -d "@$(($1 / 1000000000))" +%Y-%m-%dT%H:%M:%S)" $(($1 % 1000000000)); }
 "$COMMQ" --db "$db" -q -csv -noheader top --by cgroup --from "$(iso "$t0")" --to "$(iso "$t1")" \
 	> "$TMP/top" 2> "$TMP/top.err" || fail "commq top --by cgroup" "exit 0" "$(cat "$TMP/top.err")"
-for c in a b; do
+for c in a b c; do
 	path=/commd-test-$$/$c
-	if [ $c = a ]; then k=$(( (ua1 - ua0) * 1000 )); else k=$(( (ub1 - ub0) * 1000 )); fi
+	case $c in
+	a) k=$(( (ua1 - ua0) * 1000 )) ;;
+	b) k=$(( (ub1 - ub0) * 1000 )) ;;
+	c) k=$(( (uc1 - uc0) * 1000 )) ;;
+	esac
 	mine=$(awk -F, -v p="$path" '$2 == p { printf "%.0f", $4 * 1e6 }' "$TMP/top")
 	log "cgroup $c: kernel $k ns (cpu.stat usage_usec), commd ${mine:-none} ns"
 	check_true "cgroup $c: CPU time within 2% of its cpu.stat usage_usec" "$k ± 2%" "${mine:-none}" \

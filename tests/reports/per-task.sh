@@ -6,7 +6,9 @@
 #     --preempt also the gap from each slice left in R or R+ (state & 255
 #     = 0, not lost) to the pid's next slice, computed by awk from the
 #     slices in order (none across a loss or a new lifetime of the pid);
-#     --by comm the same per name;
+#     --by comm the same per name, and its pids those that ran or
+#     waited; a task is a pid's lifetime (cases/pid-reuse.dat: a row per
+#     lifetime, as top --by thread);
 #   - preempt_wait (the view) has exactly awk's gaps;
 #   - wakers: for each wakeup of a pid, the waker's last wakeup before it,
 #     and that one's, three levels deep (awk walks the wakeup_latency rows).
@@ -84,6 +86,16 @@ for fixture in sched-v7 sched-drops; do
 		} | awk -F'\t' '{ n[$1]++ } END { for (c in n) print c "\t" n[c] }' | sort > "$T/expected"
 		awk -F'\t' '$5 > 0 { print $1 "\t" $5 }' "$T/got" | sort > "$T/mine"
 		expect_same "latency --by comm $preempt $fixture: waits per comm" "$T/expected" "$T/mine"
+		# pids: the pids that ran or waited under the comm (their union,
+		# not the larger of the two counts)
+		{
+			ref -separator "$TAB" "$DB" "select comm, pid from sched where pid > 0"
+			ref -separator "$TAB" "$DB" "select comm, pid from wakeup_latency"
+			[[ -z $preempt ]] || ref -separator "$TAB" "$DB" "select s.comm, p.pid from preempt_wait p
+				join sched s on s.pid = p.pid and s.ts + s.dur = p.ts"
+		} | sort -u | awk -F'\t' '{ n[$1]++ } END { for (c in n) print c "\t" n[c] }' | sort > "$T/expected"
+		awk -F'\t' '{ print $1 "\t" $2 }' "$T/got" | sort > "$T/mine"
+		expect_same "latency --by comm $preempt $fixture: pids per comm" "$T/expected" "$T/mine"
 	done
 
 	# wakers: the pid woken most often, three levels
@@ -112,6 +124,35 @@ for fixture in sched-v7 sched-drops; do
 	expect_same "wakers $pid $fixture: the chains awk walks" "$T/expected" "$T/mine"
 	expect_eq "wakers $pid $fixture: chains found" 1 "$(($(wc -l < "$T/mine") > 0))"
 done
+
+# pids in a window: sched-v7's sched-messaging tasks that ran in it and
+# those that waited are not the same (a task ran and did not wait, two
+# waited and did not run)
+DB=$T/sched-v7.db
+A=171096801957 B=171111019669
+commq_ok "latency --by comm window" --db "$DB" -q -list -separator "$TAB" -nullvalue "" \
+	latency --by comm --from "$A" --to "$B"
+expect_eq "latency --by comm window: sched-messaging's pids (ran or waited)" \
+	"$(ref "$DB" "select count(*) from (select pid from sched where comm = 'sched-messaging'
+		and ts < $B and ts + dur > $A union select pid from wakeup_latency
+		where comm = 'sched-messaging' and ts >= $A and ts < $B)")" \
+	"$(awk -F'\t' '$1 == "sched-messaging" { print $2 }' "$T/got")"
+
+# A task is a pid's lifetime: cases/pid-reuse.dat's pids are reused (a
+# fork after the exit), and each lifetime that ran has a latency --by pid
+# row of its own, its run time what top --by thread gives that lifetime.
+mkdir -p "$T/cases"
+import cases/pid-reuse
+DB=$T/cases/pid-reuse.db
+commq_ok "top --by thread pid-reuse" --db "$DB" -q -list -separator "$TAB" top --by thread
+awk -F'\t' '$1 > 0 { print $1 "\t" $4 }' "$T/got" | sort > "$T/expected"
+commq_ok "latency --by pid pid-reuse" --db "$DB" -q -list -separator "$TAB" -nullvalue "" \
+	latency --by pid
+awk -F'\t' '$4 > 0 { print $1 "\t" $3 }' "$T/got" | sort > "$T/mine"
+expect_same "latency --by pid pid-reuse: a row per lifetime, its run time top --by thread's" \
+	"$T/expected" "$T/mine"
+expect_eq "latency --by pid pid-reuse: pids with more than one row" 1 \
+	"$(($(cut -f1 "$T/mine" | uniq -d | wc -l) > 0))"
 
 DB=$T/sched-v7.db
 expect_failure "latency --by cpu" 2 "'commq latency' goes --by pid or --by comm" --db "$DB" latency --by cpu

@@ -161,6 +161,21 @@ process_rows "$T/got" >"$T/process"
 check_top "top_by_process with a thread" "$T/process" "$T/expected"
 grep -q "^3484${TAB}sched-messaging${TAB}2${TAB}" "$T/got" ||
 	fail "top_by_process: process 3484 should have 2 threads: $(grep ^3484 "$T/got")"
+# A thread's exec goes on in the same process (de_thread keeps the thread
+# group): cases/thread-exec.dat's python3 (tgid 4744) has a thread exec
+# sleep, which takes the leader's pid (a lifetime of its own, exec_swap):
+# one process row, named sleep, its two threads' time.
+mkdir -p "$T/cases"
+import cases/thread-exec
+commq_ok top_process_thread_exec --db "$T/cases/thread-exec.db" -q -list -separator "$TAB" \
+	top --by process
+expect_eq "top_by_process: the thread-exec process's rows" 1 "$(grep -c "^4744${TAB}" "$T/got")"
+expect_eq "top_by_process: the thread-exec process's name and threads" "sleep${TAB}2" \
+	"$(grep "^4744${TAB}" "$T/got" | cut -f2,3)"
+want=$(ref "$T/cases/thread-exec.db" "select sum(dur) from sched where pid in
+	(select pid from comm_history where tgid = 4744)")
+near "top_by_process: the thread-exec process's time (ms)" "$(awk -v n="$want" 'BEGIN { printf "%.3f", n / 1e6 }')" \
+	"$(grep "^4744${TAB}" "$T/got" | cut -f4)" 0.0015
 # per thread: one row per thread lifetime, with its pid and tgid
 commq_ok top_thread --db "$T/threads.db" -list -separator "$TAB" top --by thread
 expect_eq "top_by_thread: one row per pid (no pid reused here)" \
