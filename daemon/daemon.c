@@ -621,6 +621,7 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 				    "/proc (run commd with --cgroupns=host)");
 	}
 	seed_from_saved_cmdlines(pipeline_resolver(c->pipe), tracefs_tracing_dir(), now);
+	resolve_snapshot_end(pipeline_resolver(c->pipe), live_trace_now(c->live));
 	if (store_stat(c->store, c->id, "snapshot_ns", -1,
 		       (int64_t)(live_trace_now(c->live) - now)) ||
 	    pipeline_sync_names(c->pipe)) {

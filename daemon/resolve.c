@@ -28,7 +28,8 @@ enum { E_UNKNOWN = 0, E_ALIVE = RESOLVE_ALIVE, E_DEAD };
  * event of the pid that carries no name of it comes (hid_slow), from that
  * event on. An event naming the pid, or its birth, makes the waiting name
  * moot: it is dropped. Every other lookup sees an unknown pid. */
-enum { PENDING_NONE = 0, PENDING_RENAME, PENDING_SNAPSHOT, PENDING_DEFERRED };
+enum { PENDING_NONE = 0, PENDING_RENAME, PENDING_SNAPSHOT, PENDING_DEFERRED,
+       PENDING_PROC };
 
 /* The kernel emits task_rename before it copies the new name: an event
  * in between (an interrupt on that CPU, a wakeup from another) still
@@ -64,6 +65,7 @@ struct resolve {
 
 	uint64_t deferred_ts;	/* the waiting saved_cmdlines names' time */
 	bool deferring;		/* some were deferred at deferred_ts */
+	uint64_t snapshot_end;	/* the /proc snapshot read before (resolve_snapshot_end) */
 };
 
 static uint32_t hash_bytes(const char *s, size_t len)
@@ -573,6 +575,27 @@ name_slow(struct resolve *r, int32_t pid, int cpu, const char *comm, size_t len,
 		}
 		e->pending = 0;		/* the rename is confirmed */
 		return e->comm_id;
+	}
+	if (e->pending == PENDING_PROC) {
+		struct resolve_row *row = &r->hot.rows[e->hid];
+
+		e->pending = 0;
+		/* The name /proc gave at the start, and this is the task's
+		 * first event since: /proc was read after tracing began, up
+		 * to snapshot_end, so the name read may be one the task took
+		 * after this event (its rename traced after it). Here is the
+		 * name the task had from the start: the snapshot's row takes
+		 * it, events already stored under that row with it. */
+		if (e->state == E_ALIVE && e->comm_id && row->source == RESOLVE_SRC_PROC &&
+		    ts < r->snapshot_end && (id = intern(r, comm, len))) {
+			row->comm_id = id;
+			row->source = (uint8_t)src;
+			mark_dirty(r, e->hid);
+			e->comm_id = id;
+			memset(cached, 0, r->hot.width);
+			memcpy(cached, comm, len);
+			return id;
+		}
 	}
 	if (e->pending == PENDING_RENAME && e->state == E_ALIVE) {
 		struct resolve_row *old = &r->hot.rows[e->prev_hid], *cur = &r->hot.rows[e->hid];
@@ -1342,6 +1365,13 @@ static void seed(struct resolve *r, int32_t pid, int32_t tgid,
 	}
 	if (src == RESOLVE_SRC_SAVED_CMDLINES && e->state == E_ALIVE && e->comm_id)
 		e->pending = PENDING_SNAPSHOT;
+	if (src == RESOLVE_SRC_PROC && e->state == E_ALIVE && e->comm_id)
+		e->pending = PENDING_PROC;
+}
+
+void resolve_snapshot_end(struct resolve *r, uint64_t ts)
+{
+	r->snapshot_end = ts;
 }
 
 void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,

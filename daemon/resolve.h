@@ -390,6 +390,13 @@ void resolve_seed(struct resolve *r, int32_t pid, int32_t tgid,
 		  const char *comm, size_t len, uint64_t ts,
 		  enum resolve_source src);
 
+/* The /proc snapshot (resolve_seed, RESOLVE_SRC_PROC) was read up to ts,
+ * in trace time, tracing already on: a task's first event before ts that
+ * shows another name than the one read shows the name it had from the
+ * snapshot's time (it renamed after the event, before /proc was read),
+ * which its snapshot row takes. */
+void resolve_snapshot_end(struct resolve *r, uint64_t ts);
+
 /* A snapshot taken before tracing started says pid belongs to tgid. Used
  * only for a lifetime of pid that begins without a birth while nothing
  * else has been told of pid: a task that existed before tracing and may

@@ -32,25 +32,43 @@ static int read_comm(const char *path, char *buf, size_t len)
 /* The kernel's PF_WQ_WORKER (include/linux/sched.h): a workqueue worker. */
 #define TASK_WQ_WORKER 0x00000020u
 
-/* The task flags of /proc/PID/stat (field 9, after the comm's ')'), or 0. */
-static unsigned long proc_task_flags(const char *stat_path)
+/* What /proc/PID/stat says of a task: its comm (as /proc/PID/comm gives
+ * it: between the first '(' and the last ')', which may hold both), its
+ * state letter and its flags (field 9). */
+struct task_stat {
+	char comm[128];
+	size_t len;
+	char state;
+	unsigned long flags;
+};
+
+static int read_task_stat(const char *path, struct task_stat *t)
 {
-	char buf[512], *p;
+	char buf[1024], *open_paren, *close_paren, *p;
 	ssize_t n;
-	int fd = open(stat_path, O_RDONLY | O_CLOEXEC), field;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), field;
 
 	if (fd < 0)
-		return 0;
+		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return -1;
 	buf[n] = '\0';
-	p = strrchr(buf, ')');
+	open_paren = strchr(buf, '(');
+	close_paren = strrchr(buf, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren ||
+	    (size_t)(close_paren - open_paren - 1) >= sizeof(t->comm))
+		return -1;
+	t->len = (size_t)(close_paren - open_paren - 1);
+	memcpy(t->comm, open_paren + 1, t->len);
+	t->comm[t->len] = '\0';
+	t->state = close_paren[1] == ' ' ? close_paren[2] : '?';
 	/* ") S ppid pgrp session tty_nr tpgid flags": six fields to skip */
-	for (field = 0; p && field < 7; field++)
+	for (p = close_paren, field = 0; p && field < 7; field++)
 		p = strchr(p + 1, ' ');
-	return p ? strtoul(p + 1, NULL, 10) : 0;
+	t->flags = p ? strtoul(p + 1, NULL, 10) : 0;
+	return 0;
 }
 
 /* /proc's comm of a workqueue worker is not the task's comm: the kernel
@@ -62,22 +80,28 @@ static unsigned long proc_task_flags(const char *stat_path)
  * rescuer's ("kworker/R-" and its workqueue's name, which may hold them)
  * has a description only while it rescues a pool, and is left whole.
  * Only a kernel worker's is cut (its flags say so): a process may call
- * itself "kworker/0:1-x". dir is /proc/PID/task/TID. Returns the length
- * of the task's comm within comm[0..len). */
-size_t seed_task_comm_len(const char *dir, const char *comm, size_t len)
+ * itself "kworker/0:1-x". */
+static size_t worker_comm_len(const char *comm, size_t len, unsigned long flags)
 {
 	static const char pfx[] = "kworker/";
-	char path[640];
 	size_t cut;
 
-	if (len <= sizeof(pfx) - 1 || memcmp(comm, pfx, sizeof(pfx) - 1) ||
-	    !memcmp(comm + sizeof(pfx) - 1, "R-", 2))
+	if (!(flags & TASK_WQ_WORKER) || len <= sizeof(pfx) - 1 ||
+	    memcmp(comm, pfx, sizeof(pfx) - 1) || !memcmp(comm + sizeof(pfx) - 1, "R-", 2))
 		return len;
 	cut = sizeof(pfx) - 1 + strcspn(comm + sizeof(pfx) - 1, "-+");
-	if (cut >= len)
-		return len;
+	return cut < len ? cut : len;
+}
+
+size_t seed_task_comm_len(const char *dir, const char *comm, size_t len)
+{
+	struct task_stat t;
+	char path[640];
+
 	snprintf(path, sizeof(path), "%s/stat", dir);
-	return proc_task_flags(path) & TASK_WQ_WORKER ? cut : len;
+	if (read_task_stat(path, &t))
+		return len;
+	return worker_comm_len(comm, len, t.flags);
 }
 
 static int numeric(const char *s)
@@ -150,9 +174,10 @@ int seed_self_in_host_pidns(void)
 static int walk_proc(struct resolve *r, uint64_t ts, int want_comm)
 {
 	struct dirent *p, *t;
-	char path[640], comm[128];
+	struct task_stat st;
+	char path[640];
 	DIR *procs, *tasks;
-	int n = 0, len = 0;
+	int n = 0, zombie, ntasks;
 
 	procs = opendir("/proc");
 	if (!procs)
@@ -164,6 +189,7 @@ static int walk_proc(struct resolve *r, uint64_t ts, int want_comm)
 		tasks = opendir(path);
 		if (!tasks)
 			continue;
+		zombie = ntasks = 0;
 		while ((t = readdir(tasks))) {
 			if (!numeric(t->d_name))
 				continue;
@@ -172,18 +198,25 @@ static int walk_proc(struct resolve *r, uint64_t ts, int want_comm)
 				n++;
 				continue;
 			}
-			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm",
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/stat",
 				 p->d_name, t->d_name);
-			len = read_comm(path, comm, sizeof(comm));
-			if (len < 0)
+			if (read_task_stat(path, &st))
 				continue;
-			path[strlen(path) - 5] = '\0';
-			len = (int)seed_task_comm_len(path, comm, (size_t)len);
-			resolve_seed(r, atoi(t->d_name), atoi(p->d_name), comm,
-				     (size_t)len, ts, RESOLVE_SRC_PROC);
+			resolve_seed(r, atoi(t->d_name), atoi(p->d_name), st.comm,
+				     worker_comm_len(st.comm, st.len, st.flags), ts,
+				     RESOLVE_SRC_PROC);
+			zombie |= st.state == 'Z' || st.state == 'X';
+			ntasks++;
 			n++;
 		}
 		closedir(tasks);
+		/* A zombie with no thread left exited before the capture: a
+		 * fork that takes its pid once it is reaped is a new task's,
+		 * not the snapshot's. (A leader that waits so for its threads
+		 * goes on as their process, and a thread's exec may take its
+		 * pid: left to what the trace shows.) */
+		if (want_comm && zombie && ntasks == 1)
+			resolve_exit(r, atoi(p->d_name), ts);
 	}
 	closedir(procs);
 	return n;

@@ -11,7 +11,8 @@ add_executable(notify-listen ${CMAKE_CURRENT_LIST_DIR}/notify-listen.c)
 
 foreach(t live-lifecycle live-notify live-errors live-sigkill live-heavy live-freshness live-clock
 	  live-fulldisk live-loss live-side-by-side live-retention live-retention-kill live-util live-runq live-cgroup live-offcpu live-maxage live-hotplug
-	  live-tampered live-pidns live-processes live-wallclock live-reboot live-ui live-ids live-running)
+	  live-tampered live-pidns live-processes live-wallclock live-reboot live-ui live-ids live-running
+	  live-start-names)
 	string(REPLACE "-" "_" name "${t}")
 	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh live SERIAL
 		ENV NOTIFY_LISTEN=$<TARGET_FILE:notify-listen>)
