@@ -125,10 +125,19 @@ while read -r dat; do
 		"$(q "$p.late.db" "SELECT count(*), count(dur), coalesce(sum(dur), 0) FROM runqueue_wait")" || true
 	check_eq "$name.dat: runqueue rows with a negative nr" 0 \
 		"$(q "$db" "SELECT count(*) FROM runqueue WHERE nr < 0")" || true
-	check_eq "$name.dat: per CPU, runqueue's integral = the sum of its known waits and open waits to the end" \
-		"$(q "$db" "SELECT cpu, sum(coalesce(dur, (SELECT end_ts FROM capture) - ts)) FROM runqueue_wait
-			    WHERE dur IS NOT NULL OR ended = 'open' GROUP BY cpu ORDER BY cpu")" \
+	# (each wait up to its CPU's first switch to idle in it: nothing is
+	# queued on an idle CPU, and when the task came back is not known)
+	check_eq "$name.dat: per CPU, runqueue's integral = the sum of its known waits and open waits to the end, each up to a switch to idle" \
+		"$(q "$db" "WITH w AS (SELECT ts, coalesce(dur, (SELECT end_ts FROM capture) - ts) AS dur, cpu
+				    FROM runqueue_wait WHERE dur IS NOT NULL OR ended = 'open')
+			    SELECT cpu, sum(coalesce((SELECT min(s.ts) FROM sched s WHERE s.pid = 0
+				    AND s.cpu = w.cpu AND s.ts >= w.ts AND s.ts < w.ts + w.dur
+				    AND s.start_err IS NULL), w.ts + w.dur) - w.ts)
+			    FROM w GROUP BY cpu ORDER BY cpu")" \
 		"$(q "$db" "SELECT cpu, sum(nr * dur) FROM runqueue GROUP BY cpu ORDER BY cpu")" || true
+	log "$name.dat: waits cut at a switch to idle: $(q "$db" "SELECT count(*) FROM runqueue_wait w
+		WHERE w.dur IS NOT NULL AND EXISTS (SELECT 1 FROM sched s WHERE s.pid = 0 AND s.cpu = w.cpu
+		AND s.ts >= w.ts AND s.ts < w.ts + w.dur AND s.start_err IS NULL)")"
 	check_eq "$name.dat: runqueue's CPUs whose steps end before or after the capture's end" 0 \
 		"$(q "$db" "SELECT count(*) FROM (SELECT max(coalesce(ts + dur, ts)) AS e FROM runqueue GROUP BY cpu)
 			    WHERE e <> (SELECT end_ts FROM capture)")" || true
@@ -152,6 +161,27 @@ while read -r dat; do
 		"99991 woken -;99992 woken migrated;99992 migrated -;99993 woken open" \
 		"$(q "$p.m.db" "SELECT group_concat(pid || ' ' || reason || ' ' || coalesce(ended, '-'), ';')
 			    FROM (SELECT * FROM runqueue_wait WHERE pid > 99990 ORDER BY pid, ts)")" || true
+	# A throttled task (its cgroup out of CPU bandwidth) leaves the queue
+	# still runnable, and its CPU may run idle: a switch to idle made up
+	# in the middle of the longest wait, for a quarter of it. The wait is
+	# the same; the queue is shorter by one from there, its integral by
+	# the wait's second half.
+	cp "$db" "$p.t.db"
+	read -r wts wdur wcpu < <(q "$p.t.db" "SELECT ts, dur, cpu FROM runqueue_wait
+		WHERE dur IS NOT NULL ORDER BY dur DESC LIMIT 1" | tr '|' ' ')
+	idle=$(q "$p.t.db" "SELECT next_hid FROM ev_sched_switch WHERE next_pid = 0 AND cpu = $wcpu LIMIT 1")
+	before=$(q "$p.t.db" "SELECT sum(nr * dur) FROM runqueue WHERE cpu = $wcpu")
+	at=$((wts + wdur / 2)) quarter=$((wdur / 4))
+	sqlite3 "$p.t.db" "INSERT INTO ev_sched_switch (ts, cpu, n, next_pid, hid, next_hid, slice_dur)
+			   VALUES ($at, $wcpu, 99, 0, $idle, $idle, $quarter)"
+	check_eq "$name.dat, a switch to idle inside the longest wait: the waits" \
+		"$(q "$db" "SELECT count(*), sum(dur) FROM runqueue_wait WHERE pid > 0")" \
+		"$(q "$p.t.db" "SELECT count(*), sum(dur) FROM runqueue_wait WHERE pid > 0")" || true
+	check_eq "$name.dat, a switch to idle inside the longest wait ($wdur ns): the queue's integral, less the wait's rest" \
+		"$((before - (wts + wdur - at)))" "$(q "$p.t.db" "SELECT sum(nr * dur) FROM runqueue WHERE cpu = $wcpu")" || true
+	check_eq "$name.dat, a switch to idle inside the longest wait: the queue one shorter while idle" \
+		"$(q "$p.t.db" "SELECT nr FROM runqueue WHERE cpu = $wcpu AND ts < $at ORDER BY ts DESC LIMIT 1")" \
+		"$(($(q "$p.t.db" "SELECT nr FROM runqueue WHERE cpu = $wcpu AND ts <= $at ORDER BY ts DESC LIMIT 1") + 1))" || true
 done < <(fixtures
 	# and a recording as 5.8-5.17 would have made it (sleeps shown as R)
 	python3 "$TESTDATA/as-old-kernel.py" "$TESTDATA/sched-v6.dat" \
