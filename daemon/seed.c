@@ -12,51 +12,14 @@
 #include "cgroups.h"
 #include "resolve.h"
 
-static int read_comm(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	if (buf[n - 1] == '\n')
-		n--;
-	buf[n] = '\0';
-	return (int)n;
-}
-
 /* The kernel's PF_WQ_WORKER (include/linux/sched.h): a workqueue worker. */
 #define TASK_WQ_WORKER 0x00000020u
 
-/* What /proc/PID/stat says of a task: its comm (as /proc/PID/comm gives
- * it: between the first '(' and the last ')', which may hold both), its
- * state letter and its flags (field 9). */
-struct task_stat {
-	char comm[128];
-	size_t len;
-	char state;
-	unsigned long flags;
-};
-
-static int read_task_stat(const char *path, struct task_stat *t)
+int seed_parse_task_stat(char *text, struct seed_task *t)
 {
-	char buf[1024], *open_paren, *close_paren, *p;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), field;
+	char *open_paren = strchr(text, '('), *close_paren = strrchr(text, ')'), *p;
+	int field;
 
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	open_paren = strchr(buf, '(');
-	close_paren = strrchr(buf, ')');
 	if (!open_paren || !close_paren || close_paren < open_paren ||
 	    (size_t)(close_paren - open_paren - 1) >= sizeof(t->comm))
 		return -1;
@@ -71,17 +34,23 @@ static int read_task_stat(const char *path, struct task_stat *t)
 	return 0;
 }
 
-/* /proc's comm of a workqueue worker is not the task's comm: the kernel
- * (wq_worker_comm) appends the latest work's description to it, '-' and
- * the description, or '+' while a work runs ("kworker/0:1H-kblockd",
- * "kworker/u8:3+events_unbound"), and no event ever shows that part. A
- * pool worker's own name is "kworker/" and the pool's id ("0:1H",
- * "u8:3"), which holds no '-' or '+': the name ends at the first one. A
- * rescuer's ("kworker/R-" and its workqueue's name, which may hold them)
- * has a description only while it rescues a pool, and is left whole.
- * Only a kernel worker's is cut (its flags say so): a process may call
- * itself "kworker/0:1-x". */
-static size_t worker_comm_len(const char *comm, size_t len, unsigned long flags)
+static int read_task_stat(const char *path, struct seed_task *t)
+{
+	char buf[1024];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return seed_parse_task_stat(buf, t);
+}
+
+size_t seed_worker_comm_len(const char *comm, size_t len, unsigned long flags)
 {
 	static const char pfx[] = "kworker/";
 	size_t cut;
@@ -91,17 +60,6 @@ static size_t worker_comm_len(const char *comm, size_t len, unsigned long flags)
 		return len;
 	cut = sizeof(pfx) - 1 + strcspn(comm + sizeof(pfx) - 1, "-+");
 	return cut < len ? cut : len;
-}
-
-size_t seed_task_comm_len(const char *dir, const char *comm, size_t len)
-{
-	struct task_stat t;
-	char path[640];
-
-	snprintf(path, sizeof(path), "%s/stat", dir);
-	if (read_task_stat(path, &t))
-		return len;
-	return worker_comm_len(comm, len, t.flags);
 }
 
 static int numeric(const char *s)
@@ -174,7 +132,7 @@ int seed_self_in_host_pidns(void)
 static int walk_proc(struct resolve *r, uint64_t ts, int want_comm)
 {
 	struct dirent *p, *t;
-	struct task_stat st;
+	struct seed_task st;
 	char path[640];
 	DIR *procs, *tasks;
 	int n = 0, zombie, ntasks;
@@ -203,7 +161,7 @@ static int walk_proc(struct resolve *r, uint64_t ts, int want_comm)
 			if (read_task_stat(path, &st))
 				continue;
 			resolve_seed(r, atoi(t->d_name), atoi(p->d_name), st.comm,
-				     worker_comm_len(st.comm, st.len, st.flags), ts,
+				     seed_worker_comm_len(st.comm, st.len, st.flags), ts,
 				     RESOLVE_SRC_PROC);
 			zombie |= st.state == 'Z' || st.state == 'X';
 			ntasks++;
@@ -358,16 +316,13 @@ int seed_cgroups_from_proc(struct cgroups *cg, int root, uint64_t ts)
 
 const char *seed_proc_comm(void *ctx, int32_t pid)
 {
-	static char comm[128];
+	static struct seed_task t;
 	char path[64];
-	int len;
 
 	(void)ctx;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	len = read_comm(path, comm, sizeof(comm));
-	if (len <= 0)
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_task_stat(path, &t) || !t.len)
 		return NULL;
-	path[strlen(path) - 5] = '\0';
-	comm[seed_task_comm_len(path, comm, (size_t)len)] = '\0';
-	return comm;
+	t.comm[seed_worker_comm_len(t.comm, t.len, t.flags)] = '\0';
+	return t.comm;
 }

@@ -41,13 +41,29 @@ int seed_cgroups_from_proc(struct cgroups *cg, int root, uint64_t ts);
  * cgroup paths are not the events'), or unknown (-1). */
 int seed_cgroupns_is_hosts(void);
 
-/* The length of the task's own comm in comm[0..len), the text of
- * DIR/comm (DIR: /proc/PID or /proc/PID/task/TID): a workqueue worker's
- * holds its latest work's description after the name, which is cut. */
-size_t seed_task_comm_len(const char *dir, const char *comm, size_t len);
+/* What /proc/PID/stat says of a task: its comm (as /proc/PID/comm gives
+ * it: between the first '(' and the last ')', which may hold both), its
+ * state letter and its flags (field 9). */
+struct seed_task {
+	char comm[128];
+	size_t len;
+	char state;
+	unsigned long flags;
+};
+/* Parses a /proc/PID/stat line into t: 0, or -1 when it is not one. */
+int seed_parse_task_stat(char *text, struct seed_task *t);
 
-/* /proc/PID/comm of a live task, for naming what the trace never named
- * (NULL when gone). ctx unused. Not thread-safe: one static buffer. */
+/* The length of the task's own comm in comm[0..len) (/proc's, flags the
+ * task's): /proc shows a workqueue worker's with its latest work after
+ * it (wq_worker_comm: "kworker/0:1H-kblockd", '+' while a work runs),
+ * which no event shows. A pool worker's own name ("kworker/" and the
+ * pool's id) holds no '-' or '+'; a rescuer's ("kworker/R-" and its
+ * workqueue's name) is left whole, and so is any name whose flags are not
+ * a worker's (a process may call itself "kworker/0:1-x"). */
+size_t seed_worker_comm_len(const char *comm, size_t len, unsigned long flags);
+
+/* The comm of a live task, from /proc/PID/stat (a worker's cut), for
+ * naming what the trace never named (NULL when gone). ctx unused. Not thread-safe: one static buffer. */
 const char *seed_proc_comm(void *ctx, int32_t pid);
 
 #endif

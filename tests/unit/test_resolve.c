@@ -4,10 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "check.h"
 #include "resolve.h"
 #include "seed.h"
@@ -717,67 +713,39 @@ static void resolve_saved_cmdlines_rows_on_first_use(void)
 	resolve_free(r);
 }
 
-/* A /proc/PID/task/TID made up in dir: its stat with these flags (after a
- * comm with a ')' and spaces in it, as a task may call itself). */
-static void fake_task(const char *dir, unsigned long flags)
+static size_t worker_len(const char *comm, unsigned long flags)
 {
-	char path[256];
-	FILE *f;
-
-	mkdir(dir, 0700);
-	snprintf(path, sizeof(path), "%s/stat", dir);
-	f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fprintf(f, "62 (a) b c) I 2 0 0 0 -1 %lu 0 0 0 0 0 0 0 0 0 -20\n", flags);
-	fclose(f);
-}
-
-static void remove_task(const char *dir)
-{
-	char path[320];
-
-	snprintf(path, sizeof(path), "%s/stat", dir);
-	unlink(path);
-	rmdir(dir);
-}
-
-static size_t task_comm_len(const char *dir, const char *comm)
-{
-	return seed_task_comm_len(dir, comm, strlen(comm));
+	return seed_worker_comm_len(comm, strlen(comm), flags);
 }
 
 /* /proc's comm of a workqueue worker carries its latest work after the
- * task's comm; the seed keeps the comm, and only a kernel worker's. */
+ * task's comm; the seed keeps the comm, and only a kernel worker's. The
+ * stat line's comm may hold ')' and spaces. */
 static void seed_worker_comm_without_work(void)
 {
-	char worker[] = "/tmp/test_resolve.XXXXXX", proc[300], kthread[300];
+	const unsigned long worker = 0x04208060UL;	/* PF_WQ_WORKER | PF_KTHREAD ... */
+	char line[] = "62 (a) b c) I 2 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 0 -20\n";
+	char bad[] = "62 a b c I 2";
+	struct seed_task t;
 
-	CHECK(mkdtemp(worker) != NULL);
-	snprintf(proc, sizeof(proc), "%s/user", worker);
-	snprintf(kthread, sizeof(kthread), "%s/kthread", worker);
-	fake_task(worker, 0x04208060UL);	/* PF_WQ_WORKER | PF_KTHREAD ... */
-	fake_task(proc, 0x00400100UL);		/* a process */
-	fake_task(kthread, 0x00208040UL);	/* a kthread, not a worker */
+	CHECK_INT(seed_parse_task_stat(line, &t), 0);
+	CHECK_STR(t.comm, "a) b c");
+	CHECK_INT(t.len, 6);
+	CHECK_INT(t.state, 'I');
+	CHECK_INT(t.flags, 69238880);
+	CHECK_INT(seed_parse_task_stat(bad, &t), -1);
 
-	CHECK_INT(task_comm_len(worker, "kworker/0:1H-kblockd"), 12);
-	CHECK_INT(task_comm_len(worker, "kworker/u8:3+events_unbound"), 12);
-	CHECK_INT(task_comm_len(worker, "kworker/1:2-mm_percpu_wq"), 11);
-	CHECK_INT(task_comm_len(worker, "kworker/1:2"), 11);
+	CHECK_INT(worker_len("kworker/0:1H-kblockd", worker), 12);
+	CHECK_INT(worker_len("kworker/u8:3+events_unbound", worker), 12);
+	CHECK_INT(worker_len("kworker/1:2-mm_percpu_wq", worker), 11);
+	CHECK_INT(worker_len("kworker/1:2", worker), 11);
 	/* a rescuer's name holds its workqueue's, '-' and all */
-	CHECK_INT(task_comm_len(worker, "kworker/R-ext4-rsv-conversion"), 29);
-	CHECK_INT(task_comm_len(worker, "kworker/"), 8);
+	CHECK_INT(worker_len("kworker/R-ext4-rsv-conversion", worker), 29);
+	CHECK_INT(worker_len("kworker/", worker), 8);
 	/* a process or another kthread may call itself so: left whole */
-	CHECK_INT(task_comm_len(proc, "kworker/0:1-evil"), 16);
-	CHECK_INT(task_comm_len(kthread, "kworker/0:1-x"), 13);
-	/* no stat to read (the task is gone): left whole */
-	CHECK_INT(task_comm_len("/nonexistent/task", "kworker/0:1-events"), 18);
-	CHECK_INT(task_comm_len(worker, "rcu_exp_gp_kthread_worker"), 25);
-
-	remove_task(proc);
-	remove_task(kthread);
-	remove_task(worker);
+	CHECK_INT(worker_len("kworker/0:1-evil", 0x00400100UL), 16);
+	CHECK_INT(worker_len("kworker/0:1-x", 0x00208040UL), 13);
+	CHECK_INT(worker_len("rcu_exp_gp_kthread_worker", worker), 25);
 }
 
 int main(void)
