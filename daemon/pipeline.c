@@ -63,6 +63,10 @@ struct pipeline {
 	 * none: the CPU's last record was something else) */
 	struct stacks *stacks;
 	int kstack_id;
+	/* ftrace's user_stack records' type (-1: none): with kernel_stack,
+	 * a record that follows another event (trace-cmd record -T, a
+	 * stacktrace trigger) in its context, not a sign of who runs */
+	int ustack_id;
 	const struct tep_format_field *kstack_size, *kstack_caller;
 	uint64_t *sleep_switch;
 	size_t nsleep;
@@ -209,6 +213,8 @@ struct pipeline *pipeline_new(struct tep_handle *tep, struct store *store,
 		p->kstack_id = e ? e->id : -1;
 		p->kstack_size = e ? tep_find_field(e, "size") : NULL;
 		p->kstack_caller = e ? tep_find_field(e, "caller") : NULL;
+		e = tep_find_event_by_name(tep, "ftrace", "user_stack");
+		p->ustack_id = e ? e->id : -1;
 	}
 	{
 		struct tep_event *e = tep_find_event_by_name(tep, "cgroup", "cgroup_attach_task");
@@ -475,6 +481,17 @@ static int own_event(const struct decode_event *ev)
 
 	return ev->kind != DECODE_OTHER ||
 	       (sys && (!strcmp(sys, "sched") || !strcmp(sys, "task")));
+}
+
+/* A stack record (ftrace's kernel_stack, user_stack) is written right
+ * after the event it belongs to, on its CPU and in its context: its
+ * common_pid is that event's (after a sched_switch, the task that left),
+ * not a sign of who runs there now. */
+static int follows_event(const struct pipeline *p, const struct decode_event *ev)
+{
+	int id = ev->event->id;
+
+	return (id == p->kstack_id || id == p->ustack_id) && id >= 0;
 }
 
 #define RENAMED_MAX 16		/* names a slice splits at, at once */
@@ -783,6 +800,8 @@ static int derive_event(struct pipeline *p, const struct decode_event *ev,
 	struct derive_run run = { 0, 0, 0 };
 	int rc;
 
+	if (follows_event(p, ev))
+		return 0;
 	if ((rc = derive_seen(p->derive, ev->ts, ev->cpu, ev->pid, hid,
 			      ev->switch_mm, own_event(ev), &run)) ||
 	    (run.began && (rc = name_from_start(p, ev->cpu, ev->pid, UINT64_MAX))))
@@ -904,7 +923,7 @@ int pipeline_record(struct pipeline *p, const void *data, int size, int cpu,
 	 * the event is named (derive_seen splits the slice there); so does
 	 * the first under the thread's tid where the leader still runs. */
 	if (ev.pid > 0 && p->derive && derive_running(p->derive, cpu) != ev.pid &&
-	    took_here(p, &ev, ts))
+	    !follows_event(p, &ev) && took_here(p, &ev, ts))
 		return -1;
 	/* The exited leader switched out under the thread's tid, the
 	 * event's pid read before the swap (de_thread, on the thread's CPU)

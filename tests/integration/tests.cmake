@@ -6,7 +6,8 @@
 foreach(t import-counts import-names import-badinput import-progress
 		import-buffers import-clock import-drops import-json
 		import-exec-fd import-machine import-trigger import-thread-exec
-		import-pid-reuse import-old-kernel import-no-derived)
+		import-pid-reuse import-old-kernel import-no-derived
+		import-stack-records)
 	string(REPLACE "-" "_" name "${t}")
 	commd_script_test(${name} ${CMAKE_CURRENT_LIST_DIR}/${t}.sh import TIMEOUT 600)
 endforeach()
