@@ -67,6 +67,7 @@ struct running {		/* the open slice of a CPU */
 	 * recorded, as some kernels do not. */
 	int gone;		/* offline at the end (derive_cpu_gone) */
 	int untraced;		/* never traced (derive_untraced) */
+	uint64_t loss_ts;	/* its last loss's stamp (derive_lost) */
 	int gap;		/* its records after its last are lost, up to
 				 * the next, which says so (derive_gap) */
 	int in_tail;		/* TAIL_TASK, TAIL_IDLE or 0 */
@@ -602,6 +603,9 @@ int derive_seen(struct derive *d, uint64_t ts, int cpu, int32_t pid, uint32_t hi
 	r->prev = open_slice(r, cpu, lo, r->hid, -1, (int64_t)(ts - lo));
 	r->held = 1;
 	begin_inferred(d, r, ts, pid, hid, lo);
+	/* begun somewhere in a gap that holds a loss: across it */
+	if (r->loss_ts > lo)
+		r->lost = 1;
 	if (run)
 		run->began = 1;
 	return rc;
@@ -985,10 +989,15 @@ int derive_lost(struct derive *d, int cpu, uint64_t ts)
 		r->lost = 1;
 	if (r)
 		r->in_tail = 0;
-	/* An inferred edge is not placed before a loss: who ran before it
-	 * is not known. */
-	if (r && ts > r->last_ts)
+	/* An open slice whose task shows no sign after the loss ended
+	 * somewhere in it: another task's event after it ends the slice at
+	 * the task's last sign before (derive_seen; end_err spans the
+	 * loss), not at the loss's stamp as if it had run through. On a CPU
+	 * with none open, its first slice is not placed before the loss. */
+	if (r && !r->active && ts > r->last_ts)
 		r->last_ts = ts;
+	if (r)
+		r->loss_ts = ts;
 	/* A switch-in may be among the lost: every pending wakeup is void,
 	 * who runs where is no longer known, nor how long any task has been
 	 * off the CPUs. */

@@ -14,7 +14,10 @@
 #            that switch begins there, after the slice. A slice still
 #            open at the end closes at the trace's last event (any CPU),
 #            named by its opening next_comm. A `CPU:N [.. EVENTS DROPPED]`
-#            line flags the open slice of N.
+#            line flags the open slice of N; when the CPU's next line is
+#            another pid's, the slice ends at its last line before the
+#            DROPPED line (an inferred switch, below) and the slice begun
+#            at that next line is flagged too.
 #   inferred switch: once a CPU's chain has begun, every event line on it
 #            comes from the task running there (the pid in "comm-pid").
 #            A line from another pid means a switch nobody recorded: the
@@ -193,12 +196,18 @@ function dur(s1, f1, s2, f2) { return (s2 - s1) * 1000000000 + (f2 - f1) }
 	sub(/ +$/, "", rest)
 	pfx = substr($0, 1, RSTART - 1)
 	sub(/^ +/, "", pfx)
-	# commd puts a loss at the next event of its CPU: no inferred edge
-	# is placed before it
-	if (dropped[c]) { lst_s[c] = ts_s; lst_f[c] = ts_f; dropped[c] = 0 }
+	# commd puts a loss at the next event of its CPU: a CPU's first
+	# slice is not placed before it; an open slice whose task this line
+	# is not ended at its last line before the loss (the time up to this
+	# line unknown), and the slice begun here is across the loss
+	if (dropped[c]) {
+		if (!(c in open)) { lst_s[c] = ts_s; lst_f[c] = ts_f }
+		dropped[c] = 0; lossgap[c] = 1
+	}
 	if (rst[c] && cpid != opid[c]) restart(c)
 	else if (rst[c]) rn[c]++
 	seen(c, cpid, pfx)
+	delete lossgap[c]
 	pl_s = lst_s[c]; pl_f = lst_f[c]
 	lst_s[c] = ts_s; lst_f[c] = ts_f
 	# One try_to_wake_up: a waking and the wakeup of the same task on
@@ -443,6 +452,7 @@ function seen(cpu, p, pfx,   lo_s, lo_f, x) {
 	nulls++
 	olost[cpu] = 0
 	start_inferred(cpu, p, pfx, lo_s, lo_f)
+	if (cpu in lossgap) olost[cpu] = 1
 }
 
 # Whether the task running on cpu as q has swapped pids with p: q is the
