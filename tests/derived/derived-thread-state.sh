@@ -112,6 +112,12 @@ while read -r dat; do
 			  AND EXISTS (SELECT 1 FROM ev_sched_wakeup w WHERE w.target_pid = o.pid
 				      AND w.ts > o.ts AND w.ts < o.ts + o.dur)
 			  AND NOT EXISTS (SELECT 1 FROM lost_events l WHERE l.ts > o.ts)")" || true
+	# (the name it left the CPU under: one the switch-out showed first
+	# is the task's from there, comm_history's and thread_state's)
+	check_eq "$name.dat: offcpu intervals not named as comm_history names the task when it left" 0 \
+		"$(q "$db" "SELECT count(*) FROM offcpu o WHERE o.comm IS NOT (SELECT coalesce(h.comm, '<...>')
+			  FROM comm_history h WHERE h.pid = o.pid AND h.start_ts <= o.ts
+			  AND (h.end_ts IS NULL OR h.end_ts > o.ts) ORDER BY h.start_ts DESC, h.id DESC LIMIT 1)")" || true
 	log "$name.dat: $(wc -l < "$p.gaps.ref") gaps; states: $(q "$db" "SELECT group_concat(state || ' ' || n, ', ') FROM (SELECT state, count(*) AS n FROM thread_state GROUP BY state)")"
 done < <(fixtures
 	# and a recording as 5.8-5.17 would have made it (sleeps shown as R)
