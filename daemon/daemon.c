@@ -527,6 +527,8 @@ static int capture_open(struct capture *c, struct live_opts *lo)
 		log_error("%s", c->pipe ? "out of memory" : err);
 		return -1;
 	}
+	if (!live_clock_in_ns(c->live))
+		pipeline_clock_not_ns(c->pipe);
 	/* Times stored from here on are the trace clock's, which starts
 	 * again at every boot: where the database's live captures reach past
 	 * its now (an earlier boot's), this capture's go on after them, as

@@ -119,6 +119,7 @@ struct derive {
 	const struct state_map *states;	/* NULL: today's numbering */
 	unsigned gaps;		/* CPUs in a gap (derive_gap) */
 	int some_untraced;	/* a CPU is never traced (derive_untraced) */
+	int not_ns;		/* derive_clock_not_ns */
 };
 
 struct derive *derive_new(const struct derive_ops *ops)
@@ -633,6 +634,11 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 	if (!r)
 		return 0;
 	s = runtime <= ts ? ts - runtime : 0;	/* where the clock started */
+	/* Its ns against timestamps in other units (TSC cycles: a slice
+	 * split at ts - runtime, cycles less ns) say only that it ran at
+	 * ts: it places and restarts nothing. */
+	if (d->not_ns)
+		s = ts;
 	if (!r->active || r->pid != pid || event_pid != pid) {
 		/* Another CPU updated pid's clock (a wakeup's preemption
 		 * check does, for the task running where it wakes one): a
@@ -664,6 +670,8 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
 		return 0;
 	}
 	if (!r->head_held && (r->start_err < 0 || r->placed)) {
+		if (d->not_ns)
+			return 0;
 		/* A start already final: the clock started after the last
 		 * event here (or the slice's start) only if the task left
 		 * the CPU since, and came back, unrecorded. A restart held
@@ -1029,6 +1037,11 @@ void derive_untraced(struct derive *d, int cpu)
 		r->untraced = 1;
 		d->some_untraced = 1;
 	}
+}
+
+void derive_clock_not_ns(struct derive *d)
+{
+	d->not_ns = 1;
 }
 
 void derive_queued(struct derive *d, int32_t pid, int cpu)

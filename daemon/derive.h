@@ -208,6 +208,11 @@ int derive_runtime(struct derive *d, uint64_t ts, int cpu, int32_t event_pid,
  * of it in the trace). */
 void derive_untraced(struct derive *d, int cpu);
 
+/* The trace clock does not count nanoseconds (counter, uptime, x86-tsc):
+ * a sched_stat_runtime's runtime (ns) says nothing in its units, so
+ * derive_runtime places and restarts nothing. */
+void derive_clock_not_ns(struct derive *d);
+
 /* pid was queued on cpu (a sched_wakeup's or sched_wakeup_new's target,
  * a sched_migrate_task's destination). On a CPU not traced it runs
  * unseen: its pending wakeup and its time off the CPUs end there, when

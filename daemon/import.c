@@ -407,6 +407,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 				      capture_clock(&im), buffers);
 	if (capture < 0)
 		goto store_fail;
+	if (im.not_ns)
+		pipeline_clock_not_ns(im.pipe);
 	if (pipeline_store_states(im.pipe, capture))
 		goto store_fail;
 	clock_gettime(CLOCK_MONOTONIC, &im.start);

@@ -117,14 +117,28 @@ static int64_t realtime_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* The trace clocks that count nanoseconds (the kernel's trace_clocks[]
+ * in_ns): those a clock_gettime reads directly, and the others. */
+static const struct { const char *name; clockid_t id; } direct[] = {
+	{ "mono", CLOCK_MONOTONIC }, { "mono_raw", CLOCK_MONOTONIC_RAW },
+	{ "boot", CLOCK_BOOTTIME }, { "tai", CLOCK_TAI },
+};
+static const char *const by_stats[] = { "local", "global", "perf" };
+
+int live_clock_in_ns(const struct live *l)
+{
+	for (size_t i = 0; i < sizeof(direct) / sizeof(*direct); i++)
+		if (!strcmp(l->clock, direct[i].name))
+			return 1;
+	for (size_t i = 0; i < sizeof(by_stats) / sizeof(*by_stats); i++)
+		if (!strcmp(l->clock, by_stats[i]))
+			return 1;
+	return 0;
+}
+
 int live_clock_pair(struct live *l, uint64_t *ts, int64_t *realtime,
 		    int64_t *err)
 {
-	static const struct { const char *name; clockid_t id; } direct[] = {
-		{ "mono", CLOCK_MONOTONIC }, { "mono_raw", CLOCK_MONOTONIC_RAW },
-		{ "boot", CLOCK_BOOTTIME }, { "tai", CLOCK_TAI },
-	};
-	static const char *const by_stats[] = { "local", "global", "perf" };
 	struct live_cpu_stats st = { 0 };
 	int64_t r1, r2;
 	int k = -1, stats = 0;

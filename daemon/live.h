@@ -85,6 +85,7 @@ uint64_t live_now(void);
 uint64_t live_trace_now(struct live *l);
 
 /* The instance's trace clock (owned by l). */
+int live_clock_in_ns(const struct live *l);	/* its trace clock counts ns */
 const char *live_clock(const struct live *l);
 
 /* CPU cpu's ring-buffer counters now. Every look places the drops and

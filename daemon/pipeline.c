@@ -1348,6 +1348,12 @@ void pipeline_cpu_untraced(struct pipeline *p, int cpu)
 		derive_untraced(p->derive, cpu);
 }
 
+void pipeline_clock_not_ns(struct pipeline *p)
+{
+	if (p->derive)
+		derive_clock_not_ns(p->derive);
+}
+
 void pipeline_finish(struct pipeline *p,
 		     const char *(*lookup)(void *ctx, int32_t pid), void *ctx)
 {

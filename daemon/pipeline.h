@@ -52,6 +52,9 @@ void pipeline_cpu_gone(struct pipeline *p, int cpu);
  * tasks queued there run unseen (derive_untraced). */
 void pipeline_cpu_untraced(struct pipeline *p, int cpu);
 
+/* The trace clock does not count nanoseconds (derive_clock_not_ns). */
+void pipeline_clock_not_ns(struct pipeline *p);
+
 /* End of a finite source: names what is still unnamed from a snapshot
  * (lookup may be NULL), closes every interval at the last event. */
 void pipeline_finish(struct pipeline *p,

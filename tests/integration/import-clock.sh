@@ -106,6 +106,24 @@ if import_ok "$tsc6" "$TMPDIR_TEST/tsc6.db"; then
 	fi
 fi
 
+# clock-x86-tsc-runtime.dat: sched_stat_runtime's runtime counts ns, the
+# timestamps TSC cycles: ts - runtime is no time at all, and places no
+# slice's start nor splits a slice of a task that ran on (the build
+# before this check split 101 of 2,400 slices so, each at cycles less ns).
+rt=$TESTDATA/cases/clock-x86-tsc-runtime.dat
+if import_ok "$rt" "$TMPDIR_TEST/rt.db"; then
+	check_eq "clock-x86-tsc-runtime.dat: capture.clock" x86-tsc \
+		"$(q "$TMPDIR_TEST/rt.db" "select clock from capture")" || true
+	check_true "clock-x86-tsc-runtime.dat: sched_stat_runtime events" "> 1000" \
+		"$(q "$TMPDIR_TEST/rt.db" "select count(*) from sched_stat_runtime")" \
+		[ "$(q "$TMPDIR_TEST/rt.db" "select count(*) from sched_stat_runtime")" -gt 1000 ] || true
+	check_eq "clock-x86-tsc-runtime.dat: slices with an inferred end (a restart at ts - runtime, or a break)" 0 \
+		"$(q "$TMPDIR_TEST/rt.db" "select count(*) from sched where end_err is not null")" || true
+	check_eq "clock-x86-tsc-runtime.dat: slices with an inferred start but each CPU's first" 0 \
+		"$(q "$TMPDIR_TEST/rt.db" "select count(*) from sched s where start_err is not null
+			and exists (select 1 from sched p where p.cpu = s.cpu and p.ts < s.ts)")" || true
+fi
+
 # two-buffers.dat: trace-cmd saved rb_b's clock for the whole file.
 check_eq "two-buffers.dat: the clock trace-cmd saved" counter "$(file_clock "$two")" || true
 imported "two-buffers.dat --buffer rb_b" "$two" counter \
