@@ -409,6 +409,11 @@ static int import_into(const struct import_opts *o, const char *tmp)
 		goto store_fail;
 	if (im.not_ns)
 		pipeline_clock_not_ns(im.pipe);
+	/* (the views leave the CPUs left out alone: schema 035) */
+	for (int cpu = 0; cpu < tracedat_cpus(im.td); cpu++)
+		if (!tracedat_cpu_has_records(im.td, cpu) &&
+		    store_stat(im.store, capture, "cpu_untraced", cpu, 1))
+			goto store_fail;
 	if (pipeline_store_states(im.pipe, capture))
 		goto store_fail;
 	clock_gettime(CLOCK_MONOTONIC, &im.start);

@@ -114,7 +114,19 @@ check_eq "cpumask trace: CPUs with events" 0 "$(q "$db" "select group_concat(dis
 reference "$dat" "$TMPDIR_TEST/mask" "cpumask trace" || finish
 check_cpu_time "$db" "$TMPDIR_TEST/mask" "cpumask trace"
 check_latency "$db" "$TMPDIR_TEST/mask" "cpumask trace"
-log "cpumask trace: $REF_SWITCHES switches, $(wc -l < "$TMPDIR_TEST/mask.wakeups") wakeup latencies (max $(q "$db" "select max(latency) from wakeup_latency") ns)"
+# What runs on CPU 1 is not seen: no wait on its queue has a known end
+# (a task queued there may have run there), and no sleep is given across
+# a second waking of the task (the kernel wakes only a sleeping task: it
+# ran and slept unseen in between).
+check_eq "cpumask trace: stats cpu_untraced" "1|1" \
+	"$(q "$db" "select group_concat(cpu || '|' || value) from stats where name = 'cpu_untraced'")" || true
+check_eq "cpumask trace: runqueue_wait rows on CPU 1 (left out) with a known end" 0 \
+	"$(q "$db" "select count(*) from runqueue_wait where cpu = 1 and (dur is not null or ended is not null)")" || true
+check_eq "cpumask trace: offcpu intervals across two wakings of their task" 0 \
+	"$(q "$db" "select count(*) from offcpu o where (select count(*) from sched_waking k
+		where k.target_pid = o.pid and k.ts > o.ts and k.ts < o.ts + o.dur) > 1")" || true
+log "cpumask trace: $REF_SWITCHES switches, $(wc -l < "$TMPDIR_TEST/mask.wakeups") wakeup latencies (max $(q "$db" "select max(latency) from wakeup_latency") ns), $(q "$db" "select count(*) from runqueue_wait where cpu = 1") waits on CPU 1's queue"
+
 
 # New names with no task_rename or exec to say when: namer (tests/naming)
 # renames itself, forks children that rename and exec, and renames four
