@@ -207,6 +207,54 @@ static int on_dropped(void *ctx, const char *buffer, int cpu, uint64_t count)
 	return 0;
 }
 
+/* A CPU whose oldest records trace-cmd itself left out of the file
+ * (record -m keeps each CPU's newest): its records begin at first, the
+ * others' earlier. Up to there any task may have run on it unseen: a
+ * lost_events row from the capture's first event to first (the views
+ * give no wait or sleep across it), and whatever derive gave a wait or
+ * a time off the CPUs that began before it is voided (store_unknown_
+ * before, once, from the latest such CPU's first record). */
+struct file_trunc {
+	struct import *im;
+	uint64_t until, total;
+	char list[512];
+};
+
+static int on_truncated(void *ctx, const char *buffer, int cpu, uint64_t missing,
+			uint64_t first)
+{
+	struct file_trunc *ft = ctx;
+	struct import *im = ft->im;
+	size_t len = strlen(ft->list);
+	int top = !strcmp(buffer, "top");
+
+	ft->total += missing;
+	if (first > ft->until)
+		ft->until = first;
+	snprintf(ft->list + len, sizeof(ft->list) - len, "%s%s%sCPU %d: %llu",
+		 len ? ", " : "", top ? "" : buffer, top ? "" : " ", cpu,
+		 (unsigned long long)missing);
+	return store_lost(im->store, cpu, first, pipeline_first_ts(im->pipe),
+			  (int64_t)missing);
+}
+
+static int file_truncated(struct import *im)
+{
+	struct file_trunc ft = { .im = im };
+
+	if (tracedat_truncated(im->td, on_truncated, &ft))
+		return -1;
+	if (!ft.total)
+		return 0;
+	log_warning("%s: the file holds fewer records than trace-cmd read (%s): "
+		    "record -m keeps each CPU's newest only; before a CPU's first "
+		    "record nothing of it is known (lost_events rows from the "
+		    "capture's start), and no wait or sleep begun before %.6f s "
+		    "into the capture is given", im->o->input, ft.list,
+		    (double)(ft.until - pipeline_first_ts(im->pipe)) / 1e9);
+	return store_unknown_before(im->store, ft.until);
+}
+
 static int file_drops(struct import *im, int64_t capture)
 {
 	struct file_drops fd = { .im = im, .capture = capture };
@@ -429,7 +477,7 @@ static int import_into(const struct import_opts *o, const char *tmp)
 	}
 	if (im.progress)
 		draw_progress(&im, 1);
-	if (file_drops(&im, capture))
+	if (file_drops(&im, capture) || file_truncated(&im))
 		goto store_fail;
 	/* trace-cmd record --date saves the time of day less the trace
 	 * clock's time in ns: added to jiffies, cycles or counts it is no

@@ -1021,6 +1021,37 @@ int store_capture_ts_offset(struct store *s, int64_t id, uint64_t offset)
 			      id, 1, &v, NULL);
 }
 
+int store_unknown_before(struct store *s, uint64_t ts)
+{
+	static const char *const sql[] = {
+		"UPDATE ev_sched_waking SET latency = NULL, run_cpu = NULL, run_hid = NULL"
+		" WHERE ts < %llu AND latency IS NOT NULL",
+		"UPDATE ev_sched_wakeup SET latency = NULL, run_cpu = NULL, run_hid = NULL"
+		" WHERE ts < %llu AND latency IS NOT NULL",
+		"UPDATE ev_sched_wakeup_new SET latency = NULL, run_cpu = NULL, run_hid = NULL"
+		" WHERE ts < %llu AND latency IS NOT NULL",
+		"DELETE FROM dv_wakeup_latency WHERE ts < %llu",
+		"UPDATE ev_sched_switch SET wake_latency = NULL"
+		" WHERE wake_latency IS NOT NULL AND ts - wake_latency < %llu",
+		"UPDATE ev_sched_switch SET off_dur = NULL, off_state = NULL, off_cpu = NULL,"
+		" off_hid = NULL WHERE off_dur IS NOT NULL AND ts - off_dur < %llu",
+		"UPDATE dv_sched SET wake_latency = NULL"
+		" WHERE wake_latency IS NOT NULL AND ts - wake_latency < %llu",
+		"UPDATE dv_sched SET off_dur = NULL, off_state = NULL, off_cpu = NULL,"
+		" off_hid = NULL WHERE off_dur IS NOT NULL AND ts - off_dur < %llu",
+	};
+	char q[256];
+
+	if (st_drain(s))
+		return -1;
+	for (size_t i = 0; i < sizeof(sql) / sizeof(*sql); i++) {
+		snprintf(q, sizeof(q), sql[i], (unsigned long long)ts);
+		if (st_exec(s, q))
+			return -1;
+	}
+	return 0;
+}
+
 int store_mark_unclean(struct store *s, uint64_t now, int ncpus, int64_t *marked)
 {
 	sqlite3_stmt *st = NULL;

@@ -117,6 +117,11 @@ int store_clock(struct store *s, int64_t capture, uint64_t ts,
  * not known. */
 int store_lost(struct store *s, int cpu, uint64_t ts, uint64_t from, int64_t count);
 
+/* No wakeup's wait and no task's time off the CPUs that began before ts
+ * is known (the rows derive wrote are voided): records of some CPU are
+ * missing up to ts, where any task may have run (tracedat_truncated). */
+int store_unknown_before(struct store *s, uint64_t ts);
+
 /* cgroup_history (cgroups.h): pid's open row (when it has one: was_in)
  * ends at ts, and with a path a row of that cgroup begins there (source:
  * what says so). */

@@ -45,9 +45,19 @@ struct buffer {
 	uint64_t records;		/* delivered so far */
 	int stats_ns;			/* its clock counts ns (CPU stats);
 					 * -1 unknown */
-	uint64_t *dropped;		/* per CPU, from the CPU stats */
-	int ndropped;			/* CPUs in it */
-	size_t dropped_cap;
+	struct cpu_stat *cs;		/* per CPU, from the CPU stats */
+	int ncs;			/* CPUs in it */
+	size_t cs_cap;
+	/* per CPU (tracecmd_cpus), its records delivered so far and the
+	 * first one's stamp */
+	uint64_t *cpu_records, *cpu_first;
+};
+
+/* A CPU's counters in the CPU stats trace-cmd saved when it stopped. */
+struct cpu_stat {
+	uint64_t dropped;		/* "dropped events" */
+	uint64_t read, entries;		/* "read events", "entries" */
+	int has_read;			/* both said */
 };
 
 struct tracedat {
@@ -154,22 +164,29 @@ static struct buffer *find_buffer(struct tracedat *t, const char *name)
 	return NULL;
 }
 
-/* A CPU's count of dropped events; CPUs past what a machine can have
- * (a corrupt file) are left out. */
-static void set_dropped(struct buffer *b, long cpu, const char *v)
+/* A CPU's counter of the CPU stats (which: 0 dropped events, 1 read
+ * events, 2 entries); CPUs past what a machine can have (a corrupt file)
+ * are left out. */
+static void set_stat(struct buffer *b, long cpu, const char *v, int which)
 {
 	char *end;
 	unsigned long long n = strtoull(v, &end, 10);
+	struct cpu_stat *c;
 
 	if (cpu < 0 || cpu >= 1 << 16 || end == v || *end)
 		return;
-	if (cpu >= b->ndropped) {
-		if (grow_array(&b->dropped, &b->dropped_cap, sizeof(*b->dropped),
-			       (size_t)cpu + 1, 1))
+	if (cpu >= b->ncs) {
+		if (grow_array(&b->cs, &b->cs_cap, sizeof(*b->cs), (size_t)cpu + 1, 1))
 			return;
-		b->ndropped = (int)cpu + 1;
+		b->ncs = (int)cpu + 1;
 	}
-	b->dropped[cpu] = n;
+	c = &b->cs[cpu];
+	if (which == 0)
+		c->dropped = n;
+	else if (which == 1)
+		c->read = n, c->has_read |= 1;
+	else
+		c->entries = n, c->has_read |= 2;
 }
 
 /* The CPU stats trace-cmd saved when it stopped, every buffer's in one
@@ -199,7 +216,11 @@ static void read_cpustats(struct tracedat *t)
 		} else if (!strcmp(line, "CPU")) {
 			cpu = strtol(v, NULL, 10);
 		} else if (b && !strcmp(line, "dropped events")) {
-			set_dropped(b, cpu, v);
+			set_stat(b, cpu, v, 0);
+		} else if (b && !strcmp(line, "read events")) {
+			set_stat(b, cpu, v, 1);
+		} else if (b && !strcmp(line, "entries")) {
+			set_stat(b, cpu, v, 2);
 		} else if (b && !strcmp(line, "now ts"))
 			/* The kernel prints the time of a clock counting
 			 * nanoseconds as seconds with a fraction, and the
@@ -350,7 +371,9 @@ void tracedat_close(struct tracedat *t)
 	for (int i = 0; i < t->nbuf; i++) {
 		if (i)
 			tracecmd_close(t->buf[i].handle);
-		free(t->buf[i].dropped);
+		free(t->buf[i].cs);
+		free(t->buf[i].cpu_records);
+		free(t->buf[i].cpu_first);
 		free(t->buf[i].label);
 	}
 	free(t->buf);
@@ -484,10 +507,38 @@ int tracedat_dropped(const struct tracedat *t, tracedat_drop_fn fn, void *ctx)
 	int rc = 0;
 
 	for (int i = 0; !rc && i < t->nbuf; i++)
-		for (int cpu = 0; !rc && t->buf[i].selected && cpu < t->buf[i].ndropped; cpu++)
-			if (t->buf[i].dropped[cpu])
+		for (int cpu = 0; !rc && t->buf[i].selected && cpu < t->buf[i].ncs; cpu++)
+			if (t->buf[i].cs[cpu].dropped)
 				rc = fn(ctx, tracedat_buffer_name(t, i), cpu,
-					t->buf[i].dropped[cpu]);
+					t->buf[i].cs[cpu].dropped);
+	return rc;
+}
+
+/* The CPU stats count every event trace-cmd read and every one left in
+ * the buffer, which it reads after (the file holds them all; a few
+ * dozen may differ, -T's stacks); a CPU whose file holds fewer by this
+ * much lost its first records to trace-cmd itself: record -m keeps only
+ * the newest part of each CPU's data, and no record says so. */
+#define TRUNCATED_MIN 1000
+
+int tracedat_truncated(const struct tracedat *t, tracedat_trunc_fn fn, void *ctx)
+{
+	int rc = 0;
+
+	for (int i = 0; !rc && i < t->nbuf; i++) {
+		const struct buffer *b = &t->buf[i];
+
+		for (int cpu = 0; !rc && b->selected && b->cpu_records && cpu < b->ncs &&
+				  cpu < tracecmd_cpus(b->handle); cpu++) {
+			const struct cpu_stat *c = &b->cs[cpu];
+			uint64_t said = c->read + c->entries, got = b->cpu_records[cpu];
+
+			if (c->has_read == 3 && got && said > got + TRUNCATED_MIN &&
+			    said - got > said / 100)
+				rc = fn(ctx, tracedat_buffer_name(t, i), cpu, said - got,
+					b->cpu_first[cpu] - t->date_offset);
+		}
+	}
 	return rc;
 }
 
@@ -499,7 +550,12 @@ static int on_record(struct tracedat *t, struct tracecmd_input *handle,
 {
 	for (int i = 0; i < t->nbuf; i++)
 		if (t->buf[i].handle == handle) {
-			t->buf[i].records++;
+			struct buffer *b = &t->buf[i];
+
+			b->records++;
+			if (b->cpu_records && rec->cpu >= 0 && rec->cpu < tracecmd_cpus(handle) &&
+			    !b->cpu_records[rec->cpu]++)
+				b->cpu_first[rec->cpu] = rec->ts;
 			break;
 		}
 	int rc = t->fn(t->ctx, rec->data, rec->size, rec->cpu, rec->ts - t->date_offset,
@@ -550,8 +606,22 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 	t->fn = fn;
 	t->ctx = ctx;
 	for (int i = 0; i < t->nbuf; i++)
-		if (t->buf[i].selected)
-			cap += (size_t)tracecmd_cpus(t->buf[i].handle);
+		if (t->buf[i].selected) {
+			int nc = tracecmd_cpus(t->buf[i].handle);
+
+			cap += (size_t)nc;
+			/* (counted from 0 each pass; none kept when out of
+			 * memory: nothing is then said truncated) */
+			free(t->buf[i].cpu_records);
+			free(t->buf[i].cpu_first);
+			t->buf[i].cpu_records = nc > 0 ? calloc((size_t)nc, sizeof(uint64_t)) : NULL;
+			t->buf[i].cpu_first = nc > 0 ? calloc((size_t)nc, sizeof(uint64_t)) : NULL;
+			if (!t->buf[i].cpu_records || !t->buf[i].cpu_first) {
+				free(t->buf[i].cpu_records);
+				free(t->buf[i].cpu_first);
+				t->buf[i].cpu_records = t->buf[i].cpu_first = NULL;
+			}
+		}
 	v = calloc(cap ? cap : 1, sizeof(*v));
 	if (!v || merge_init(&heap, cap)) {
 		free(v);

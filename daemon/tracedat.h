@@ -89,6 +89,13 @@ typedef int (*tracedat_drop_fn)(void *ctx, const char *buffer, int cpu,
 				uint64_t count);
 int tracedat_dropped(const struct tracedat *t, tracedat_drop_fn fn, void *ctx);
 
+/* After tracedat_iterate: each selected CPU whose file holds fewer
+ * records than its CPU stats say trace-cmd read (record -m dropped its
+ * oldest: missing of them, before its first record, stamped first). */
+typedef int (*tracedat_trunc_fn)(void *ctx, const char *buffer, int cpu,
+				 uint64_t missing, uint64_t first);
+int tracedat_truncated(const struct tracedat *t, tracedat_trunc_fn fn, void *ctx);
+
 /* Called per record, in timestamp order; missed is the number of events
  * the ring buffer dropped on that CPU just before it (0 none, -1 some,
  * count unknown). data NULL with missed TRACEDAT_GAP: no record, the
