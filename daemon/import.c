@@ -379,11 +379,39 @@ static int drop_root(void)
 	return 0;
 }
 
+/* The boot an import's rows ship under (capture.boot; ClickHouse keys
+ * them by host, boot, ts): the recording's own, the same at every import
+ * of the file, so that shipping it again replaces rows instead of adding
+ * them. trace-cmd's trace id when the file has one, else a hash of what
+ * tells the recording apart: its kernel, size, first and last stamps and
+ * events. */
+static const char *import_boot(struct import *im, char *boot, size_t len)
+{
+	uint64_t id = tracedat_traceid(im->td), h = 0xcbf29ce484222325ull;
+	uint64_t v[4] = { pipeline_first_ts(im->pipe), pipeline_last_ts(im->pipe),
+			  im->records, 0 };
+	const char *u = tracedat_uname(im->td);
+	struct stat st;
+
+	if (id) {
+		snprintf(boot, len, "trace-%016llx", (unsigned long long)id);
+		return boot;
+	}
+	if (stat(im->o->input, &st) == 0)
+		v[3] = (uint64_t)st.st_size;
+	for (const char *c = u ? u : ""; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	for (size_t i = 0; i < sizeof(v); i++)
+		h = (h ^ ((const unsigned char *)v)[i]) * 0x100000001b3ull;
+	snprintf(boot, len, "file-%016llx", (unsigned long long)h);
+	return boot;
+}
+
 /* The work itself, writing into tmp. Returns 0 or 1 (message logged). */
 static int import_into(const struct import_opts *o, const char *tmp)
 {
 	struct import im = { .o = o };
-	char err[1536], abs[PATH_MAX], buffers[1024], host[256], kernel[256];
+	char err[1536], abs[PATH_MAX], buffers[1024], host[256], kernel[256], boot[64];
 	const char *spec = NULL;
 	int64_t capture;
 	int rc = 1, fd, count_fd = -1, date_fd = -1;
@@ -499,7 +527,8 @@ static int import_into(const struct import_opts *o, const char *tmp)
 			 (int64_t)pipeline_first_ts(im.pipe) + date_offset,
 			 1000 /* the file holds µs */)))
 		goto store_fail;
-	if (store_capture_events(im.store, capture, pipeline_events_seen(im.pipe)) ||
+	if (store_capture_boot(im.store, capture, import_boot(&im, boot, sizeof(boot))) ||
+	    store_capture_events(im.store, capture, pipeline_events_seen(im.pipe)) ||
 	    store_capture_cpus(im.store, capture, pipeline_cpus(im.pipe)))
 		goto store_fail;
 	if (store_commit(im.store))

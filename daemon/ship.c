@@ -355,6 +355,48 @@ static int ch_post(struct shipper *sh, const char *sql, struct evbuffer *body,
 	return ch_post_gz(sh, sql, body, false, out);
 }
 
+/* The boot to ship when --boot does not say (into boot, len bytes): an
+ * import's own (capture.boot: the recording's, see import.c) when the
+ * database holds no live capture, else this machine's boot_id, that of
+ * the captures commd makes now. 0, or -1 (logged). */
+static int ship_default_boot(sqlite3 *db, const char *dbpath, char *boot, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int live = 1, rc = 0;
+	FILE *f;
+
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM capture WHERE source = 'live'),"
+			       " (SELECT count(*) FROM capture),"
+			       " (SELECT boot FROM capture ORDER BY id DESC LIMIT 1)", -1, &st,
+			       NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_int64(st, 0) == 0 && sqlite3_column_int64(st, 1) > 0) {
+		const unsigned char *b = sqlite3_column_text(st, 2);
+
+		live = 0;
+		if (b)
+			snprintf(boot, len, "%s", (const char *)b);
+		else {
+			log_error("%s: its newest capture has no boot (an import made before "
+				  "imports recorded theirs): `commd import` the file again, or set "
+				  "capture.boot and give it as --boot", dbpath);
+			rc = -1;
+		}
+	}
+	sqlite3_finalize(st);
+	if (!live || rc)
+		return rc;
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (!f || !fgets(boot, len, f)) {
+		log_error("/proc/sys/kernel/random/boot_id: %s", strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	boot[strcspn(boot, "\n")] = '\0';
+	return 0;
+}
+
 /* A failure, logged at most once a minute (with how many since). */
 static void ship_warn(struct shipper *sh, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -1433,19 +1475,6 @@ int cmd_ship(int argc, char **argv)
 			log_error("--host-name: no quotes, backslashes or control characters");
 			return 2;
 		}
-	if (!*boot) {
-		FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-
-		if (!f || !fgets(boot, sizeof(boot), f)) {
-			log_error("/proc/sys/kernel/random/boot_id: %s", strerror(errno));
-			if (f)
-				fclose(f);
-			return 1;
-		}
-		fclose(f);
-		boot[strcspn(boot, "\n")] = '\0';
-	}
-	sh.boot = boot;
 	if (parse_url(&sh, url) < 0)
 		return 2;
 	if (user || pwfile) {
@@ -1464,6 +1493,16 @@ int cmd_ship(int argc, char **argv)
 		goto out;
 	}
 	sqlite3_busy_timeout(sh.db, 5000);
+	if (!*boot && ship_default_boot(sh.db, dbpath, boot, sizeof(boot)))
+		goto out;
+	sh.boot = boot;
+	/* --once ships a recorded trace's import: none of its captures of
+	 * this boot means nothing would be shipped, and that is no success */
+	if (once && int_of(&sh, "SELECT count(*) FROM capture WHERE boot = ?2", 0, boot, 0) == 0) {
+		log_error("%s: no capture of boot %s to ship (capture.boot says which "
+			  "boot each capture is of)", dbpath, boot);
+		goto out;
+	}
 	for (size_t i = 0; i < NTABLES; i++) {
 		if (read_columns(sh.db, tables[i].name, &sh.t[i]) < 0) {
 			log_error("%s: no table or view %s (an older schema? commd migrates it)",

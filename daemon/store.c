@@ -607,6 +607,14 @@ int64_t store_capture_begin(struct store *s, const char *source,
 }
 
 static int update_capture(struct store *s, const char *sql, int64_t id,
+			  int nargs, const int64_t *args, const char *text);
+
+int store_capture_boot(struct store *s, int64_t id, const char *boot)
+{
+	return update_capture(s, "UPDATE capture SET boot = ? WHERE id = ?", id, 0, NULL, boot);
+}
+
+static int update_capture(struct store *s, const char *sql, int64_t id,
 			  int nargs, const int64_t *args, const char *text)
 {
 	sqlite3_stmt *st = NULL;

@@ -161,6 +161,11 @@ int store_capture_events(struct store *s, int64_t id, const char *events);
  * at each one's last slice before the window). */
 int store_capture_cpus(struct store *s, int64_t id, int ncpus);
 
+/* An import's boot (a live capture's is the kernel's boot_id, set at its
+ * begin): what ships its rows under, a trace's ts meaning something only
+ * within it. */
+int store_capture_boot(struct store *s, int64_t id, const char *boot);
+
 /* The intervals still open (names a killed capture left, cgroup
  * memberships) end at ts, or at the last capture's end when that is
  * earlier: at a new capture's start, and at a clean stop. Outside a

@@ -673,6 +673,11 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 	return rc;
 }
 
+uint64_t tracedat_traceid(const struct tracedat *t)
+{
+	return tracecmd_get_traceid(t->handle);
+}
+
 const char *tracedat_cmdline(void *ctx, int32_t pid)
 {
 	struct tracedat *t = ctx;

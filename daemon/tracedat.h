@@ -59,6 +59,10 @@ int tracedat_cpu_has_records(struct tracedat *t, int cpu);
  * 6.18.44-fc-v769 x86_64"), NULL when the file does not say. */
 const char *tracedat_uname(const struct tracedat *t);
 
+/* The recording's trace id (trace-cmd's TRACEID option, random per
+ * recording); 0 when the file has none. */
+uint64_t tracedat_traceid(const struct tracedat *t);
+
 /* The trace clock the file names ("local", "mono", "counter"...), NULL
  * when it names none. trace-cmd saves one clock per file, the one of the
  * first instance it set up: with several buffers it may not be theirs. */

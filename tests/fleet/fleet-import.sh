@@ -43,18 +43,34 @@ for f in sched-drops sched-v7; do
 	db=$TMP/$f.db
 	"$COMMD" import --no-progress "$TESTDATA/$f.dat" -o "$db" > /dev/null 2>&1 ||
 		abort "fleet_import: commd import $f.dat" "exit 0" "failed"
-	sqlite3 "$db" "UPDATE capture SET boot = 'imported'"
+	# sched-drops.dat as imported: its boot the recording's (the file's
+	# trace id, or a hash), what ship takes without --boot; sched-v7.dat
+	# given one and --boot (the earlier sections use it)
+	boot=$(sqlite3 "$db" "SELECT boot FROM capture")
+	if [ "$f" = sched-drops ]; then
+		check_match "fleet_import: $f.dat: the import's boot" '^(trace|file)-[0-9a-f]{16}$' "$boot"
+		"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+			--host-name "$f-other" --boot some-other-boot --once > "$TMP/ship-other" 2>&1 &&
+			rc=0 || rc=$?
+		check_eq "fleet_import: $f.dat: ship --once of a boot no capture has: exit status" 1 "$rc"
+		check_match "fleet_import: $f.dat: ship --once of a boot no capture has: the error" \
+			"no capture of boot some-other-boot to ship" "$(cat "$TMP/ship-other")"
+		bootarg=()
+	else
+		sqlite3 "$db" "UPDATE capture SET boot = 'imported'"
+		boot=imported bootarg=(--boot imported)
+	fi
 	check_eq "fleet_import: $f.dat has no wall clock" 0 \
 		"$(sqlite3 "$db" "SELECT count(*) FROM clock_map")"
 	for gz in yes no; do
 		host=$f-$gz
 		"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
-			--host-name "$host" --boot imported --gzip "$gz" --once > "$TMP/ship-$host" 2>&1 &&
+			--host-name "$host" "${bootarg[@]}" --gzip "$gz" --once > "$TMP/ship-$host" 2>&1 &&
 			rc=0 || rc=$?
 		check_eq "fleet_import: $host: commd ship --once exit status" 0 "$rc"
 		check_eq "fleet_import: $host: no insert failed" "" \
 			"$(grep -i "inserting\|cannot parse" "$TMP/ship-$host" | head -n 3)"
-		/usr/bin/python3 "$(dirname "$0")/fleet-compare.py" "$db" "$host" imported "$H1" \
+		/usr/bin/python3 "$(dirname "$0")/fleet-compare.py" "$db" "$host" "$boot" "$H1" \
 			> "$TMP/compare-$host" 2>&1 && rc=0 || rc=$?
 		log "$host: $(tr '\n' ';' < "$TMP/compare-$host")"
 		check_eq "fleet_import: $host: every table in ClickHouse equals SQLite (fleet-compare.py)" 0 "$rc"
