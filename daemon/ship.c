@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "ship.h"
+#include "grow.h"
 #include "store.h"
 #include "privs.h"
 #include "log.h"
@@ -106,7 +107,12 @@ struct shipper {
 	int64_t boot_hi;		/* an earlier boot's last capture end;
 					 * INT64_MAX for this boot */
 	int earlier_done;		/* earlier boots' rows all shipped */
-	int64_t offset;			/* realtime - ts, the newest reading */
+	/* realtime - ts per capture of the boot, from its newest clock
+	 * reading (one without: its neighbour's), by start_ts ascending: a
+	 * row's time is its capture's (a time-of-day step between two
+	 * captures, or a clock of another kind, moves only the later's) */
+	struct cap_off { int64_t start, off; } *offs;
+	size_t noffs, offs_cap;
 	int cpus;
 	struct cpu_ship *cs;		/* sched's CPUs, ncs of them */
 	int ncs;
@@ -355,6 +361,64 @@ static int ch_post(struct shipper *sh, const char *sql, struct evbuffer *body,
 	return ch_post_gz(sh, sql, body, false, out);
 }
 
+static void ship_warn(struct shipper *sh, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The captures' clock offsets of the boot (struct cap_off). 0, or -1. */
+static int read_offsets(struct shipper *sh)
+{
+	sqlite3_stmt *st = NULL;
+	size_t known = 0;
+	int rc;
+
+	sh->noffs = 0;
+	if (sqlite3_prepare_v2(sh->db, "SELECT c.start_ts, (SELECT m.realtime - m.ts FROM clock_map m"
+			       " WHERE m.capture = c.id ORDER BY m.ts DESC LIMIT 1)"
+			       " FROM capture c WHERE c.boot = ?1 ORDER BY c.start_ts, c.id",
+			       -1, &st, NULL) != SQLITE_OK) {
+		ship_warn(sh, "reading the captures' clocks: %s", sqlite3_errmsg(sh->db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, sh->boot, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cap_off *o;
+
+		if (grow_array(&sh->offs, &sh->offs_cap, sizeof(*sh->offs), sh->noffs + 1, 8))
+			break;
+		o = &sh->offs[sh->noffs++];
+		o->start = sqlite3_column_int64(st, 0);
+		/* none: the one before's (forward), or after (below) */
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+			o->off = sqlite3_column_int64(st, 1);
+			if (!known++)
+				for (size_t i = 0; i + 1 < sh->noffs; i++)
+					sh->offs[i].off = o->off;
+		} else {
+			o->off = sh->noffs > 1 ? sh->offs[sh->noffs - 2].off : 0;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		ship_warn(sh, "reading the captures' clocks: %s", rc == SQLITE_ROW ?
+			  "out of memory" : sqlite3_errmsg(sh->db));
+		return -1;
+	}
+	return 0;
+}
+
+/* The offset of the capture ts is in: the last begun at or before it (a
+ * row before the first, its names read at the start: the first's). */
+static int64_t offset_at(const struct shipper *sh, int64_t ts)
+{
+	size_t i = sh->noffs;
+
+	if (!i)
+		return 0;
+	while (i > 1 && sh->offs[i - 1].start > ts)
+		i--;
+	return sh->offs[i - 1].off;
+}
+
 /* The boot to ship when --boot does not say (into boot, len bytes): an
  * import's own (capture.boot: the recording's, see import.c) when the
  * database holds no live capture, else this machine's boot_id, that of
@@ -398,8 +462,6 @@ static int ship_default_boot(sqlite3 *db, const char *dbpath, char *boot, size_t
 }
 
 /* A failure, logged at most once a minute (with how many since). */
-static void ship_warn(struct shipper *sh, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 static void ship_warn(struct shipper *sh, const char *fmt, ...)
 {
 	time_t now = time(NULL);
@@ -999,7 +1061,7 @@ static int ship_table(struct shipper *sh, size_t i, int64_t f, uint64_t *sent)
 			break;
 		d = put_mem(d, prefix, plen);
 		if (timed) {
-			int64_t wall = (ts + sh->offset) / 1000000000;
+			int64_t wall = (ts + offset_at(sh, ts)) / 1000000000;
 
 			if (per_cpu) {
 				/* rows of one ts and CPU: one round ships them
@@ -1186,9 +1248,8 @@ static int ship_round(struct shipper *sh, int64_t *shipped)
 		sh->lo_floor += 2;	/* its end + 1 is still its own (below) */
 	sh->cpus = (int)int_of(sh, "SELECT max(cpus) FROM capture WHERE boot = ?2", 0,
 			       sh->boot, 0);
-	sh->offset = int_of(sh, "SELECT realtime - ts FROM clock_map WHERE capture IN "
-			    "(SELECT id FROM capture WHERE boot = ?2) ORDER BY ts DESC LIMIT 1",
-			    0, sh->boot, 0);
+	if (read_offsets(sh))
+		return -1;
 	clock_gettime(CLOCK_REALTIME, &now);
 	sh->round_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	/* An earlier boot: all of it, to 1 ns past its last end, as an
@@ -1571,6 +1632,7 @@ out:
 	sqlite3_close(sh.db);
 	free(sh.auth);
 	free(sh.cs);
+	free(sh.offs);
 	free(sh.rows);
 	if (sh.zc)
 		libdeflate_free_compressor(sh.zc);

@@ -81,6 +81,28 @@ for f in sched-drops sched-v7; do
 	done
 done
 
+# Two captures of one boot whose clocks map to the time of day
+# differently (the clock stepped between them, or another trace clock):
+# each row's time is its own capture's. One offset per boot, the newest
+# reading's, gave capture 1's rows shipped after capture 2 began (a
+# backlog across a restart) capture 2's: an hour off here.
+db=$TMP/two-clocks.db
+cp "$TMP/sched-v7.db" "$db"
+read -r c1s c1e < <(sqlite3 -separator ' ' "$db" "SELECT start_ts, end_ts FROM capture")
+off1=1700000000000000000 off2=$((1700000000000000000 + 3600000000000))
+sqlite3 "$db" "INSERT INTO clock_map (capture, ts, realtime, err) VALUES (1, $c1s, $c1s + $off1, 0);
+	INSERT INTO capture (source, kernel, host, start_ts, end_ts, events, boot, ts_offset)
+	SELECT source, kernel, host, $c1e + 2000000000, $c1e + 3000000000, events, boot, 0 FROM capture;
+	INSERT INTO clock_map (capture, ts, realtime, err)
+	VALUES (2, $c1e + 2000000000, $c1e + 2000000000 + $off2, 0)"
+"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+	--host-name two-clocks --boot imported --once > "$TMP/ship-two-clocks" 2>&1 && rc=0 || rc=$?
+check_eq "fleet_import: two-clocks: commd ship --once exit status" 0 "$rc"
+check_eq "fleet_import: two-clocks: capture 1's switches, their time from capture 1's clock" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM sched_switch") 0" \
+	"$(ch_query 1 "SELECT count(), countIf(toUInt32(time) != intDiv(ts + $off1, 1000000000))
+		FROM commd.sched_switch FINAL WHERE host = 'two-clocks'" | tr '\t' ' ')"
+
 # A rename as a capture's last event: the new name's row begins 1 ns
 # after the event, after the capture's end_ts (the last event's ts). The
 # last round went up to that end only: the new name was never sent and
