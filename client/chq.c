@@ -237,11 +237,13 @@ int chq_report_sql(const struct report_args *a, char **sql)
 			"                          WHERE pid > 0 AND %s), 2) AS share_pct\n"
 			"FROM sched FINAL WHERE pid > 0 AND %s\n"
 			"GROUP BY host WITH TOTALS ORDER BY cpu_ms DESC", window, window) < 0 ? -1 : 0;
+	/* nearest rank, as the local report: the value at rank ceil(p/100 *
+	 * n) (quantileExact takes the one after it when p * n is whole) */
 	return asprintf(sql,
 		"SELECT host, count() AS wakeups,\n"
-		"  round(quantileExact(0.5)(latency) / 1e3, 1) AS p50_us,\n"
-		"  round(quantileExact(0.9)(latency) / 1e3, 1) AS p90_us,\n"
-		"  round(quantileExact(0.99)(latency) / 1e3, 1) AS p99_us,\n"
+		"  round(arraySort(groupArray(latency))[intDiv(count() * 50 + 99, 100)] / 1e3, 1) AS p50_us,\n"
+		"  round(arraySort(groupArray(latency))[intDiv(count() * 90 + 99, 100)] / 1e3, 1) AS p90_us,\n"
+		"  round(arraySort(groupArray(latency))[intDiv(count() * 99 + 99, 100)] / 1e3, 1) AS p99_us,\n"
 		"  round(max(latency) / 1e3, 1) AS max_us\n"
 		"FROM wakeup_latency FINAL WHERE %s\n"
 		"GROUP BY host WITH TOTALS ORDER BY p99_us DESC", window) < 0 ? -1 : 0;

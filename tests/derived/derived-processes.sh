@@ -43,4 +43,29 @@ check_eq "stats tasks_without_tgid = thread lifetimes without a tgid" "$without"
 check_eq "lifetimes without a tgid that a fork in the file began" 0 \
 	"$(q "$db" "SELECT count(*) FROM thread WHERE tgid IS NULL AND parent IS NOT NULL")"
 log "process $tgid; $without task lifetimes from before the recording have no tgid"
+
+# A leader that leaves its threads running (pthread_exit) and threads
+# that reuse one tid (leader-exit.c): the process lives until its last
+# thread ends, its threads are its 7 task lifetimes (the leader, the
+# thread it made, the five that thread made after it left), and so many
+# `top --by process` counts. Before: the process ended at the leader's
+# exit with 2 threads, and top counted the distinct pids (3 with reuse).
+: "${LEADER_EXIT:?LEADER_EXIT not set (tests/derived/leader-exit.c)}"
+dat=$TMPDIR_TEST/le.dat
+RECORD_EVENTS="-e sched -e task" record_fresh processes "$dat" sh -c "'$LEADER_EXIT' > '$TMPDIR_TEST/le.out'"
+db=$TMPDIR_TEST/le.db
+import_ok "$dat" "$db" || finish
+read -r _ t1 t2 t3 t4 t5 < "$TMPDIR_TEST/le.out" || true
+ltgid=$(q "$db" "SELECT tgid FROM thread WHERE pid = ${t1:-0} ORDER BY start_ts LIMIT 1")
+reused=$(printf '%s\n' "$t1" "$t2" "$t3" "$t4" "$t5" | sort -u | wc -l)
+log "leader-exit: tgid ${ltgid:-?}, tids $t1 $t2 $t3 $t4 $t5 ($reused distinct)"
+check_eq "leader-exit: the process's threads (process view)" 7 \
+	"$(q "$db" "SELECT threads FROM process WHERE tgid = ${ltgid:-0}")"
+check_eq "leader-exit: the process ends with its last thread, after its leader" \
+	"$(q "$db" "SELECT max(end_ts) FROM thread WHERE tgid = ${ltgid:-0}") 1" \
+	"$(q "$db" "SELECT p.end_ts, p.end_ts > l.end_ts FROM process p JOIN thread l ON l.id = p.life
+		WHERE p.tgid = ${ltgid:-0}" | tr '\t' ' ')"
+check_eq "leader-exit: top --by process, the process's threads" 7 \
+	"$("$COMMQ" --db "$db" -q -list -noheader top --by process |
+		awk -F'|' -v t="${ltgid:-0}" '$1 == t { print $3 }')"
 finish

@@ -81,6 +81,29 @@ for f in sched-drops sched-v7; do
 	done
 done
 
+# commq --clickhouse latency --by host: percentiles by nearest rank, the
+# value at rank ceil(p/100 * n), as the local report gives them.
+# cases/hotplug-v6.dat has 330 latencies: p50's rank (165) and p90's
+# (297) are whole, where quantileExact took the next (765.3 against
+# 705.348 us, 43701.3 against 42238.022).
+db=$TMP/hotplug.db
+"$COMMD" import --no-progress "$TESTDATA/cases/hotplug-v6.dat" -o "$db" > /dev/null 2>&1 ||
+	abort "fleet_import: commd import hotplug-v6.dat" "exit 0" "failed"
+"$COMMD" ship --db "$db" --clickhouse "http://127.0.0.1:$H1/?database=commd" \
+	--host-name hotplug --once > "$TMP/ship-hotplug" 2>&1 && rc=0 || rc=$?
+check_eq "fleet_import: hotplug: commd ship --once exit status" 0 "$rc"
+"$COMMQ" --clickhouse "http://127.0.0.1:$H1/?database=commd" -list -noheader \
+	latency --by host > "$TMP/lat-fleet" 2> "$TMP/lat-fleet.err" ||
+	fail "fleet_import: commq --clickhouse latency --by host" "exit 0" "$(cat "$TMP/lat-fleet.err")"
+check_eq "fleet_import: hotplug: latencies" 330 "$(sqlite3 "$db" "SELECT count(*) FROM wakeup_latency")"
+for k in 50 90 99; do
+	want=$(sqlite3 "$db" "SELECT round(latency / 1e3, 1) FROM wakeup_latency ORDER BY latency
+		LIMIT 1 OFFSET ((SELECT count(*) FROM wakeup_latency) * $k + 99) / 100 - 1")
+	col=$((k == 50 ? 3 : k == 90 ? 4 : 5))
+	check_eq "fleet_import: latency --by host, hotplug: p$k by nearest rank" "$want" \
+		"$(awk -F'|' -v c=$col '$1 == "hotplug" { printf "%.1f\n", $c }' "$TMP/lat-fleet")"
+done
+
 # Two captures of one boot whose clocks map to the time of day
 # differently (the clock stepped between them, or another trace clock):
 # each row's time is its own capture's. One offset per boot, the newest

@@ -167,6 +167,18 @@ for h in a b; do
 	want=$("$COMMQ" --db "$db" -q -list -noheader "SELECT count(*) FROM wakeup_latency")
 	got=$(awk -F'|' -v h="host-$h" '$1 == h { print $2 }' "$TMP/lat-fleet")
 	check_eq "fleet: latency --by host, host $h: wakeups as commq --db counts them" "$want" "$got"
+	# percentiles by nearest rank, as the local report (quantileExact
+	# took the next rank where p * n is whole); each engine rounds to
+	# 0.1 us its own way
+	for k in 50 90 99; do
+		want=$(sqlite3 "$db" "SELECT latency FROM wakeup_latency ORDER BY latency
+			LIMIT 1 OFFSET ((SELECT count(*) FROM wakeup_latency) * $k + 99) / 100 - 1")
+		col=$((k == 50 ? 3 : k == 90 ? 4 : 5))
+		got=$(awk -F'|' -v h="host-$h" -v c=$col '$1 == h { print $c }' "$TMP/lat-fleet")
+		check_true "fleet: latency --by host, host $h: p$k as the local nearest rank ($want ns)" \
+			"within 0.1 us" "${got:-none}" \
+			awk -v w="${want:-0}" -v g="${got:-x}" 'BEGIN { d = w / 1e3 - g; exit !(g != "x" && d <= 0.051 && d >= -0.051) }' || true
+	done
 	want=$("$COMMQ" --db "$db" -q -list -noheader "SELECT sum(dur) FROM sched WHERE pid > 0")
 	got=$("$COMMQ" --clickhouse "http://127.0.0.1:$H1/?database=commd" -list -noheader \
 		"SELECT sum(dur) FROM sched FINAL WHERE pid > 0 AND host = 'host-$h'" 2>&1)
