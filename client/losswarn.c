@@ -307,7 +307,7 @@ static void loss_text(char *buf, size_t size, const struct losses *l)
 
 int losswarn_print(const struct losswarn_found *f)
 {
-	if (!f->loss[0] && !f->unknown[0])
+	if (!f->loss[0] && !f->unknown[0] && !f->units[0])
 		return 0;
 	/* After the rows, on a terminal too; the flush may be the first
 	 * to find that they could not be written. */
@@ -317,6 +317,8 @@ int losswarn_print(const struct losswarn_found *f)
 		log_warning("%s", f->loss);
 	if (f->unknown[0])
 		log_warning("%s", f->unknown);
+	if (f->units[0])
+		log_warning("%s", f->units);
 	return 0;
 }
 
@@ -428,6 +430,20 @@ static const struct output_sink unknown_sink = {
 	unknown_begin, unknown_row, loss_end,
 };
 
+/* Runs sql into u: whether it gave one row. */
+static bool unknown_query_sql(const char *sql, report_run_fn *run, void *ctx,
+			      struct unknown_time *u)
+{
+	struct query_error err = { .offset = -1 };
+	struct output *o = output_new_sink(&unknown_sink, u);
+	bool ok;
+
+	*u = (struct unknown_time){ .rows = 0 };
+	ok = o && run(ctx, sql, o, &err) == 0 && u->rows == 1;
+	output_free(o);
+	return ok;
+}
+
 /* Runs the window's CTEs, then cte's, then select, into u: whether it
  * gave one row. */
 static bool unknown_query(const struct report_time *from,
@@ -448,6 +464,23 @@ static bool unknown_query(const struct report_time *from,
 	output_free(o);
 	sbuf_free(&sql);
 	return ok;
+}
+
+/* The warning when a capture's trace clock counts no nanoseconds
+ * (counter: events, uptime: jiffies, x86-tsc: cycles; `commd import`
+ * says so too): the report's times are its counts, read as ns. */
+static void check_units(report_run_fn *run, void *ctx, struct losswarn_found *f)
+{
+	struct unknown_time u;
+
+	if (!unknown_query_sql("SELECT 0, 0, group_concat(clock, ', ') FROM (SELECT DISTINCT clock"
+			       " FROM capture WHERE clock IN ('counter', 'uptime', 'x86-tsc'))"
+			       " HAVING count(*) > 0;", run, ctx, &u) || !u.cpus[0])
+		return;
+	snprintf(f->units, sizeof(f->units), "warning: the trace clock (%s) counts "
+		 "no nanoseconds (counter: events, uptime: jiffies, x86-tsc: TSC "
+		 "cycles): the report's times, _ms and _us, and --last, --from and "
+		 "--to, are its counts read as ns (-q silences this)", u.cpus);
 }
 
 /* The warning when over 1% of the CPUs' time in the window is in no
@@ -508,6 +541,7 @@ void losswarn_window_find(const struct report_time *from,
 	sbuf_free(&lo);
 	sbuf_free(&hi);
 	check_unknown(from, to, run, ctx, f);
+	check_units(run, ctx, f);
 }
 
 int losswarn_window(const struct report_time *from,

@@ -74,6 +74,7 @@ int losswarn_tracked(const struct losswarn_tracker *t, report_run_fn *run,
 struct losswarn_found {
 	char loss[800];			/* events lost in the range */
 	char unknown[640];		/* over 1% of the CPUs' time unknown */
+	char units[640];		/* a trace clock that counts no ns */
 };
 
 /* Flushes stdout and prints f's warnings on stderr, when it has any.

@@ -122,6 +122,12 @@ if import_ok "$rt" "$TMPDIR_TEST/rt.db"; then
 	check_eq "clock-x86-tsc-runtime.dat: slices with an inferred start but each CPU's first" 0 \
 		"$(q "$TMPDIR_TEST/rt.db" "select count(*) from sched s where start_err is not null
 			and exists (select 1 from sched p where p.cpu = s.cpu and p.ts < s.ts)")" || true
+	# a report's times are cycles read as ns: it says so (and only then)
+	"$COMMQ" --db "$TMPDIR_TEST/rt.db" top > /dev/null 2> "$TMPDIR_TEST/top.err" || true
+	check_match "clock-x86-tsc-runtime.dat: commq top warns of the clock's units" \
+		"^commq: warning: the trace clock \(x86-tsc\) counts no nanoseconds" "$(cat "$TMPDIR_TEST/top.err")" || true
+	"$COMMQ" --db "$TMPDIR_TEST/rt.db" -q latency > /dev/null 2> "$TMPDIR_TEST/top.err" || true
+	check_eq "clock-x86-tsc-runtime.dat: commq -q latency: no warning" "" "$(cat "$TMPDIR_TEST/top.err")" || true
 fi
 
 # two-buffers.dat: trace-cmd saved rb_b's clock for the whole file.
