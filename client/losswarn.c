@@ -307,7 +307,7 @@ static void loss_text(char *buf, size_t size, const struct losses *l)
 
 int losswarn_print(const struct losswarn_found *f)
 {
-	if (!f->loss[0] && !f->unknown[0] && !f->units[0])
+	if (!f->loss[0] && !f->unknown[0] && !f->units[0] && !f->cut[0])
 		return 0;
 	/* After the rows, on a terminal too; the flush may be the first
 	 * to find that they could not be written. */
@@ -319,6 +319,8 @@ int losswarn_print(const struct losswarn_found *f)
 		log_warning("%s", f->unknown);
 	if (f->units[0])
 		log_warning("%s", f->units);
+	if (f->cut[0])
+		log_warning("%s", f->cut);
 	return 0;
 }
 
@@ -483,6 +485,32 @@ static void check_units(report_run_fn *run, void *ctx, struct losswarn_found *f)
 		 "--to, are its counts read as ns (-q silences this)", u.cpus);
 }
 
+/* The warning when the window given begins before the retention cutoff:
+ * what came before it is deleted, and the answer covers the window from
+ * the cutoff on (nothing at all when it ends before). */
+static void check_cut(const struct report_time *from, report_run_fn *run, void *ctx,
+		      struct losswarn_found *f)
+{
+	struct sbuf sql = { 0 };
+	struct unknown_time u;
+
+	if (!from->set)
+		return;
+	sbuf_printf(&sql, "SELECT ");
+	report_time_sql(&sql, from);
+	sbuf_printf(&sql, ", " REPORT_CUTOFF_SQL ", (SELECT CASE WHEN count(*) THEN"
+		    " printf('+%%.6fs', (" REPORT_CUTOFF_SQL " - min(start_ts)) / 1e9) END"
+		    " FROM capture);");
+	if (!sql.oom && unknown_query_sql(sql.s, run, ctx, &u) && u.span > 0 &&
+	    u.unknown < u.span)
+		snprintf(f->cut, sizeof(f->cut), "warning: the window begins before the "
+			 "retention cutoff (ts %" PRId64 "%s%s%s): the rows before it "
+			 "are deleted, and the answer covers the window from there on "
+			 "(-q silences this)", u.span, u.cpus[0] ? ", " : "", u.cpus,
+			 u.cpus[0] ? " from the first capture's start" : "");
+	sbuf_free(&sql);
+}
+
 /* The warning when over 1% of the CPUs' time in the window is in no
  * slice, into f->unknown. */
 static void check_unknown(const struct report_time *from,
@@ -542,6 +570,7 @@ void losswarn_window_find(const struct report_time *from,
 	sbuf_free(&hi);
 	check_unknown(from, to, run, ctx, f);
 	check_units(run, ctx, f);
+	check_cut(from, run, ctx, f);
 }
 
 int losswarn_window(const struct report_time *from,

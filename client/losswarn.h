@@ -75,6 +75,7 @@ struct losswarn_found {
 	char loss[800];			/* events lost in the range */
 	char unknown[640];		/* over 1% of the CPUs' time unknown */
 	char units[640];		/* a trace clock that counts no ns */
+	char cut[640];			/* a window begun before the cutoff */
 };
 
 /* Flushes stdout and prints f's warnings on stderr, when it has any.

@@ -160,12 +160,15 @@ void report_window_cte_range(struct sbuf *b, const struct report_time *from,
 			     const struct report_time *to)
 {
 
-	sbuf_printf(b, "WITH w0(lo, hi) AS (SELECT ");
+	/* (from the retention cutoff on: rows before it are deleted, or
+	 * being deleted, chunk by chunk, while a cut is under way: its
+	 * target is the cutoff then) */
+	sbuf_printf(b, "WITH w0(lo, hi) AS (SELECT max(" REPORT_CUTOFF_SQL ", ");
 	if (from && from->set)
 		report_time_sql(b, from);
 	else
 		sbuf_printf(b, "0");
-	sbuf_printf(b, ", ");
+	sbuf_printf(b, "), ");
 	if (to && to->set)
 		report_time_sql(b, to);
 	else
@@ -280,8 +283,7 @@ void report_window_rows_cte(struct sbuf *b)
 void report_capture_window_cte(struct sbuf *b)
 {
 	sbuf_printf(b, ",\n"
-"wcut(ts) AS (SELECT coalesce((SELECT max(value) FROM stats\n"
-"             WHERE name = 'retention_cutoff_ts' AND capture IS NULL), 0)),\n"
+"wcut(ts) AS (SELECT " REPORT_CUTOFF_SQL "),\n"
 "cseg(lo, hi) AS MATERIALIZED (SELECT max(w.lo, coalesce(c.start_ts, 0), wcut.ts),\n"
 "                        CASE WHEN c.end_ts IS NOT NULL THEN min(w.hi, c.end_ts) END\n"
 "      FROM capture c, w, wcut\n"

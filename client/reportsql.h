@@ -133,6 +133,11 @@ void report_time_sql(struct sbuf *b, const struct report_time *t);
 #define SCHED_MIN_TS "(SELECT min(ts) FROM (SELECT min(ts) AS ts FROM ev_sched_switch " \
 	"WHERE slice_dur IS NOT NULL UNION ALL SELECT min(ts) FROM dv_sched))"
 
+/* The retention cutoff (0: none): rows before it are deleted, or while a
+ * cut is under way (chunk by chunk, each table at its own pace) being
+ * deleted, its target the cutoff then (daemon/store_retain.c). */
+#define REPORT_CUTOFF_SQL "(SELECT coalesce(max(value), 0) FROM stats " \
+	"WHERE name IN ('retention_cutoff_ts', 'retention_target_ts') AND capture IS NULL)"
 #define W_LO "(SELECT lo FROM w)"
 #define W_HI "(SELECT hi FROM w)"
 

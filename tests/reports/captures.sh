@@ -68,6 +68,35 @@ cut_pct=$(unknown_pct)
 awk -v a="${cut_pct:-0}" -v b="${uncut_pct:-0}" 'BEGIN { exit !(a <= b + 1) }' ||
 	fail "top after the cut warns of more unknown time than the window has uncut (${uncut_pct:-0}%): $(cat "$T/err")"
 
+# --- a cut under way: retention deletes chunk by chunk, each table at its
+# own pace, and writes the cutoff when done; meanwhile its target is in
+# stats (retention_target_ts). Here half the tables are cut to X, the
+# others not at all: the reports begin at the target, as after the cut
+# (before, the deleted time was "unknown", 21% of a whole capture in a
+# helper's run, and the wakeups of a window were those tables had left).
+mid=$T/mid.db
+cp "$db" "$mid"
+{
+	i=0
+	for t in $tables; do
+		i=$((i + 1))
+		[ $((i % 2)) = 0 ] && echo "DELETE FROM $t WHERE ts < $X;"
+	done
+	echo "INSERT INTO stats (name, value) VALUES ('retention_target_ts', $X);"
+} | sqlite3 "$mid"
+spans_near "a cut under way to $X: each CPU's span is the window from the target" \
+	"$(spans "$db" --from "$X")" "$(spans "$mid")"
+commq_ok "latency from the target, uncut" --db "$db" -q -csv latency --from "$X"
+want=$(cat "$T/got")
+commq_ok "latency during the cut" --db "$mid" -q -csv latency
+expect_eq "latency during a cut: the wakeups from the target on, as uncut" "$want" "$(cat "$T/got")"
+commq_ok "latency of a window before the target" --db "$mid" -csv latency --from "$S" --to "$((S + (X - S) / 2))"
+expect_eq "latency of a window before the target: no wakeup" 0 "$(sed -n 2p "$T/got" | cut -d, -f1)"
+grep -q "the window begins before the retention cutoff (ts $X" "$T/err" ||
+	fail "latency of a window before the target warns of the cutoff: $(cat "$T/err")"
+commq_ok "top of a window after it" --db "$mid" top --from "$((X + 1000000))"
+grep -q "retention cutoff" "$T/err" && fail "top of a window after the target warns of the cutoff: $(cat "$T/err")"
+
 # --- a stop 30 ms into the capture and a start 30 ms later
 A=$((S + 30000000)) B=$((S + 60000000))
 two=$T/two.db
