@@ -53,10 +53,14 @@ commq_ok "sql order 2" --sql top --by=cpu
 expect_same "sql anywhere" "$T/a" "$T/got"
 unset COMMD_SOCKET
 
-# time_sql TIME — the SQL value --from TIME gives the window.
+# time_sql TIME — the SQL value --from TIME gives the window (from the
+# retention cutoff on: max(cutoff, TIME)).
+cutoff="(SELECT coalesce(max(value), 0) FROM stats WHERE name IN ('retention_cutoff_ts', 'retention_target_ts') AND capture IS NULL)"
 time_sql() {
 	"$COMMQ" --sql top --from "$1" 2>&1 | head -n 1 |
-		sed -n 's/^WITH w0(lo, hi) AS (SELECT \(.*\), 9223372036854775807),$/\1/p'
+		sed -n 's/^WITH w0(lo, hi) AS (SELECT \(.*\), 9223372036854775807),$/\1/p' |
+		awk -v p="max($cutoff, " '{ if (index($0, p) == 1 && substr($0, length($0)) == ")")
+			print substr($0, length(p) + 1, length($0) - length(p) - 1); else print "unclipped: " $0 }'
 }
 rel="(coalesce((SELECT min(start_ts) FROM capture), (SELECT min(ts) FROM (SELECT min(ts) AS ts FROM ev_sched_switch WHERE slice_dur IS NOT NULL UNION ALL SELECT min(ts) FROM dv_sched))) +"
 while read -r input want; do
