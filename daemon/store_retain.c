@@ -246,6 +246,11 @@ static int trim_finish(struct store *s, int64_t cutoff)
 	snprintf(sql, sizeof(sql), "DELETE FROM clock_map WHERE ts < (SELECT "
 		 "max(m.ts) FROM clock_map m WHERE m.capture = clock_map.capture"
 		 " AND m.ts <= %lld)", (long long)first);
+	if (st_exec(s, sql))
+		goto fail;
+	/* Losses before the cutoff: what they left unknown is gone (a
+	 * report's window, an SQL answer's warning, begin there). */
+	snprintf(sql, sizeof(sql), "DELETE FROM lost_events WHERE ts < %lld", (long long)cutoff);
 	if (st_exec(s, sql) || st_set_db_stat(s, "retention_cutoff_ts", cutoff) ||
 	    st_exec(s, "DELETE FROM stats WHERE name = 'retention_target_ts' AND "
 		    "capture IS NULL") ||

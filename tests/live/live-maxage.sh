@@ -58,6 +58,13 @@ EOF
 start_ready "max-age" "$err" "$db" "$in" --config "$conf"
 logged "the start says what is kept" "keeping data of any size, the last ${MAX_AGE_S}s"
 
+# A loss at the capture's start (as a ring buffer's would be stored):
+# once the cut passes it, it goes (lost_events before the cutoff: what
+# it left unknown is gone, and answers warned of it before).
+sqlite3 -cmd ".timeout 10000" "$db" "INSERT INTO lost_events (cpu, ts, count, from_ts)
+	SELECT 0, start_ts + 1, 7, start_ts FROM capture" ||
+	abort "a loss stored at the capture's start" "sqlite3 exit 0" "failed"
+
 # A process that starts a thread, then renames its leader (prctl), and
 # lives on through the load: its history rows from before the rename
 # are older than max-age when the load ends.
@@ -92,6 +99,11 @@ check_true "sched_switch spans <= max-age + ${SLACK_S}s" "<= $(((MAX_AGE_S + SLA
 	"$s ms" test "$s" -le $(((MAX_AGE_S + SLACK_S) * 1000))
 check_true "sched_switch spans >= max-age - 1s (nothing newer is cut)" \
 	">= $(((MAX_AGE_S - 1) * 1000)) ms" "$s ms" test "$s" -ge $(((MAX_AGE_S - 1) * 1000))
+check_eq "losses before the retention cutoff (one stored at the start)" "0 1" \
+	"$(timeout 60 "$COMMQ" --socket "$sock" -q --timeout 30 -list -noheader -separator ' ' \
+		"select count(*), (select count(*) from stats where name = 'retention_cutoff_ts')
+		 from lost_events where ts < (select max(value) from stats where name = 'retention_cutoff_ts')
+		    or count = 7" 2>&1)"
 s=$(span sched)
 check_true "sched slices span <= max-age + ${SLACK_S}s" "<= $(((MAX_AGE_S + SLACK_S) * 1000)) ms" \
 	"$s ms" test "$s" -le $(((MAX_AGE_S + SLACK_S) * 1000))
