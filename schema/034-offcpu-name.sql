@@ -11,6 +11,14 @@
 -- reuse.sh` 151.8 ms, two thirds of it the sleep binary's. Now the
 -- switch-out's own row names it (ev_sched_switch.hid, the task switched
 -- out), the slice's name where the end is not a recorded switch.
+--
+-- And an interval is given only where the next slice knows the task's
+-- time off the CPUs (off_dur, derive.c): offcpu paired each slice's end
+-- with the task's next slice by itself, so in a recording that leaves
+-- CPUs out (`trace-cmd record -M`) it gave a task asleep across a CPU
+-- where it ran unseen (a helper's `-M 2` recording: pid 27104 S for
+-- 19.9 ms across three wakings). Every interval of every fixture had its
+-- off_dur already.
 DROP VIEW offcpu;
 CREATE VIEW offcpu AS
 WITH s AS (
@@ -25,7 +33,12 @@ sw AS (
 			 WHERE e.ts = s.next_ts AND e.cpu = s.next_cpu AND e.next_pid = s.pid),
 			(SELECT d.ts - d.wake_latency FROM dv_sched d
 			 JOIN comm_history h ON h.id = d.hid
-			 WHERE d.ts = s.next_ts AND d.cpu = s.next_cpu AND h.pid = s.pid)) AS woke
+			 WHERE d.ts = s.next_ts AND d.cpu = s.next_cpu AND h.pid = s.pid)) AS woke,
+	       coalesce((SELECT e.off_dur FROM ev_sched_switch e
+			 WHERE e.ts = s.next_ts AND e.cpu = s.next_cpu AND e.next_pid = s.pid),
+			(SELECT d.off_dur FROM dv_sched d
+			 JOIN comm_history h ON h.id = d.hid
+			 WHERE d.ts = s.next_ts AND d.cpu = s.next_cpu AND h.pid = s.pid)) AS off_dur
 	FROM s
 ),
 o AS (
@@ -33,7 +46,7 @@ o AS (
 	FROM sw s LEFT JOIN switch_stack k ON k.ts = s.ts AND k.cpu = s.cpu
 	WHERE (s.end_state & 3 <> 0 OR (s.end_state = 0 AND coalesce(s.woke > s.ts, 0)))
 	  AND s.end_state & (SELECT noload FROM kernel_states) = 0
-	  AND s.next_ts IS NOT NULL AND s.lost = 0
+	  AND s.next_ts IS NOT NULL AND s.lost = 0 AND s.off_dur IS NOT NULL
 	  AND NOT EXISTS (SELECT 1 FROM lost_events l
 			  WHERE l.ts > s.ts AND l.ts < s.next_ts + (SELECT coalesce(max(ts - from_ts), 0) + 1 FROM lost_events)
 			    AND coalesce(l.from_ts, l.ts - 1) < s.next_ts)
