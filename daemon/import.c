@@ -228,6 +228,11 @@ static int on_truncated(void *ctx, const char *buffer, int cpu, uint64_t missing
 	size_t len = strlen(ft->list);
 	int top = !strcmp(buffer, "top");
 
+	/* Its records begin with the capture's: what is missing is not
+	 * before them (records a corrupt page took, say short: the
+	 * undecodable ones are counted apart), and nothing is unknown. */
+	if (first <= pipeline_first_ts(im->pipe))
+		return 0;
 	ft->total += missing;
 	if (first > ft->until)
 		ft->until = first;
@@ -246,11 +251,12 @@ static int file_truncated(struct import *im)
 		return -1;
 	if (!ft.total)
 		return 0;
-	log_warning("%s: the file holds fewer records than trace-cmd read (%s): "
-		    "record -m keeps each CPU's newest only; before a CPU's first "
-		    "record nothing of it is known (lost_events rows from the "
-		    "capture's start), and no wait or sleep begun before %.6f s "
-		    "into the capture is given", im->o->input, ft.list,
+	log_warning("%s: the file holds fewer records than trace-cmd read (%s "
+		    "missing; record -m keeps each CPU's newest only, a damaged file "
+		    "loses some): before such a CPU's first record nothing of it is "
+		    "known (lost_events rows from the capture's start), and no wait "
+		    "or sleep begun before %.6f s into the capture is given",
+		    im->o->input, ft.list,
 		    (double)(ft.until - pipeline_first_ts(im->pipe)) / 1e9);
 	return store_unknown_before(im->store, ft.until);
 }

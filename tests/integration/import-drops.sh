@@ -91,7 +91,7 @@ if import_ok "$tr" "$TMPDIR_TEST/tr.db"; then
 		"1|$first1|$((stats - n1))|$first" \
 		"$(q "$TMPDIR_TEST/tr.db" "select cpu || '|' || ts || '|' || count || '|' || from_ts from lost_events")" || true
 	check_match "truncated-m.dat: the import's warning" \
-		"^commd: .*truncated-m.dat: the file holds fewer records than trace-cmd read \(rb_trunc CPU 1: $((stats - n1))\): record -m keeps" \
+		"^commd: .*truncated-m.dat: the file holds fewer records than trace-cmd read \(rb_trunc CPU 1: $((stats - n1)) missing; record -m keeps" \
 		"$(cat "$TMPDIR_TEST/import.err")" || true
 	check_eq "truncated-m.dat: waits and sleeps begun before CPU 1's first record" "0|0|0|0|0" \
 		"$(q "$TMPDIR_TEST/tr.db" "select (select count(*) from wakeup_latency where ts < $first1)

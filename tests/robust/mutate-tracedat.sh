@@ -5,7 +5,10 @@
 # blocks, huge or wrong values in the size, count and offset fields of the
 # v6/v7 layout) with a fixed seed, are imported one by one. Every run must
 # end with
-#   exit 0: the database is there and passes PRAGMA integrity_check, or
+#   exit 0: the database is there and passes PRAGMA integrity_check, and
+#           whatever stderr has is commd's warnings naming the file (a
+#           damaged file may give two: records not stored, and a CPU's
+#           records fewer than its CPU stats say), or
 #   exit 1: exactly one line on stderr, naming the file; no database and
 #           no temporary file left,
 # and never by a signal or a hang (TIMEOUT s each). Stdout stays empty.
@@ -72,7 +75,7 @@ run_one() {	# fixture index
 			fail "$idx" "$mut" "exit 0 without a database" "$what" "$mut"
 		elif [ "$check" != ok ]; then
 			fail "$idx" "$mut" "integrity_check: $check" "$what" "$mut"
-		elif [ "$lines" -gt 1 ] || { [ "$lines" -eq 1 ] && ! grep -qF "$mut" "$tmp/err"; }; then
+		elif [ "$lines" -gt 0 ] && grep -qvF "commd: $mut: " "$tmp/err"; then
 			fail "$idx" "$mut" "exit 0 with stderr noise ($lines lines)" "$what" "$mut"
 		else
 			ok=$((ok + 1))
