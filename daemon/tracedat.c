@@ -48,9 +48,10 @@ struct buffer {
 	struct cpu_stat *cs;		/* per CPU, from the CPU stats */
 	int ncs;			/* CPUs in it */
 	size_t cs_cap;
-	/* per CPU (tracecmd_cpus), its records delivered so far and the
-	 * first one's stamp */
+	/* per CPU (ncpus of them: tracecmd_cpus), its records delivered
+	 * so far and the first one's stamp */
 	uint64_t *cpu_records, *cpu_first;
+	int ncpus;
 };
 
 /* A CPU's counters in the CPU stats trace-cmd saved when it stopped. */
@@ -529,7 +530,7 @@ int tracedat_truncated(const struct tracedat *t, tracedat_trunc_fn fn, void *ctx
 		const struct buffer *b = &t->buf[i];
 
 		for (int cpu = 0; !rc && b->selected && b->cpu_records && cpu < b->ncs &&
-				  cpu < tracecmd_cpus(b->handle); cpu++) {
+				  cpu < b->ncpus; cpu++) {
 			const struct cpu_stat *c = &b->cs[cpu];
 			uint64_t said = c->read + c->entries, got = b->cpu_records[cpu];
 
@@ -553,7 +554,7 @@ static int on_record(struct tracedat *t, struct tracecmd_input *handle,
 			struct buffer *b = &t->buf[i];
 
 			b->records++;
-			if (b->cpu_records && rec->cpu >= 0 && rec->cpu < tracecmd_cpus(handle) &&
+			if (b->cpu_records && rec->cpu >= 0 && rec->cpu < b->ncpus &&
 			    !b->cpu_records[rec->cpu]++)
 				b->cpu_first[rec->cpu] = rec->ts;
 			break;
@@ -621,6 +622,7 @@ int tracedat_iterate(struct tracedat *t, tracedat_record_fn fn, void *ctx)
 				free(t->buf[i].cpu_first);
 				t->buf[i].cpu_records = t->buf[i].cpu_first = NULL;
 			}
+			t->buf[i].ncpus = t->buf[i].cpu_records ? nc : 0;
 		}
 	v = calloc(cap ? cap : 1, sizeof(*v));
 	if (!v || merge_init(&heap, cap)) {
